@@ -1,0 +1,6 @@
+import type { Command } from "./command.ts";
+import { accountCommands } from "./commands/account.commands.ts";
+import { deploymentCommands } from "./commands/deployment.commands.ts";
+import { serveCommand } from "./commands/serve.command.ts";
+
+export const commands: Command[] = [serveCommand, ...accountCommands, ...deploymentCommands];

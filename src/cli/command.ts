@@ -1,0 +1,30 @@
+import type { Config } from "../config/index.ts";
+import type { Services } from "../app.ts";
+
+export type OptionSpec = { type: "string" | "boolean"; multiple?: boolean; short?: string; doc: string };
+
+export interface CommandContext {
+  values: Record<string, string | boolean | string[] | undefined>;
+  positionals: string[];
+  json: boolean;
+  config: Config;
+  /** Opens the data dir (migrating it) once; closed by the runner afterwards. */
+  services(): Promise<Services>;
+  /** Prints the command's result: one JSON object with --json, readable lines otherwise. */
+  print(result: Record<string, unknown>): void;
+  /** Progress for humans on a terminal; silent with --json. */
+  progress(line: string): void;
+  stdout(text: string): void;
+}
+
+export interface Command {
+  /** words, e.g. ["deployment", "create"] */
+  path: string[];
+  usage: string;
+  summary: string;
+  options: Record<string, OptionSpec>;
+  /** hidden commands (internal workers) are left out of --help */
+  hidden?: boolean;
+  /** long-running commands (serve) manage their own services */
+  run(ctx: CommandContext): Promise<number | undefined>;
+}

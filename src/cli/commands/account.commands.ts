@@ -1,0 +1,45 @@
+import { appError } from "../../errors/index.ts";
+import type { Command } from "../command.ts";
+
+const intArg = (raw: string | undefined, param: string): number => {
+  if (raw === undefined || !/^\d+$/.test(raw)) throw appError("bad_request", { message: `${param} must be a whole number ≥ 0.`, param });
+  return Number(raw);
+};
+
+export const accountCommands: Command[] = [
+  {
+    path: ["account", "create"],
+    usage: "account create --email E [--password P] [--tokens N]",
+    summary: "Create an owner account (password for the web console; tokens = starting balance).",
+    options: {
+      email: { type: "string", doc: "owner email (sign-in name, receives handoff mail)" },
+      password: { type: "string", doc: "console password, at least 8 characters (or env DOCCHAT_PASSWORD)" },
+      tokens: { type: "string", doc: "starting token balance (default 0)" },
+    },
+    async run(ctx) {
+      const email = ctx.values.email;
+      if (typeof email !== "string") throw appError("bad_request", { message: "--email is required.", param: "email" });
+      const password = (ctx.values.password as string | undefined) ?? process.env.DOCCHAT_PASSWORD;
+      const tokens = ctx.values.tokens === undefined ? 0 : intArg(ctx.values.tokens as string, "tokens");
+      const s = await ctx.services();
+      const a = await s.accounts.create({ email, password, tokens });
+      ctx.print({ id: a.id, email: a.email, tokens: a.tokens });
+      return 0;
+    },
+  },
+  {
+    path: ["tokens", "set"],
+    usage: "tokens set --account E N",
+    summary: "Set an account's token balance.",
+    options: { account: { type: "string", doc: "owner email" } },
+    async run(ctx) {
+      const email = ctx.values.account;
+      if (typeof email !== "string") throw appError("bad_request", { message: "--account is required.", param: "account" });
+      const tokens = intArg(ctx.positionals[0], "tokens");
+      const s = await ctx.services();
+      const a = s.accounts.setTokens(email, tokens);
+      ctx.print({ email: a.email, tokens: a.tokens });
+      return 0;
+    },
+  },
+];

@@ -1,0 +1,164 @@
+import type { Services } from "../../app.ts";
+import { appError } from "../../errors/index.ts";
+import type { Deployment, DeploymentPatch } from "../../store/repos/deployments.repo.ts";
+import type { Command } from "../command.ts";
+
+/** What an owner sees of a deployment: settings and status, never the key (only its display prefix). */
+export function deploymentView(s: Services, d: Deployment) {
+  const key = s.deployments.keyInfo(d.id);
+  return {
+    id: d.id,
+    name: d.name,
+    kind: d.kind,
+    published: d.published,
+    persona: d.persona,
+    temperature: d.temperature,
+    starter_questions: d.starterQuestions,
+    qa_pairs: d.qaPairs,
+    handoff_enabled: d.handoffEnabled,
+    ip_allow: d.ipAllow,
+    training_status: d.trainingStatus,
+    trained_at: d.trainedAt,
+    key_prefix: key ? key.displayPrefix : null,
+    key_disabled: key ? key.disabled : null,
+    created_at: d.createdAt,
+  };
+}
+
+function positionalId(ctx: { positionals: string[] }): string {
+  const id = ctx.positionals[0];
+  if (!id) throw appError("bad_request", { message: "The deployment ID is required.", param: "id" });
+  return id;
+}
+
+function parseQa(raw: string): { question: string; answer: string } {
+  const at = raw.indexOf("=>");
+  if (at < 0) throw appError("bad_request", { message: `--qa must look like "Question=>Answer": ${raw}`, param: "qa" });
+  return { question: raw.slice(0, at).trim(), answer: raw.slice(at + 2).trim() };
+}
+
+function patchFrom(values: Record<string, unknown>): DeploymentPatch {
+  const patch: DeploymentPatch = {};
+  if (values.publish && values.unpublish) throw appError("bad_request", { message: "Use --publish or --unpublish, not both." });
+  if (values.publish) patch.published = true;
+  if (values.unpublish) patch.published = false;
+  if (typeof values.name === "string") patch.name = values.name;
+  if (typeof values.persona === "string") patch.persona = values.persona;
+  if (typeof values.temperature === "string") {
+    const t = Number(values.temperature);
+    if (values.temperature.trim() === "" || !Number.isFinite(t)) throw appError("bad_request", { message: "--temperature must be a number.", param: "temperature" });
+    patch.temperature = t;
+  }
+  if (typeof values.handoff === "string") {
+    if (values.handoff !== "on" && values.handoff !== "off") throw appError("bad_request", { message: "--handoff must be on or off.", param: "handoff" });
+    patch.handoffEnabled = values.handoff === "on";
+  }
+  if (typeof values["ip-allow"] === "string") {
+    const v = values["ip-allow"].trim();
+    patch.ipAllow = v === "none" || v === "" ? [] : v.split(",").map((c) => c.trim()).filter(Boolean);
+  }
+  const starters = values["starter-question"] as string[] | undefined;
+  if (starters?.length) patch.starterQuestions = starters.length === 1 && starters[0] === "none" ? [] : starters;
+  const qa = values.qa as string[] | undefined;
+  if (qa?.length) patch.qaPairs = qa.length === 1 && qa[0] === "none" ? [] : qa.map(parseQa);
+  return patch;
+}
+
+export const deploymentCommands: Command[] = [
+  {
+    path: ["deployment", "create"],
+    usage: "deployment create --account E --name NAME [--kind docs|private_gpt] [--publish]",
+    summary: "Create a deployment and its API key (the key is shown once).",
+    options: {
+      account: { type: "string", doc: "owner email" },
+      name: { type: "string", doc: "display name" },
+      kind: { type: "string", doc: "docs (default) or private_gpt" },
+      publish: { type: "boolean", doc: "publish immediately" },
+    },
+    async run(ctx) {
+      if (typeof ctx.values.account !== "string") throw appError("bad_request", { message: "--account is required.", param: "account" });
+      if (typeof ctx.values.name !== "string") throw appError("bad_request", { message: "--name is required.", param: "name" });
+      const s = await ctx.services();
+      const owner = s.accounts.getByEmailOrThrow(ctx.values.account);
+      const { deployment, apiKey } = s.deployments.create({
+        accountId: owner.id,
+        name: ctx.values.name,
+        kind: (ctx.values.kind as "docs" | "private_gpt" | undefined) ?? "docs",
+        published: ctx.values.publish === true,
+      });
+      ctx.print({ id: deployment.id, name: deployment.name, kind: deployment.kind, published: deployment.published, api_key: apiKey });
+      if (!ctx.json) ctx.progress("Store the API key now: it cannot be shown again.");
+      return 0;
+    },
+  },
+  {
+    path: ["deployment", "update"],
+    usage: "deployment update ID [--publish|--unpublish] [--persona T] [--temperature X] [--handoff on|off] [--ip-allow CIDR,...|none] [--starter-question Q]... [--qa \"Q=>A\"]...",
+    summary: "Change a deployment's settings (repeatable lists replace the previous list; 'none' clears).",
+    options: {
+      name: { type: "string", doc: "new display name" },
+      publish: { type: "boolean", doc: "publish" },
+      unpublish: { type: "boolean", doc: "unpublish" },
+      persona: { type: "string", doc: "persona text that governs tone" },
+      temperature: { type: "string", doc: "default temperature 0–2" },
+      handoff: { type: "string", doc: "on|off" },
+      "ip-allow": { type: "string", doc: "comma-separated CIDRs, or none" },
+      "starter-question": { type: "string", multiple: true, doc: "starter question shown by the widget" },
+      qa: { type: "string", multiple: true, doc: "pre-generated Q&A pair \"Question=>Answer\"" },
+    },
+    async run(ctx) {
+      const id = positionalId(ctx);
+      const s = await ctx.services();
+      const d = s.deployments.update(id, patchFrom(ctx.values));
+      ctx.print(deploymentView(s, d));
+      return 0;
+    },
+  },
+  {
+    path: ["deployment", "show"],
+    usage: "deployment show ID",
+    summary: "Show settings, training status and the key's display prefix (never the key).",
+    options: {},
+    async run(ctx) {
+      const s = await ctx.services();
+      ctx.print(deploymentView(s, s.deployments.getOrThrow(positionalId(ctx))));
+      return 0;
+    },
+  },
+  {
+    path: ["deployment", "list"],
+    usage: "deployment list [--account E]",
+    summary: "List deployments, optionally of one account.",
+    options: { account: { type: "string", doc: "owner email" } },
+    async run(ctx) {
+      const s = await ctx.services();
+      const accountId = typeof ctx.values.account === "string" ? s.accounts.getByEmailOrThrow(ctx.values.account).id : undefined;
+      ctx.print({ deployments: s.repos.deployments.list(accountId).map((d) => deploymentView(s, d)) });
+      return 0;
+    },
+  },
+  {
+    path: ["key", "regenerate"],
+    usage: "key regenerate ID",
+    summary: "Delete the deployment's key and create a new one (shown once).",
+    options: {},
+    async run(ctx) {
+      const s = await ctx.services();
+      const apiKey = s.deployments.regenerateKey(positionalId(ctx));
+      ctx.print({ id: positionalId(ctx), api_key: apiKey });
+      return 0;
+    },
+  },
+  {
+    path: ["key", "disable"],
+    usage: "key disable ID",
+    summary: "Disable the deployment's key (calls with it get 401).",
+    options: {},
+    async run(ctx) {
+      const s = await ctx.services();
+      s.deployments.setKeyDisabled(positionalId(ctx), true);
+      ctx.print({ id: positionalId(ctx), key_disabled: true });
+      return 0;
+    },
+  },
+];

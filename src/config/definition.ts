@@ -1,0 +1,82 @@
+/**
+ * The one definition of every setting: its doc, env var (DOCCHAT_*), CLI flag and default.
+ * docs/configuration.md is generated from this table (scripts/gen-docs.ts).
+ */
+type Parse<T> = (raw: string) => T;
+
+export interface Setting<T> {
+  env: string;
+  flag?: string;
+  default: T;
+  doc: string;
+  parse: Parse<T>;
+}
+
+const str: Parse<string> = (raw) => raw;
+const int =
+  (min: number, max: number): Parse<number> =>
+  (raw) => {
+    const n = Number(raw);
+    if (!Number.isInteger(n) || n < min || n > max) throw new Error(`must be an integer from ${min} to ${max}`);
+    return n;
+  };
+const num =
+  (min: number, max: number): Parse<number> =>
+  (raw) => {
+    const n = Number(raw);
+    if (raw.trim() === "" || !Number.isFinite(n) || n < min || n > max) throw new Error(`must be a number from ${min} to ${max}`);
+    return n;
+  };
+const bool: Parse<boolean> = (raw) => {
+  const v = raw.toLowerCase();
+  if (["1", "true", "on", "yes"].includes(v)) return true;
+  if (["0", "false", "off", "no"].includes(v)) return false;
+  throw new Error("must be on/off (true/false)");
+};
+const oneOf =
+  <T extends string>(...values: T[]): Parse<T> =>
+  (raw) => {
+    if (!values.includes(raw as T)) throw new Error(`must be one of ${values.join(", ")}`);
+    return raw as T;
+  };
+const list: Parse<string[]> = (raw) =>
+  raw
+    .split(",")
+    .map((s) => s.trim())
+    .filter(Boolean);
+
+const setting = <T>(s: Setting<T>): Setting<T> => s;
+
+export const definition = {
+  dataDir: setting({ env: "DOCCHAT_DATA", flag: "--data", default: "./data", doc: "Data directory (SQLite database, extracted sqlite-vec extension).", parse: str }),
+  host: setting({ env: "DOCCHAT_HOST", flag: "--host", default: "127.0.0.1", doc: "Address to listen on. Use 0.0.0.0 to accept connections from other machines.", parse: str }),
+  port: setting({ env: "DOCCHAT_PORT", flag: "--port", default: 8080, doc: "TCP port to listen on (0 picks a free port).", parse: int(0, 65535) }),
+  trustedProxies: setting({ env: "DOCCHAT_TRUSTED_PROXIES", flag: "--trusted-proxy", default: [] as string[], doc: "Comma-separated CIDRs of reverse proxies whose X-Forwarded-For is honoured (read right to left).", parse: list }),
+  maxBodyBytes: setting({ env: "DOCCHAT_MAX_BODY_BYTES", default: 1_048_576, doc: "Largest JSON or form body accepted, in bytes (413 above).", parse: int(1024, 1 << 30) }),
+  maxUploadBytes: setting({ env: "DOCCHAT_MAX_UPLOAD_BYTES", default: 26_214_400, doc: "Largest document upload accepted, in bytes (413 above).", parse: int(1024, 1 << 30) }),
+  maxPages: setting({ env: "DOCCHAT_MAX_PAGES", default: 2000, doc: "Largest number of PDF pages accepted.", parse: int(1, 100_000) }),
+  trainWaitMs: setting({ env: "DOCCHAT_TRAIN_WAIT_MS", default: 5000, doc: "How long a document push waits for training before answering 202 instead of 200.", parse: int(0, 600_000) }),
+  parseTimeoutMs: setting({ env: "DOCCHAT_PARSE_TIMEOUT_MS", default: 60_000, doc: "Wall-clock limit for parsing one document.", parse: int(1000, 3_600_000) }),
+  parseMemoryMb: setting({ env: "DOCCHAT_PARSE_MEMORY_MB", default: 1024, doc: "Memory bound for the document parser process, in MiB.", parse: int(64, 65_536) }),
+  modelsDir: setting({ env: "DOCCHAT_MODELS", flag: "--models", default: "./models", doc: "Folder searched for embedding models (ONNX) and GGUF chat models.", parse: str }),
+  embedder: setting({ env: "DOCCHAT_EMBEDDER", default: "auto" as "auto" | "none" | "onnx" | "use-lite" | "word-vectors", doc: "Embedder: auto (an ONNX model in the models folder, else the measured best built-in), none (keyword only), onnx, use-lite, word-vectors.", parse: oneOf("auto", "none", "onnx", "use-lite", "word-vectors") }),
+  embedderModel: setting({ env: "DOCCHAT_EMBEDDER_MODEL", default: "", doc: "Path of an ONNX sentence-embedding model folder (overrides the models folder search).", parse: str }),
+  llm: setting({ env: "DOCCHAT_LLM", default: "auto" as "auto" | "extractive" | "openai" | "llama", doc: "Answer backend: auto (openai when DOCCHAT_LLM_URL is set, llama when DOCCHAT_LLM_MODEL is a .gguf file, else extractive).", parse: oneOf("auto", "extractive", "openai", "llama") }),
+  llmUrl: setting({ env: "DOCCHAT_LLM_URL", default: "", doc: "Base URL of an OpenAI-compatible upstream, e.g. http://127.0.0.1:11434/v1 (Ollama).", parse: str }),
+  llmModel: setting({ env: "DOCCHAT_LLM_MODEL", default: "", doc: "Upstream model name, or the path of a local .gguf file.", parse: str }),
+  llmApiKey: setting({ env: "DOCCHAT_LLM_API_KEY", default: "", doc: "API key for the upstream (never logged).", parse: str }),
+  llmThreads: setting({ env: "DOCCHAT_LLM_THREADS", default: 0, doc: "CPU threads for the local GGUF model (0 = automatic).", parse: int(0, 256) }),
+  llmTimeoutMs: setting({ env: "DOCCHAT_LLM_TIMEOUT_MS", default: 120_000, doc: "Total time allowed for one answer from the model.", parse: int(1000, 3_600_000) }),
+  llmFirstTokenTimeoutMs: setting({ env: "DOCCHAT_LLM_FIRST_TOKEN_TIMEOUT_MS", default: 30_000, doc: "Time allowed until the model's first token.", parse: int(100, 600_000) }),
+  llmConcurrency: setting({ env: "DOCCHAT_LLM_CONCURRENCY", default: 2, doc: "Answers generated at once; more wait in the queue.", parse: int(1, 256) }),
+  llmQueue: setting({ env: "DOCCHAT_LLM_QUEUE", default: 32, doc: "Answers allowed to wait; beyond that requests fail fast with 503 overloaded.", parse: int(0, 10_000) }),
+  topK: setting({ env: "DOCCHAT_TOP_K", default: 5, doc: "Passages retrieved for each answer.", parse: int(1, 50) }),
+  refusalThreshold: setting({ env: "DOCCHAT_REFUSAL_THRESHOLD", default: 0.5, doc: "Grounding gate: the lowest relevance (0..1) at which a question counts as answerable from the documents (chosen from bench/retrieval measurements).", parse: num(0, 1) }),
+  nativeApi: setting({ env: "DOCCHAT_NATIVE_API", default: true, doc: "Serve the native /api/chat, /api/stream, /api/faq and /api/feedback family.", parse: bool }),
+  smtpUrl: setting({ env: "DOCCHAT_SMTP_URL", default: "", doc: "SMTP server for owner mail, smtp://user:pass@host:port or smtps://… (empty: mail off, leads are still stored).", parse: str }),
+  mailFrom: setting({ env: "DOCCHAT_MAIL_FROM", default: "docchat@localhost", doc: "From address of owner notification mail.", parse: str }),
+  logLevel: setting({ env: "DOCCHAT_LOG_LEVEL", default: "info" as "debug" | "info" | "warn" | "error" | "silent", doc: "Log level.", parse: oneOf("debug", "info", "warn", "error", "silent") }),
+};
+
+export type Definition = typeof definition;
+export type Config = { [K in keyof Definition]: Definition[K]["default"] };

@@ -1,0 +1,82 @@
+/**
+ * The one catalogue of error codes. `code` is stable and clients branch on it; `message` is safe to show a
+ * visitor and never reveals internals, keys or the owner's credit situation.
+ */
+export const errorCatalogue = {
+  bad_request: { status: 400, type: "invalid_request_error", message: "The request is malformed." },
+  invalid_json: { status: 400, type: "invalid_request_error", message: "The request body is not valid JSON." },
+  sources_unsupported: {
+    status: 400,
+    type: "invalid_request_error",
+    message: "This assistant does not return sources.",
+  },
+  contextual_unsupported: {
+    status: 400,
+    type: "invalid_request_error",
+    message: "This assistant does not support contextual answers.",
+  },
+  bad_key: { status: 401, type: "authentication_error", message: "The API key is invalid or disabled." },
+  not_published: { status: 401, type: "authentication_error", message: "This assistant is not available." },
+  no_tokens: {
+    status: 402,
+    type: "insufficient_quota",
+    message: "The assistant is temporarily unavailable. Please try again later.",
+  },
+  account_disabled: { status: 403, type: "permission_error", message: "This assistant is not available." },
+  ip_restricted: {
+    status: 403,
+    type: "permission_error",
+    message: "Requests from this address are not allowed for this assistant.",
+  },
+  not_trained: { status: 404, type: "not_found_error", message: "This assistant has no trained documents yet." },
+  not_found: { status: 404, type: "not_found_error", message: "The requested item was not found." },
+  handoff_disabled: {
+    status: 403,
+    type: "permission_error",
+    message: "Contacting a person is not available for this assistant.",
+  },
+  handoff_not_offered: {
+    status: 409,
+    type: "invalid_request_error",
+    message: "Contacting a person is offered only after a question the assistant could not answer.",
+  },
+  payload_too_large: { status: 413, type: "invalid_request_error", message: "The request or file is too large." },
+  unsupported_document: {
+    status: 415,
+    type: "invalid_request_error",
+    message: "Unsupported document type. Upload PDF, DOCX, TXT or CSV.",
+  },
+  document_unreadable: { status: 422, type: "invalid_request_error", message: "The document could not be read." },
+  document_encrypted: {
+    status: 422,
+    type: "invalid_request_error",
+    message: "The document is encrypted. Upload an unencrypted copy.",
+  },
+  no_extractable_text: {
+    status: 422,
+    type: "invalid_request_error",
+    message: "The document contains no extractable text (it may be scanned images).",
+  },
+  unsupported_media_type: {
+    status: 415,
+    type: "invalid_request_error",
+    message: "Unsupported Content-Type for this endpoint.",
+  },
+  rate_limited: { status: 429, type: "rate_limit_error", message: "Too many requests. Please slow down." },
+  internal_error: { status: 500, type: "server_error", message: "Something went wrong. Please try again." },
+  backend_down: {
+    status: 503,
+    type: "server_error",
+    message: "The assistant is temporarily unavailable. Please try again shortly.",
+  },
+  overloaded: {
+    status: 503,
+    type: "server_error",
+    message: "The assistant is busy. Please try again shortly.",
+  },
+  unauthorized: { status: 401, type: "authentication_error", message: "Sign in required." },
+  forbidden: { status: 403, type: "permission_error", message: "This request is not allowed." },
+  conflict: { status: 409, type: "invalid_request_error", message: "The request conflicts with the current state." },
+} as const satisfies Record<string, { status: number; type: string; message: string }>;
+
+export type ErrorCode = keyof typeof errorCatalogue;

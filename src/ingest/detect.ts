@@ -1,0 +1,85 @@
+import { appError } from "../errors/index.ts";
+import { sniffDelimiter } from "./csv-sniff.ts";
+import { decodeText, looksBinary } from "./text-decode.ts";
+import type { DocumentKind } from "./types.ts";
+import { isZipMagic, listZipEntries, scanLocalNames } from "./zip-reader.ts";
+
+const DOCX_MAIN_PART = "word/document.xml";
+const CFB_MAGIC = [0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1];
+// "EncryptedPackage" as UTF-16LE: the stream an Office-encrypted OOXML file keeps inside its CFB container.
+const ENCRYPTED_PACKAGE = new Uint8Array(Buffer.from("EncryptedPackage", "utf16le"));
+
+/** Formats that are clearly not documents we read, refused before any text heuristics run. */
+const BINARY_SIGNATURES: number[][] = [
+  [0x89, 0x50, 0x4e, 0x47], // PNG
+  [0xff, 0xd8, 0xff], // JPEG
+  [0x47, 0x49, 0x46, 0x38], // GIF
+  [0x7f, 0x45, 0x4c, 0x46], // ELF
+  [0x4d, 0x5a], // Windows PE
+  [0xcf, 0xfa, 0xed, 0xfe], // Mach-O
+  [0x1f, 0x8b], // gzip
+  [0x42, 0x5a, 0x68], // bzip2
+  [0x37, 0x7a, 0xbc, 0xaf], // 7z
+  [0x52, 0x61, 0x72, 0x21], // RAR
+  [0x52, 0x49, 0x46, 0x46], // RIFF (webp, wav, avi)
+  [0x00, 0x61, 0x73, 0x6d], // wasm
+];
+
+/**
+ * Decides the kind from the bytes alone. `filename` only breaks the tie between TXT and CSV for text
+ * that could be either; it never turns binary content into a document.
+ */
+export function detectKind(bytes: Uint8Array, filename?: string): DocumentKind {
+  if (hasPdfHeader(bytes)) return "pdf";
+  if (isZipMagic(bytes)) return detectZip(bytes);
+  if (startsWith(bytes, CFB_MAGIC)) {
+    // An encrypted DOCX is a CFB container; reporting it as DOCX lets the parser say "encrypted".
+    if (indexOf(bytes, ENCRYPTED_PACKAGE) !== -1) return "docx";
+    throw appError("unsupported_document");
+  }
+  if (BINARY_SIGNATURES.some((sig) => startsWith(bytes, sig)) || looksBinary(bytes)) {
+    throw appError("unsupported_document");
+  }
+  return looksLikeCsv(bytes, filename) ? "csv" : "txt";
+}
+
+/** pdf.js accepts a "%PDF-" header anywhere in the first kilobyte, after leading junk. */
+export function hasPdfHeader(bytes: Uint8Array): boolean {
+  return indexOf(bytes.subarray(0, 1024), new TextEncoder().encode("%PDF-")) !== -1;
+}
+
+function detectZip(bytes: Uint8Array): DocumentKind {
+  let names: string[];
+  try {
+    names = listZipEntries(bytes).map((e) => e.name);
+  } catch {
+    // Truncated: the central directory is gone but the local headers still name the parts.
+    names = scanLocalNames(bytes);
+  }
+  if (names.includes(DOCX_MAIN_PART) || names.some((n) => n.startsWith("word/"))) return "docx";
+  throw appError("unsupported_document");
+}
+
+function looksLikeCsv(bytes: Uint8Array, filename?: string): boolean {
+  const ext = filename?.toLowerCase().match(/\.([a-z0-9]+)$/)?.[1];
+  if (ext === "txt" || ext === "md" || ext === "text" || ext === "markdown") return false;
+  const { text } = decodeText(bytes.subarray(0, 64 * 1024));
+  const guess = sniffDelimiter(text);
+  if (guess.fieldSeparators === 0) return false;
+  if (ext === "csv" || ext === "tsv" || ext === "tab") return guess.presence >= 0.6;
+  // Without a hint, demand a table-like shape: several records, all cut the same way.
+  return guess.records >= 3 && guess.consistency >= 0.9;
+}
+
+function startsWith(bytes: Uint8Array, sig: number[]): boolean {
+  return sig.every((b, i) => bytes[i] === b);
+}
+
+function indexOf(haystack: Uint8Array, needle: Uint8Array): number {
+  const first = needle[0];
+  outer: for (let i = haystack.indexOf(first as number); i !== -1 && i + needle.length <= haystack.length; i = haystack.indexOf(first as number, i + 1)) {
+    for (let j = 1; j < needle.length; j++) if (haystack[i + j] !== needle[j]) continue outer;
+    return i;
+  }
+  return -1;
+}

@@ -1,0 +1,49 @@
+/** Kinds of document docchat accepts; decided by sniffing bytes, never by name or Content-Type. */
+export type DocumentKind = "pdf" | "docx" | "csv" | "txt";
+
+/**
+ * One structural block of a parsed document. Chunking works on blocks so that headings,
+ * paragraphs, table rows and pages survive into citations.
+ */
+export interface Block {
+  /** "heading" blocks update the heading path; "row" blocks come from CSV (or tables). */
+  type: "heading" | "paragraph" | "list" | "table" | "row";
+  text: string;
+  /** 1-based page number (PDF) */
+  page?: number;
+  /** 1-based data-row number (CSV; header is not counted) */
+  row?: number;
+  /** heading level 1..6 for heading blocks */
+  level?: number;
+}
+
+export interface ParsedDocument {
+  kind: DocumentKind;
+  blocks: Block[];
+  /** CSV header line, repeated at the top of every row chunk */
+  header?: string;
+  pages?: number;
+}
+
+export interface Parser {
+  kind: DocumentKind;
+  /** Throws AppError('document_unreadable' | 'document_encrypted' | 'no_extractable_text' | 'payload_too_large') */
+  parse(bytes: Uint8Array, opts: ParseOptions): Promise<ParsedDocument>;
+}
+
+export interface ParseOptions {
+  maxPages: number;
+  maxInflatedBytes: number;
+}
+
+/** A chunk ready for indexing. */
+export interface ChunkDraft {
+  ord: number;
+  text: string;
+  headingPath: string;
+  pageStart?: number;
+  pageEnd?: number;
+  rowStart?: number;
+  rowEnd?: number;
+  tokenCount: number;
+}

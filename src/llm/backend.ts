@@ -1,0 +1,44 @@
+export interface LlmMessage {
+  role: "system" | "user" | "assistant";
+  content: string;
+}
+
+export interface GenerateRequest {
+  messages: LlmMessage[];
+  temperature: number;
+  maxTokens: number;
+  signal?: AbortSignal;
+  /** passages the answer must stand on (the extractive backend composes from these) */
+  passages?: { text: string; source: string }[];
+  /** the visitor's question in its original wording */
+  question?: string;
+}
+
+/** A plain, non-streaming completion, e.g. rewriting a follow-up into a standalone question. */
+export interface CompleteRequest {
+  messages: LlmMessage[];
+  maxTokens: number;
+  temperature: number;
+  signal?: AbortSignal;
+  /** overall deadline for this call; the backend's own total timeout applies when absent */
+  timeoutMs?: number;
+}
+
+/**
+ * Typed events streamed from a backend. A stream that runs to its end yields exactly one `done`, last.
+ * When the caller aborts `signal`, the stream ends early without `done` and without throwing.
+ */
+export type GenerateEvent =
+  | { type: "delta"; text: string }
+  | { type: "done"; promptTokens: number; completionTokens: number; finishReason: "stop" | "length" };
+
+export interface LlmBackend {
+  readonly name: "extractive" | "openai" | "llama";
+  /** Streams the answer. Throws AppError('backend_down') when the model cannot be reached or dies. */
+  generate(req: GenerateRequest): AsyncIterable<GenerateEvent>;
+  /** counts tokens with the model's own tokenizer where there is one */
+  countTokens(text: string): Promise<number>;
+  /** Returns the whole reply as one string; only backends with a real model offer it. */
+  complete?(req: CompleteRequest): Promise<string>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,131 @@
+import { appError, isAppError } from "../../errors/index.ts";
+import type { CompleteRequest, GenerateEvent, GenerateRequest, LlmBackend, LlmMessage } from "../backend.ts";
+import { estimateTokens } from "../estimate-tokens.ts";
+import { createDeadlines, type Deadlines } from "./deadlines.ts";
+import { buildChatBody, isTokenCount, parseChunk } from "./openai-wire.ts";
+import { readSseData } from "./sse-data.ts";
+
+export interface OpenAiCompatibleOptions {
+  /** e.g. http://127.0.0.1:11434/v1 (Ollama) or https://api.openai.com/v1 */
+  baseUrl: string;
+  model: string;
+  apiKey?: string;
+  /** until the upstream answers with status and headers */
+  connectTimeoutMs?: number;
+  /** from the headers until the first content delta; a loaded upstream can queue us here */
+  firstTokenTimeoutMs?: number;
+  /** the whole call, streaming included */
+  totalTimeoutMs?: number;
+  retryAfterSeconds?: number;
+}
+
+export function createOpenAiCompatibleBackend(opts: OpenAiCompatibleOptions): LlmBackend {
+  const url = `${opts.baseUrl.replace(/\/+$/, "")}/chat/completions`;
+  const connectTimeoutMs = opts.connectTimeoutMs ?? 10_000;
+  const firstTokenTimeoutMs = opts.firstTokenTimeoutMs ?? 60_000;
+  const totalTimeoutMs = opts.totalTimeoutMs ?? 300_000;
+  const headers: Record<string, string> = { "content-type": "application/json" };
+  if (opts.apiKey) headers.authorization = `Bearer ${opts.apiKey}`;
+
+  // The upstream's own words go into `cause` (logged), never into the visitor-facing message.
+  const down = (reason: string, cause?: unknown) =>
+    appError("backend_down", {
+      headers: { "Retry-After": String(opts.retryAfterSeconds ?? 5) },
+      cause: new Error(`openai-compatible upstream: ${reason}`, { cause }),
+    });
+
+  async function post(body: string, deadlines: Deadlines): Promise<Response> {
+    const clearConnect = deadlines.arm(connectTimeoutMs, "connect timeout");
+    const res = await fetch(url, { method: "POST", headers, body, signal: deadlines.signal });
+    clearConnect();
+    if (!res.ok) {
+      const detail = await res.text().catch(() => "");
+      throw down(`status ${res.status}: ${detail.slice(0, 200)}`);
+    }
+    return res;
+  }
+
+  async function* generate(req: GenerateRequest): AsyncGenerator<GenerateEvent> {
+    if (req.signal?.aborted) return;
+    const deadlines = createDeadlines(req.signal);
+    deadlines.arm(totalTimeoutMs, "total timeout");
+    let text = "";
+    let finishReason: "stop" | "length" | undefined;
+    let usage: { prompt: number; completion: number } | undefined;
+    try {
+      const body = buildChatBody({ model: opts.model, messages: req.messages, maxTokens: req.maxTokens, temperature: req.temperature, stream: true });
+      const res = await post(body, deadlines);
+      if (!res.body) throw down("empty body");
+      let clearFirstToken: (() => void) | undefined = deadlines.arm(firstTokenTimeoutMs, "first-token timeout");
+      let sawDone = false;
+      for await (const data of readSseData(res.body)) {
+        if (data === "[DONE]") {
+          sawDone = true;
+          break;
+        }
+        const chunk = parseChunk(data);
+        if (!chunk || chunk.error !== undefined) throw down(`bad frame: ${data.slice(0, 200)}`);
+        const choice = chunk.choices?.[0];
+        const delta = choice?.delta?.content;
+        if (delta) {
+          clearFirstToken?.();
+          clearFirstToken = undefined;
+          if (req.signal?.aborted) return;
+          text += delta;
+          yield { type: "delta", text: delta };
+        }
+        if (choice?.finish_reason) finishReason = choice.finish_reason === "length" ? "length" : "stop";
+        const u = chunk.usage;
+        if (u && isTokenCount(u.prompt_tokens) && isTokenCount(u.completion_tokens)) {
+          usage = { prompt: u.prompt_tokens, completion: u.completion_tokens };
+        }
+      }
+      // A stream cut off mid-answer must not pass for a complete one.
+      if (!sawDone && !finishReason) throw down("stream ended without [DONE] or finish_reason");
+    } catch (e) {
+      if (req.signal?.aborted) return;
+      if (isAppError(e)) throw e;
+      throw down(deadlines.expired ?? "request failed", e);
+    } finally {
+      deadlines.dispose();
+    }
+    yield {
+      type: "done",
+      promptTokens: usage?.prompt ?? estimateMessages(req.messages),
+      completionTokens: usage?.completion ?? estimateTokens(text),
+      finishReason: finishReason ?? "stop",
+    };
+  }
+
+  async function complete(req: CompleteRequest): Promise<string> {
+    const deadlines = createDeadlines(req.signal);
+    deadlines.arm(req.timeoutMs ?? totalTimeoutMs, "total timeout");
+    try {
+      const body = buildChatBody({ model: opts.model, messages: req.messages, maxTokens: req.maxTokens, temperature: req.temperature, stream: false });
+      const res = await post(body, deadlines);
+      const content = parseChunk(await res.text())?.choices?.[0]?.message?.content;
+      if (typeof content !== "string") throw down("response without choices[0].message.content");
+      return content;
+    } catch (e) {
+      // The caller gave up: hand back its own abort reason rather than blaming the upstream.
+      if (req.signal?.aborted) throw req.signal.reason;
+      if (isAppError(e)) throw e;
+      throw down(deadlines.expired ?? "request failed", e);
+    } finally {
+      deadlines.dispose();
+    }
+  }
+
+  return {
+    name: "openai",
+    generate,
+    complete,
+    // No tokenizer for an arbitrary upstream model; the estimate is what budgets and billing fall back to.
+    countTokens: async (text) => estimateTokens(text),
+    close: async () => {},
+  };
+}
+
+function estimateMessages(messages: LlmMessage[]): number {
+  return messages.reduce((sum, m) => sum + estimateTokens(m.content) + 4, 0);
+}

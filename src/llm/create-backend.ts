@@ -1,0 +1,62 @@
+import { appError } from "../errors/index.ts";
+import type { LlmBackend } from "./backend.ts";
+import { createExtractiveBackend } from "./backends/extractive.backend.ts";
+import { createLlamaCppBackend } from "./backends/llama-cpp.backend.ts";
+import { createOpenAiCompatibleBackend } from "./backends/openai-compatible.backend.ts";
+import { createBoundedBackend } from "./queue.ts";
+
+export interface LlmBackendConfig {
+  kind: "extractive" | "openai" | "llama";
+  /** openai: base URL of the upstream, e.g. http://127.0.0.1:11434/v1 */
+  url?: string;
+  /** openai: the upstream's model name; llama: path of the GGUF file (same as modelPath) */
+  model?: string;
+  modelPath?: string;
+  apiKey?: string;
+  threads?: number;
+  contextSize?: number;
+  connectTimeoutMs?: number;
+  firstTokenTimeoutMs?: number;
+  totalTimeoutMs?: number;
+  /** llama: model load deadline */
+  startTimeoutMs?: number;
+  /** llama: how to launch the worker (compiled binary: [process.execPath, "__llama-worker"]) */
+  workerCommand?: string[];
+  /** when set, requests beyond concurrency + maxQueue fail fast with `overloaded` */
+  concurrency?: number;
+  maxQueue?: number;
+}
+
+function missing(what: string): never {
+  throw appError("bad_request", { message: `LLM backend configuration is missing ${what}.`, param: what });
+}
+
+function createUnbounded(cfg: LlmBackendConfig): LlmBackend {
+  switch (cfg.kind) {
+    case "extractive":
+      return createExtractiveBackend();
+    case "openai":
+      return createOpenAiCompatibleBackend({
+        baseUrl: cfg.url ?? missing("url"),
+        model: cfg.model ?? missing("model"),
+        apiKey: cfg.apiKey,
+        connectTimeoutMs: cfg.connectTimeoutMs,
+        firstTokenTimeoutMs: cfg.firstTokenTimeoutMs,
+        totalTimeoutMs: cfg.totalTimeoutMs,
+      });
+    case "llama":
+      return createLlamaCppBackend({
+        modelPath: cfg.modelPath ?? cfg.model ?? missing("modelPath"),
+        threads: cfg.threads,
+        contextSize: cfg.contextSize,
+        command: cfg.workerCommand,
+        startTimeoutMs: cfg.startTimeoutMs,
+      });
+  }
+}
+
+export function createLlmBackend(cfg: LlmBackendConfig): LlmBackend {
+  const backend = createUnbounded(cfg);
+  if (cfg.concurrency === undefined) return backend;
+  return createBoundedBackend(backend, { concurrency: cfg.concurrency, maxQueue: cfg.maxQueue ?? 0 });
+}

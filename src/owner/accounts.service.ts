@@ -1,0 +1,38 @@
+import { appError } from "../errors/index.ts";
+import type { AccountsRepo } from "../store/repos/accounts.repo.ts";
+
+const EMAIL = /^[^\s@\r\n]{1,64}@[^\s@\r\n]{1,255}$/;
+
+export function isValidEmail(email: string): boolean {
+  return email.length <= 320 && EMAIL.test(email) && !/[\r\n<>,;"]/.test(email);
+}
+
+export function createAccountsService(deps: { accounts: AccountsRepo }) {
+  const { accounts } = deps;
+  return {
+    async create(input: { email: string; password?: string; tokens?: number }) {
+      const email = input.email.trim();
+      if (!isValidEmail(email)) throw appError("bad_request", { message: "A valid email address is required.", param: "email" });
+      if (input.password !== undefined && input.password.length < 8) {
+        throw appError("bad_request", { message: "The password must have at least 8 characters.", param: "password" });
+      }
+      if (accounts.findByEmail(email)) throw appError("conflict", { message: "An account with this email already exists.", param: "email" });
+      const tokens = input.tokens ?? 0;
+      if (!Number.isInteger(tokens) || tokens < 0) throw appError("bad_request", { message: "tokens must be a whole number ≥ 0.", param: "tokens" });
+      const hash = input.password ? await Bun.password.hash(input.password, { algorithm: "argon2id" }) : null;
+      return accounts.create({ email, passwordHash: hash, tokens });
+    },
+    getByEmailOrThrow(email: string) {
+      const a = accounts.findByEmail(email.trim());
+      if (!a) throw appError("not_found", { message: `No account with email ${email}.`, param: "account" });
+      return a;
+    },
+    setTokens(email: string, tokens: number) {
+      if (!Number.isInteger(tokens) || tokens < 0) throw appError("bad_request", { message: "tokens must be a whole number ≥ 0.", param: "tokens" });
+      const a = this.getByEmailOrThrow(email);
+      return accounts.setTokens(a.id, tokens);
+    },
+  };
+}
+
+export type AccountsService = ReturnType<typeof createAccountsService>;

@@ -1,0 +1,29 @@
+import { createHash, randomBytes } from "node:crypto";
+
+const KEY_PREFIX = "dck_";
+const ALPHABET = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+
+/** 32 base62 characters from a CSPRNG ≈ 190 bits; rejection sampling keeps every character uniform. */
+export function generateApiKey(): string {
+  let out = "";
+  while (out.length < 32) {
+    for (const b of randomBytes(48)) {
+      if (b < 248 && out.length < 32) out += ALPHABET[b % 62];
+    }
+  }
+  return KEY_PREFIX + out;
+}
+
+export function hashApiKey(key: string): string {
+  return createHash("sha256").update(key, "utf8").digest("hex");
+}
+
+/** The non-secret part shown to owners afterwards, e.g. "dck_a1B2c3…". */
+export function displayPrefix(key: string): string {
+  return key.slice(0, KEY_PREFIX.length + 6);
+}
+
+/** Cheap shape check so garbage never costs a database lookup. */
+export function looksLikeApiKey(key: string): boolean {
+  return key.length >= 8 && key.length <= 200 && /^[\x21-\x7e]+$/.test(key);
+}

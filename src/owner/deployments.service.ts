@@ -1,0 +1,83 @@
+import { randomBytes } from "node:crypto";
+import { appError } from "../errors/index.ts";
+import { parseCidr } from "../net/cidr.ts";
+import type { Deployment, DeploymentKind, DeploymentPatch, DeploymentsRepo, QaPair } from "../store/repos/deployments.repo.ts";
+import type { KeysRepo } from "../store/repos/keys.repo.ts";
+import { displayPrefix, generateApiKey, hashApiKey } from "./api-keys.ts";
+
+export const TEMPERATURE_RANGE = { min: 0, max: 2 } as const;
+const LIMITS = { name: 200, persona: 4000, question: 500, answer: 4000, items: 50 } as const;
+
+function newDeploymentId(): string {
+  return `dep_${randomBytes(9).toString("base64url")}`;
+}
+
+/** Validates an owner's settings patch; every failure names the field. */
+export function validatePatch(patch: DeploymentPatch): DeploymentPatch {
+  const bad = (param: string, message: string) => appError("bad_request", { param, message });
+  if (patch.name !== undefined && (patch.name.trim() === "" || patch.name.length > LIMITS.name)) throw bad("name", `name must be 1–${LIMITS.name} characters.`);
+  if (patch.persona !== undefined && patch.persona.length > LIMITS.persona) throw bad("persona", `persona must be at most ${LIMITS.persona} characters.`);
+  if (patch.temperature !== undefined && !(patch.temperature >= TEMPERATURE_RANGE.min && patch.temperature <= TEMPERATURE_RANGE.max)) {
+    throw bad("temperature", `temperature must be from ${TEMPERATURE_RANGE.min} to ${TEMPERATURE_RANGE.max}.`);
+  }
+  if (patch.starterQuestions !== undefined) {
+    if (patch.starterQuestions.length > LIMITS.items) throw bad("starter_questions", `at most ${LIMITS.items} starter questions.`);
+    for (const q of patch.starterQuestions) if (!q.trim() || q.length > LIMITS.question) throw bad("starter_questions", "each starter question must be 1–500 characters.");
+  }
+  if (patch.qaPairs !== undefined) {
+    if (patch.qaPairs.length > LIMITS.items) throw bad("qa_pairs", `at most ${LIMITS.items} Q&A pairs.`);
+    for (const p of patch.qaPairs as QaPair[]) {
+      if (!p.question?.trim() || !p.answer?.trim() || p.question.length > LIMITS.question || p.answer.length > LIMITS.answer) {
+        throw bad("qa_pairs", "each Q&A pair needs a question (≤500) and an answer (≤4000).");
+      }
+    }
+  }
+  if (patch.ipAllow !== undefined) {
+    for (const c of patch.ipAllow) if (!parseCidr(c)) throw bad("ip_allow", `"${c}" is not a valid IP address or CIDR.`);
+  }
+  return patch;
+}
+
+export function createDeploymentsService(deps: { deployments: DeploymentsRepo; keys: KeysRepo }) {
+  const { deployments, keys } = deps;
+  const issueKey = (deploymentId: string) => {
+    const apiKey = generateApiKey();
+    keys.put(deploymentId, hashApiKey(apiKey), displayPrefix(apiKey));
+    return apiKey;
+  };
+  return {
+    /** Creates the deployment and its key; the key is returned here once and never again. */
+    create(input: { accountId: number; name: string; kind?: DeploymentKind; published?: boolean }): { deployment: Deployment; apiKey: string } {
+      validatePatch({ name: input.name });
+      const kind = input.kind ?? "docs";
+      if (kind !== "docs" && kind !== "private_gpt") throw appError("bad_request", { param: "kind", message: "kind must be docs or private_gpt." });
+      const deployment = deployments.create({ id: newDeploymentId(), accountId: input.accountId, name: input.name.trim(), kind, published: input.published ?? false });
+      // A Private GPT deployment has no documents to train: it is usable as soon as it exists.
+      if (kind === "private_gpt") deployments.setTrainingStatus(deployment.id, "completed");
+      const apiKey = issueKey(deployment.id);
+      return { deployment: deployments.findById(deployment.id) ?? deployment, apiKey };
+    },
+    getOrThrow(id: string, accountId?: number): Deployment {
+      const d = accountId === undefined ? deployments.findById(id) : deployments.findOwned(id, accountId);
+      if (!d) throw appError("not_found", { message: "No such deployment.", param: "deployment" });
+      return d;
+    },
+    update(id: string, patch: DeploymentPatch, accountId?: number): Deployment {
+      this.getOrThrow(id, accountId);
+      return deployments.update(id, validatePatch(patch)) as Deployment;
+    },
+    regenerateKey(id: string, accountId?: number): string {
+      this.getOrThrow(id, accountId);
+      return issueKey(id);
+    },
+    setKeyDisabled(id: string, disabled: boolean, accountId?: number): void {
+      this.getOrThrow(id, accountId);
+      if (!keys.setDisabled(id, disabled)) throw appError("not_found", { message: "This deployment has no key; regenerate one." });
+    },
+    keyInfo(id: string) {
+      return keys.findForDeployment(id);
+    },
+  };
+}
+
+export type DeploymentsService = ReturnType<typeof createDeploymentsService>;

@@ -1,0 +1,46 @@
+/**
+ * The spec's Limits table, per endpoint per minute, and which gated endpoint a request path belongs to.
+ * `trained`: the deployment must have completed training (chat endpoints only; listing the model or
+ * pushing documents works before that).
+ */
+export const endpoints = {
+  "v1.models": { limit: 120, trained: false },
+  "v1.chat": { limit: 60, trained: true },
+  "v1.chat-with-sources": { limit: 60, trained: true },
+  "v1.chat-contextual": { limit: 60, trained: true },
+  "v1.widget.config": { limit: 120, trained: false },
+  "v1.widget.feedback": { limit: 120, trained: false },
+  "v1.widget.handoff": { limit: 10, trained: false },
+  "v1.documents": { limit: 20, trained: false },
+  "native.chat": { limit: 60, trained: true },
+  "native.stream": { limit: 60, trained: true },
+  "native.faq": { limit: 120, trained: false },
+  "native.feedback": { limit: 120, trained: false },
+} as const;
+
+export type EndpointName = keyof typeof endpoints;
+
+const byPath: Record<string, EndpointName> = {
+  "/api/v1/models": "v1.models",
+  "/api/v1/chat/completions": "v1.chat",
+  "/api/v1/chat/completions-with-sources": "v1.chat-with-sources",
+  "/api/v1/chat/completions-contextual": "v1.chat-contextual",
+  "/api/v1/widget/config": "v1.widget.config",
+  "/api/v1/widget/feedback": "v1.widget.feedback",
+  "/api/v1/widget/handoff": "v1.widget.handoff",
+  "/api/v1/documents": "v1.documents",
+  "/api/chat": "native.chat",
+  "/api/stream": "native.stream",
+  "/api/faq/details": "native.faq",
+  "/api/feedback": "native.feedback",
+};
+
+/** Trailing slashes are optional (the native family is documented with them). */
+export function endpointFor(pathname: string): EndpointName | undefined {
+  const p = pathname.length > 1 && pathname.endsWith("/") ? pathname.slice(0, -1) : pathname;
+  return byPath[p];
+}
+
+export function isNative(name: EndpointName): boolean {
+  return name.startsWith("native.");
+}

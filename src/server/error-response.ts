@@ -1,0 +1,17 @@
+import { type AppError, toErrorBody } from "../errors/index.ts";
+import type { EndpointName } from "./endpoints.ts";
+
+/**
+ * The one mapping point from AppError to the wire. The native chat endpoint keeps its legacy shape
+ * (HTTP 200 with an `error` string) except for 429, as the spec describes.
+ */
+export function toErrorResponse(e: AppError, headers: Record<string, string>, endpoint?: EndpointName): Response {
+  const h: Record<string, string> = { ...headers, ...e.headers, "content-type": "application/json; charset=utf-8" };
+  if (endpoint === "native.chat" && e.status !== 429) {
+    return new Response(JSON.stringify({ error: e.message, code: e.code }), { status: 200, headers: h });
+  }
+  if (endpoint === "native.faq" && e.status !== 429) {
+    return new Response(JSON.stringify({ error: e.message, code: e.code }), { status: e.status, headers: h });
+  }
+  return new Response(JSON.stringify(toErrorBody(e)), { status: e.status, headers: h });
+}

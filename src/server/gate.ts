@@ -1,0 +1,66 @@
+import { appError } from "../errors/index.ts";
+import { addressAllowed, type Cidr, clientAddress, parseCidr } from "../net/cidr.ts";
+import { hashApiKey, looksLikeApiKey } from "../owner/api-keys.ts";
+import type { Account } from "../store/repos/accounts.repo.ts";
+import type { Deployment } from "../store/repos/deployments.repo.ts";
+import type { KeysRepo } from "../store/repos/keys.repo.ts";
+import { type EndpointName, endpoints } from "./endpoints.ts";
+import type { RateLimiter } from "./rate-limit.ts";
+
+export interface GateResult {
+  endpoint: EndpointName;
+  deployment: Deployment;
+  account: Account;
+  clientIp: string;
+}
+
+/**
+ * Where the key comes from, in order of precedence: `Authorization: Bearer`, then `X-API-KEY`, then the
+ * `api_key` query parameter, then the `api_key` form/JSON field. The first one present is used; the others
+ * are ignored (a wrong header is not rescued by a right query parameter).
+ */
+export function extractKey(headers: Headers, url: URL, bodyKey?: unknown): string | null {
+  const auth = headers.get("authorization");
+  const bearer = auth ? /^Bearer\s+(.+)$/i.exec(auth.trim())?.[1] : undefined;
+  if (bearer) return bearer.trim();
+  const x = headers.get("x-api-key");
+  if (x) return x.trim();
+  const q = url.searchParams.get("api_key");
+  if (q) return q;
+  return typeof bodyKey === "string" && bodyKey ? bodyKey : null;
+}
+
+export function createGate(deps: { keys: KeysRepo; limiter: RateLimiter; trustedProxies: string[] }) {
+  const trusted = deps.trustedProxies.map(parseCidr).filter((c): c is Cidr => c !== null);
+  return {
+    clientIp(socketIp: string, headers: Headers): string {
+      return clientAddress(socketIp, headers.get("x-forwarded-for"), trusted);
+    },
+    /**
+     * Authenticates and rate-limits one request. Rate-limit headers are written to `headers` before any
+     * failure is thrown, so every answer carries them.
+     */
+    check(input: { endpoint: EndpointName; key: string | null; clientIp: string; headers: Record<string, string | number> }): GateResult {
+      const { endpoint, key, clientIp } = input;
+      const ctx = key && looksLikeApiKey(key) ? deps.keys.resolve(hashApiKey(key)) : null;
+      const identity = ctx ? `${endpoint}|k:${ctx.deployment.id}` : `${endpoint}|ip:${clientIp}`;
+      const decision = deps.limiter.hit(identity, endpoints[endpoint].limit);
+      input.headers["x-ratelimit-limit"] = String(decision.limit);
+      input.headers["x-ratelimit-remaining"] = String(decision.remaining);
+      if (!decision.allowed) throw appError("rate_limited", { headers: { "retry-after": String(decision.retryAfterSeconds) } });
+      if (!ctx || ctx.key.disabled) throw appError("bad_key");
+      if (ctx.account.disabled) throw appError("account_disabled");
+      if (!ctx.deployment.published) throw appError("not_published");
+      if (ctx.deployment.ipAllow.length > 0) {
+        const allow = ctx.deployment.ipAllow.map(parseCidr).filter((c): c is Cidr => c !== null);
+        if (!addressAllowed(allow, clientIp)) throw appError("ip_restricted");
+      }
+      // Usable once training has completed at least once; a re-train in progress keeps serving the last index.
+      const trained = ctx.deployment.trainingStatus === "completed" || ctx.deployment.trainedAt !== null;
+      if (endpoints[endpoint].trained && !trained) throw appError("not_trained");
+      return { endpoint, deployment: ctx.deployment, account: ctx.account, clientIp };
+    },
+  };
+}
+
+export type Gate = ReturnType<typeof createGate>;

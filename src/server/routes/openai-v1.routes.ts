@@ -1,0 +1,13 @@
+import { Elysia } from "elysia";
+import type { Services } from "../../app.ts";
+import type { RequestStates } from "../request-state.ts";
+
+export function openaiV1Routes(services: Services, state: RequestStates) {
+  return new Elysia({ name: "openai-v1" }).get("/api/v1/models", ({ request }) => {
+    const { deployment, account } = state.gateOf(request);
+    return {
+      object: "list" as const,
+      data: [{ id: deployment.id, object: "model" as const, created: Math.floor(deployment.createdAt / 1000), owned_by: account.email.split("@")[0] ?? "owner" }],
+    };
+  });
+}

@@ -1,0 +1,55 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { configFor, createServices, type Services } from "../../src/app.ts";
+import { createServer } from "../../src/server/create-server.ts";
+
+export interface TestServer {
+  url: string;
+  services: Services;
+  dataDir: string;
+  /** creates an owner, a published deployment and returns its key */
+  seed(opts?: { tokens?: number; published?: boolean; kind?: "docs" | "private_gpt"; email?: string }): Promise<{ deploymentId: string; apiKey: string; accountId: number; email: string }>;
+  stop(): Promise<void>;
+}
+
+export function tempDir(prefix = "docchat-test-"): string {
+  return mkdtempSync(join(tmpdir(), prefix));
+}
+
+let seq = 0;
+
+/** A real server on port 0 over a real SQLite file in a temp dir. */
+export async function startTestServer(env: Record<string, string> = {}, opts: { dataDir?: string } = {}): Promise<TestServer> {
+  const dataDir = opts.dataDir ?? tempDir();
+  const services = await createServices(configFor(dataDir, env));
+  const app = createServer(services).listen({ port: 0, hostname: "127.0.0.1" });
+  const url = `http://127.0.0.1:${app.server?.port}`;
+  return {
+    url,
+    services,
+    dataDir,
+    async seed(o = {}) {
+      const email = o.email ?? `owner${++seq}-${Date.now()}@example.com`;
+      const account = await services.accounts.create({ email, tokens: o.tokens ?? 100_000 });
+      const { deployment, apiKey } = services.deployments.create({ accountId: account.id, name: "Test deployment", kind: o.kind ?? "docs", published: o.published ?? true });
+      return { deploymentId: deployment.id, apiKey, accountId: account.id, email };
+    },
+    async stop() {
+      await app.stop(true);
+      await services.close();
+      if (!opts.dataDir) rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Runs the real CLI in a child process. */
+export async function runCliProcess(args: string[], env: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
+  const proc = Bun.spawn([process.execPath, join(import.meta.dir, "../../src/main.ts"), ...args], {
+    env: { ...process.env, ...env },
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+  return { code, stdout, stderr };
+}
