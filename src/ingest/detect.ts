@@ -1,13 +1,12 @@
 import { appError } from "../errors/index.ts";
+import { indexOfBytes, isCfb, isEncryptedOoxml, startsWithBytes } from "./byte-search.ts";
 import { sniffDelimiter } from "./csv-sniff.ts";
 import { decodeText, looksBinary } from "./text-decode.ts";
 import type { DocumentKind } from "./types.ts";
 import { isZipMagic, listZipEntries, scanLocalNames } from "./zip-reader.ts";
 
 const DOCX_MAIN_PART = "word/document.xml";
-const CFB_MAGIC = [0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1];
-// "EncryptedPackage" as UTF-16LE: the stream an Office-encrypted OOXML file keeps inside its CFB container.
-const ENCRYPTED_PACKAGE = new Uint8Array(Buffer.from("EncryptedPackage", "utf16le"));
+const PDF_HEADER = new TextEncoder().encode("%PDF-");
 
 /** Formats that are clearly not documents we read, refused before any text heuristics run. */
 const BINARY_SIGNATURES: number[][] = [
@@ -32,12 +31,9 @@ const BINARY_SIGNATURES: number[][] = [
 export function detectKind(bytes: Uint8Array, filename?: string): DocumentKind {
   if (hasPdfHeader(bytes)) return "pdf";
   if (isZipMagic(bytes)) return detectZip(bytes);
-  if (startsWith(bytes, CFB_MAGIC)) {
-    // An encrypted DOCX is a CFB container; reporting it as DOCX lets the parser say "encrypted".
-    if (indexOf(bytes, ENCRYPTED_PACKAGE) !== -1) return "docx";
-    throw appError("unsupported_document");
-  }
-  if (BINARY_SIGNATURES.some((sig) => startsWith(bytes, sig)) || looksBinary(bytes)) {
+  // An encrypted DOCX is a CFB container; calling it DOCX lets the parser answer "encrypted".
+  if (isEncryptedOoxml(bytes)) return "docx";
+  if (isCfb(bytes) || BINARY_SIGNATURES.some((sig) => startsWithBytes(bytes, sig)) || looksBinary(bytes)) {
     throw appError("unsupported_document");
   }
   return looksLikeCsv(bytes, filename) ? "csv" : "txt";
@@ -45,7 +41,7 @@ export function detectKind(bytes: Uint8Array, filename?: string): DocumentKind {
 
 /** pdf.js accepts a "%PDF-" header anywhere in the first kilobyte, after leading junk. */
 export function hasPdfHeader(bytes: Uint8Array): boolean {
-  return indexOf(bytes.subarray(0, 1024), new TextEncoder().encode("%PDF-")) !== -1;
+  return indexOfBytes(bytes.subarray(0, 1024), PDF_HEADER) !== -1;
 }
 
 function detectZip(bytes: Uint8Array): DocumentKind {
@@ -69,17 +65,4 @@ function looksLikeCsv(bytes: Uint8Array, filename?: string): boolean {
   if (ext === "csv" || ext === "tsv" || ext === "tab") return guess.presence >= 0.6;
   // Without a hint, demand a table-like shape: several records, all cut the same way.
   return guess.records >= 3 && guess.consistency >= 0.9;
-}
-
-function startsWith(bytes: Uint8Array, sig: number[]): boolean {
-  return sig.every((b, i) => bytes[i] === b);
-}
-
-function indexOf(haystack: Uint8Array, needle: Uint8Array): number {
-  const first = needle[0];
-  outer: for (let i = haystack.indexOf(first as number); i !== -1 && i + needle.length <= haystack.length; i = haystack.indexOf(first as number, i + 1)) {
-    for (let j = 1; j < needle.length; j++) if (haystack[i + j] !== needle[j]) continue outer;
-    return i;
-  }
-  return -1;
 }

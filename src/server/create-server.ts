@@ -7,12 +7,13 @@ import { endpointFor } from "./endpoints.ts";
 import { toErrorResponse } from "./error-response.ts";
 import { createGate, extractKey, type GateResult } from "./gate.ts";
 import { healthRoutes } from "./routes/health.routes.ts";
+import { documentsRoutes } from "./routes/documents.routes.ts";
 import { openaiV1Routes } from "./routes/openai-v1.routes.ts";
 import { createRequestState } from "./request-state.ts";
 
 const CORS = {
   "access-control-allow-origin": "*",
-  "access-control-allow-methods": "GET, POST, OPTIONS",
+  "access-control-allow-methods": "GET, POST, DELETE, OPTIONS",
   "access-control-allow-headers": "authorization, x-api-key, content-type",
   "access-control-expose-headers": "x-request-id, x-ratelimit-limit, x-ratelimit-remaining, retry-after",
   "access-control-max-age": "600",
@@ -88,7 +89,8 @@ export function createServer(services: Services) {
       log.debug("request", { id: st.requestId, method: request.method, path: new URL(request.url).pathname, status: set.status, ms: Math.round(performance.now() - st.started) });
     })
     .use(healthRoutes(services))
-    .use(openaiV1Routes(services, state));
+    .use(openaiV1Routes(services, state))
+    .use(documentsRoutes(services, state));
 
   return app;
 }

@@ -17,12 +17,23 @@ export type FakeUpstreamMode =
   /** a few deltas, then the connection ends without finish_reason or [DONE] */
   | { kind: "truncated" };
 
+/** What a chat-completions client sends; fields we do not read stay reachable through the index signature. */
+export interface FakeChatRequestBody {
+  model?: string;
+  messages?: { role?: string; content?: unknown }[];
+  stream?: boolean;
+  stream_options?: { include_usage?: boolean };
+  max_tokens?: number;
+  temperature?: number;
+  [field: string]: unknown;
+}
+
 export interface FakeUpstreamCall {
   method: string;
   path: string;
   headers: Record<string, string>;
   /** the parsed JSON body (undefined when it was not JSON) */
-  body: any;
+  body: FakeChatRequestBody | undefined;
   /** true once the client went away before the response was complete */
   aborted: boolean;
   /** true once the full response was sent */
@@ -61,8 +72,8 @@ function countWords(text: string): number {
   return text.split(/\s+/).filter(Boolean).length;
 }
 
-function promptTokens(body: any): number {
-  const messages: { content?: unknown }[] = Array.isArray(body?.messages) ? body.messages : [];
+function promptTokens(body: FakeChatRequestBody | undefined): number {
+  const messages = Array.isArray(body?.messages) ? body.messages : [];
   return messages.reduce((n, m) => n + (typeof m.content === "string" ? countWords(m.content) : 0), 0);
 }
 
@@ -83,7 +94,12 @@ export function startFakeUpstream(opts: { mode?: FakeUpstreamMode } = {}): FakeU
     let cancelled = false;
     const stream = new ReadableStream<Uint8Array>({
       async start(controller) {
-        controller.enqueue(frame({ ...chunk(null), choices: [{ index: 0, delta: { role: "assistant", content: "" }, finish_reason: null }] }));
+        controller.enqueue(
+          frame({
+            ...chunk(null),
+            choices: [{ index: 0, delta: { role: "assistant", content: "" }, finish_reason: null }],
+          }),
+        );
         for (const piece of pieces) {
           if (delayMs > 0) await Bun.sleep(delayMs);
           if (cancelled) return;
@@ -93,7 +109,13 @@ export function startFakeUpstream(opts: { mode?: FakeUpstreamMode } = {}): FakeU
           controller.enqueue(frame(chunk(null, "stop")));
           if (call.body?.stream_options?.include_usage) {
             const usage = { prompt_tokens: promptTokens(call.body), completion_tokens: pieces.length };
-            controller.enqueue(frame({ ...chunk(null), choices: [], usage: { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens } }));
+            controller.enqueue(
+              frame({
+                ...chunk(null),
+                choices: [],
+                usage: { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens },
+              }),
+            );
           }
           controller.enqueue(frame("[DONE]"));
         }
@@ -171,13 +193,17 @@ export function startFakeUpstream(opts: { mode?: FakeUpstreamMode } = {}): FakeU
     async fetch(req) {
       const path = new URL(req.url).pathname;
       if (req.method === "GET" && path.endsWith("/models")) {
-        return Response.json({ object: "list", data: [{ id: "fake-model", object: "model", created: 0, owned_by: "fake" }] });
+        return Response.json({
+          object: "list",
+          data: [{ id: "fake-model", object: "model", created: 0, owned_by: "fake" }],
+        });
       }
-      if (req.method !== "POST" || !path.endsWith("/chat/completions")) return new Response("not found", { status: 404 });
+      if (req.method !== "POST" || !path.endsWith("/chat/completions"))
+        return new Response("not found", { status: 404 });
       const raw = await req.text();
-      let body: any;
+      let body: FakeChatRequestBody | undefined;
       try {
-        body = JSON.parse(raw);
+        body = JSON.parse(raw) as FakeChatRequestBody;
       } catch {
         body = undefined;
       }

@@ -22,7 +22,8 @@ let seq = 0;
 /** A real server on port 0 over a real SQLite file in a temp dir. */
 export async function startTestServer(env: Record<string, string> = {}, opts: { dataDir?: string } = {}): Promise<TestServer> {
   const dataDir = opts.dataDir ?? tempDir();
-  const services = await createServices(configFor(dataDir, env));
+  const services = await createServices(configFor(dataDir, { DOCCHAT_EMBEDDER: "none", ...env }));
+  await services.startWorkers();
   const app = createServer(services).listen({ port: 0, hostname: "127.0.0.1" });
   const url = `http://127.0.0.1:${app.server?.port}`;
   return {

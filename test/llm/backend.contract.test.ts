@@ -43,7 +43,11 @@ const subjects: ContractSubject[] = [
       return baseRequest(opts);
     },
   },
-  { name: "llama-cpp", backend: createLlamaCppBackend({ modelPath: TINY_LLAMA_PATH, threads: 1, contextSize: 1024 }), request: baseRequest },
+  {
+    name: "llama-cpp",
+    backend: createLlamaCppBackend({ modelPath: TINY_LLAMA_PATH, threads: 1, contextSize: 1024 }),
+    request: baseRequest,
+  },
 ];
 
 afterAll(async () => {
@@ -85,7 +89,9 @@ for (const subject of subjects) {
     test("a request whose signal is already aborted yields nothing", async () => {
       const controller = new AbortController();
       controller.abort();
-      const events = await collectEvents(subject.backend.generate(subject.request({ long: true, signal: controller.signal })));
+      const events = await collectEvents(
+        subject.backend.generate(subject.request({ long: true, signal: controller.signal })),
+      );
       expect(events).toEqual([]);
     });
 

@@ -1,8 +1,11 @@
 import { afterAll, afterEach, describe, expect, test } from "bun:test";
-import { isAppError } from "../../src/errors/index.ts";
 import type { GenerateEvent, GenerateRequest } from "../../src/llm/backend.ts";
-import { createOpenAiCompatibleBackend, type OpenAiCompatibleOptions } from "../../src/llm/backends/openai-compatible.backend.ts";
+import {
+  createOpenAiCompatibleBackend,
+  type OpenAiCompatibleOptions,
+} from "../../src/llm/backends/openai-compatible.backend.ts";
 import { FAKE_UPSTREAM_REPLY, startFakeUpstream } from "../helpers/fake-upstream.ts";
+import { collectEvents as collect, expectAppErrorWithRetry } from "./llm-test-kit.ts";
 
 const upstream = startFakeUpstream();
 afterAll(() => upstream.close());
@@ -18,20 +21,7 @@ const request = (overrides: Partial<GenerateRequest> = {}): GenerateRequest => (
 const backendFor = (overrides: Partial<OpenAiCompatibleOptions> = {}) =>
   createOpenAiCompatibleBackend({ baseUrl: upstream.url, model: "fake-model", apiKey: "sk-test", ...overrides });
 
-async function collect(events: AsyncIterable<GenerateEvent>): Promise<GenerateEvent[]> {
-  const out: GenerateEvent[] = [];
-  for await (const e of events) out.push(e);
-  return out;
-}
-
-async function expectBackendDown(run: Promise<unknown>): Promise<void> {
-  const error = await run.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(isAppError(error) && error.code).toBe("backend_down");
-  expect(isAppError(error) && Number(error.headers?.["Retry-After"])).toBeGreaterThan(0);
-}
+const expectBackendDown = (run: Promise<unknown>) => expectAppErrorWithRetry(run, "backend_down");
 
 describe("openai-compatible backend", () => {
   test("it sends the model, messages, limits and key the way the chat-completions API expects", async () => {
@@ -77,7 +67,9 @@ describe("openai-compatible backend", () => {
   test("a refused connection becomes backend_down", async () => {
     const gone = startFakeUpstream();
     await gone.close();
-    await expectBackendDown(collect(createOpenAiCompatibleBackend({ baseUrl: gone.url, model: "m" }).generate(request())));
+    await expectBackendDown(
+      collect(createOpenAiCompatibleBackend({ baseUrl: gone.url, model: "m" }).generate(request())),
+    );
   });
 
   test("an upstream that never sends headers trips the connect timeout", async () => {

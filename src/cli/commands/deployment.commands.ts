@@ -18,6 +18,7 @@ export function deploymentView(s: Services, d: Deployment) {
     handoff_enabled: d.handoffEnabled,
     ip_allow: d.ipAllow,
     training_status: d.trainingStatus,
+    documents: s.repos.documents.statusCounts(d.id),
     trained_at: d.trainedAt,
     key_prefix: key ? key.displayPrefix : null,
     key_disabled: key ? key.disabled : null,

@@ -8,6 +8,8 @@ export const serveCommand: Command = {
   options: {},
   async run(ctx) {
     const services = await ctx.services();
+    // Refuses to start on an index built by another embedder (names the reindex command).
+    await services.startWorkers();
     const app = createServer(services).listen({ port: ctx.config.port, hostname: ctx.config.host, idleTimeout: 60, maxRequestBodySize: Math.max(ctx.config.maxUploadBytes, ctx.config.maxBodyBytes) + 65_536 });
     const port = app.server?.port;
     services.log.info("docchat listening", { url: `http://${ctx.config.host}:${port}`, data: ctx.config.dataDir });

@@ -25,7 +25,8 @@ function stem(word: string): string {
 
 export function extractTerms(text: string): string[] {
   const words = text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
-  return words.filter((w) => !STOPWORDS.has(w)).map(stem);
+  // single letters are mostly contraction debris ("what's" → "s"); single digits still count
+  return words.filter((w) => (w.length > 1 || /\d/.test(w)) && !STOPWORDS.has(w)).map(stem);
 }
 
 /** Splits on sentence punctuation followed by space, and on blank lines / line breaks (lists, CSV rows). */

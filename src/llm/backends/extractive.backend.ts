@@ -9,6 +9,8 @@ export const NO_MODEL_REPLY =
 
 const MAX_SENTENCES = 3;
 const WORDS_PER_DELTA = 4;
+/** Follow-up sentences must carry most of the best sentence's weight; one shared word makes noise, not an answer. */
+const MIN_RELATIVE_SCORE = 0.6;
 
 interface Candidate {
   text: string;
@@ -52,7 +54,7 @@ export function composeExtractiveAnswer(
   const chosen: Candidate[] = [first];
   let used = estimateTokens(first.text);
   for (const c of ranked.slice(1)) {
-    if (chosen.length >= MAX_SENTENCES) break;
+    if (chosen.length >= MAX_SENTENCES || c.score < first.score * MIN_RELATIVE_SCORE) break;
     const cost = estimateTokens(c.text);
     if (used + cost > maxTokens) continue;
     chosen.push(c);

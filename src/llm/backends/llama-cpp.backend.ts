@@ -1,13 +1,13 @@
+import { availableParallelism } from "node:os";
 import { fileURLToPath } from "node:url";
-import type { Subprocess } from "bun";
-import { appError, type AppError } from "../../errors/index.ts";
+import { appError } from "../../errors/index.ts";
 import type { CompleteRequest, GenerateEvent, GenerateRequest, LlmBackend } from "../backend.ts";
 import { createEventChannel } from "../event-channel.ts";
-import type { FromLlamaWorker, ToLlamaWorker } from "./llama-protocol.ts";
+import { type LlamaWorkerProcess, spawnLlamaWorker } from "./llama-worker-process.ts";
 
 export interface LlamaCppOptions {
   modelPath: string;
-  /** CPU threads for llama.cpp; its own default (all cores) when absent */
+  /** CPU threads for llama.cpp; half the cores when absent */
   threads?: number;
   contextSize?: number;
   /** how to start the worker; a compiled binary passes [process.execPath, "__llama-worker"] */
@@ -23,19 +23,6 @@ export interface LlamaCppBackend extends LlmBackend {
   workerPid(): number | undefined;
 }
 
-/** Per-request listener on worker messages; `fail` is called when the worker dies under it. */
-interface Pending {
-  receive(msg: FromLlamaWorker): void;
-  fail(error: AppError): void;
-}
-
-interface Worker {
-  proc: Subprocess;
-  ready: Promise<void>;
-  pending: Map<string, Pending>;
-  send(msg: ToLlamaWorker): void;
-}
-
 export const defaultLlamaWorkerCommand = (): string[] => [
   process.execPath,
   fileURLToPath(new URL("./llama-worker.entry.ts", import.meta.url)),
@@ -47,62 +34,38 @@ export const defaultLlamaWorkerCommand = (): string[] => [
  */
 export function createLlamaCppBackend(opts: LlamaCppOptions): LlamaCppBackend {
   const command = opts.command ?? defaultLlamaWorkerCommand();
+  // llama.cpp's threads spin while they wait for each other; on all cores they fight the HTTP process and
+  // embedder for CPU and token rates collapse (seen: 30 ms vs 2.5 s for 16 tokens on 2 cores). Half is safe.
+  const threads = opts.threads ?? Math.max(1, Math.floor(availableParallelism() / 2));
   const down = (reason: string) =>
     appError("backend_down", {
       headers: { "Retry-After": String(opts.retryAfterSeconds ?? 5) },
       cause: new Error(`llama worker: ${reason}`),
     });
-  let current: Worker | undefined;
+  let current: LlamaWorkerProcess | undefined;
   let closed = false;
 
-  function spawnWorker(): Worker {
-    const pending = new Map<string, Pending>();
-    let settleReady: (error?: AppError) => void = () => {};
-    const ready = new Promise<void>((resolve, reject) => {
-      settleReady = (error) => (error ? reject(error) : resolve());
-    });
-    ready.catch(() => {}); // observed by requests; an idle crash must not become an unhandled rejection
-    const proc = Bun.spawn(command, {
-      stdin: "ignore",
-      stdout: "ignore",
-      stderr: "inherit", // native crash reports belong in the server log
-      ipc(raw) {
-        const msg = raw as FromLlamaWorker;
-        if (msg.type === "ready") settleReady();
-        else if (msg.type === "fatal") settleReady(down(`model failed to load: ${msg.message}`));
-        else pending.get(msg.id)?.receive(msg);
-      },
-      onExit(_proc, exitCode, signalCode) {
+  function spawnWorker(): LlamaWorkerProcess {
+    const worker = spawnLlamaWorker({
+      command,
+      init: { type: "init", modelPath: opts.modelPath, threads, contextSize: opts.contextSize ?? 4096 },
+      startTimeoutMs: opts.startTimeoutMs ?? 120_000,
+      down,
+      // Forget the dead worker so the next request starts a fresh one.
+      onExit: () => {
         if (current === worker) current = undefined;
-        const error = down(`exited (code ${exitCode}, signal ${signalCode})`);
-        settleReady(error);
-        for (const p of pending.values()) p.fail(error);
-        pending.clear();
       },
     });
-    const worker: Worker = {
-      proc,
-      ready,
-      pending,
-      // Sending to a child that just died throws; onExit reports that death to every request.
-      send: (msg) => {
-        try {
-          proc.send(msg);
-        } catch {}
-      },
-    };
-    const timer = setTimeout(() => {
-      settleReady(down("model load timed out"));
-      proc.kill();
-    }, opts.startTimeoutMs ?? 120_000);
-    ready.finally(() => clearTimeout(timer)).catch(() => {});
-    worker.send({ type: "init", modelPath: opts.modelPath, threads: opts.threads, contextSize: opts.contextSize ?? 4096 });
     return worker;
   }
 
-  async function readyWorker(signal?: AbortSignal): Promise<Worker | undefined> {
+  async function readyWorker(signal?: AbortSignal): Promise<LlamaWorkerProcess | undefined> {
     if (closed) throw down("backend closed");
-    current ??= spawnWorker();
+    try {
+      current ??= spawnWorker();
+    } catch (e) {
+      throw down(`cannot start ${command.join(" ")}: ${e instanceof Error ? e.message : String(e)}`);
+    }
     const worker = current;
     if (!signal) return worker.ready.then(() => worker);
     // A big model can take a while to load; a caller that gives up meanwhile should not wait for it.
@@ -138,7 +101,13 @@ export function createLlamaCppBackend(opts: LlamaCppOptions): LlamaCppBackend {
     });
     const onAbort = () => events.end();
     req.signal?.addEventListener("abort", onAbort, { once: true });
-    worker.send({ type: "generate", id, messages: req.messages, maxTokens: req.maxTokens, temperature: req.temperature });
+    worker.send({
+      type: "generate",
+      id,
+      messages: req.messages,
+      maxTokens: req.maxTokens,
+      temperature: req.temperature,
+    });
     let finished = false;
     try {
       for (let r = await events.next(); !r.done; r = await events.next()) {
@@ -175,7 +144,8 @@ export function createLlamaCppBackend(opts: LlamaCppOptions): LlamaCppBackend {
     const timeout = req.timeoutMs === undefined ? undefined : AbortSignal.timeout(req.timeoutMs);
     const signals = [req.signal, timeout].filter((s): s is AbortSignal => s !== undefined);
     let text = "";
-    for await (const e of generate({ ...req, signal: AbortSignal.any(signals) })) if (e.type === "delta") text += e.text;
+    for await (const e of generate({ ...req, signal: AbortSignal.any(signals) }))
+      if (e.type === "delta") text += e.text;
     if (req.signal?.aborted) throw req.signal.reason;
     if (timeout?.aborted) throw down("complete timed out");
     return text;

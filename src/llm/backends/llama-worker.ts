@@ -1,10 +1,4 @@
-import {
-  type ChatHistoryItem,
-  GeneralChatWrapper,
-  getLlama,
-  LlamaChat,
-  type LlamaModel,
-} from "node-llama-cpp";
+import { type ChatHistoryItem, GeneralChatWrapper, getLlama, LlamaChat, type LlamaModel } from "node-llama-cpp";
 import type { LlmMessage } from "../backend.ts";
 import type { FromLlamaWorker, ToLlamaWorker } from "./llama-protocol.ts";
 
@@ -50,7 +44,10 @@ async function generate(loaded: Loaded, msg: Extract<ToLlamaWorker, { type: "gen
     onToken: (tokens) => {
       completionTokens += tokens.length;
     },
-    onTextChunk: (text) => send({ type: "delta", id: msg.id, text }),
+    // node-llama-cpp can emit empty chunks (e.g. while a stop trigger is still undecided); they carry nothing.
+    onTextChunk: (text) => {
+      if (text) send({ type: "delta", id: msg.id, text });
+    },
   });
   send({
     type: "done",
@@ -71,7 +68,8 @@ export function runLlamaWorker(): Promise<void> {
   let queue = Promise.resolve();
   const aborts = new Map<string, AbortController>();
 
-  const fail = (id: string, e: unknown) => send({ type: "error", id, message: e instanceof Error ? e.message : String(e) });
+  const fail = (id: string, e: unknown) =>
+    send({ type: "error", id, message: e instanceof Error ? e.message : String(e) });
 
   process.on("message", (raw) => {
     const msg = raw as ToLlamaWorker;

@@ -53,7 +53,13 @@ export function createOpenAiCompatibleBackend(opts: OpenAiCompatibleOptions): Ll
     let finishReason: "stop" | "length" | undefined;
     let usage: { prompt: number; completion: number } | undefined;
     try {
-      const body = buildChatBody({ model: opts.model, messages: req.messages, maxTokens: req.maxTokens, temperature: req.temperature, stream: true });
+      const body = buildChatBody({
+        model: opts.model,
+        messages: req.messages,
+        maxTokens: req.maxTokens,
+        temperature: req.temperature,
+        stream: true,
+      });
       const res = await post(body, deadlines);
       if (!res.body) throw down("empty body");
       let clearFirstToken: (() => void) | undefined = deadlines.arm(firstTokenTimeoutMs, "first-token timeout");
@@ -101,7 +107,13 @@ export function createOpenAiCompatibleBackend(opts: OpenAiCompatibleOptions): Ll
     const deadlines = createDeadlines(req.signal);
     deadlines.arm(req.timeoutMs ?? totalTimeoutMs, "total timeout");
     try {
-      const body = buildChatBody({ model: opts.model, messages: req.messages, maxTokens: req.maxTokens, temperature: req.temperature, stream: false });
+      const body = buildChatBody({
+        model: opts.model,
+        messages: req.messages,
+        maxTokens: req.maxTokens,
+        temperature: req.temperature,
+        stream: false,
+      });
       const res = await post(body, deadlines);
       const content = parseChunk(await res.text())?.choices?.[0]?.message?.content;
       if (typeof content !== "string") throw down("response without choices[0].message.content");

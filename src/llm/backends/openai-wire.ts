@@ -2,7 +2,11 @@ import type { LlmMessage } from "../backend.ts";
 
 /** The parts of an OpenAI chat-completions chunk / response we read; everything is optional on the wire. */
 export interface ChatCompletionChunk {
-  choices?: { delta?: { content?: string | null }; message?: { content?: string | null }; finish_reason?: string | null }[];
+  choices?: {
+    delta?: { content?: string | null };
+    message?: { content?: string | null };
+    finish_reason?: string | null;
+  }[];
   usage?: { prompt_tokens?: number; completion_tokens?: number } | null;
   error?: unknown;
 }
@@ -28,7 +32,9 @@ export function buildChatBody(opts: {
 export function parseChunk(data: string): ChatCompletionChunk | undefined {
   try {
     const value: unknown = JSON.parse(data);
-    return typeof value === "object" && value !== null && !Array.isArray(value) ? (value as ChatCompletionChunk) : undefined;
+    return typeof value === "object" && value !== null && !Array.isArray(value)
+      ? (value as ChatCompletionChunk)
+      : undefined;
   } catch {
     return undefined;
   }

@@ -4,7 +4,7 @@
  *
  * Event loop: onnxruntime-node's InferenceSession.run is a synchronous native call (the JS wrapper only defers it
  * with setImmediate), and tokenisation and pooling are JS, so a batch blocks this thread for its whole inference
- * time. Inside the server use createOnnxWorkerEmbedder (onnx-worker.embedder.ts), which runs this same code in a
+ * time. Inside the server use createWorkerEmbedder (worker.embedder.ts), which runs this same code in a
  * Bun Worker; this in-thread variant is for CLI/bench/indexing jobs and for the worker itself.
  */
 import { env, type FeatureExtractionPipeline, pipeline } from "@huggingface/transformers";

@@ -1,12 +1,13 @@
 /**
- * Bun Worker body for createOnnxWorkerEmbedder: owns one in-thread ONNX embedder so that onnxruntime's synchronous
- * inference blocks this thread, not the server's event loop. Requests are handled one at a time in arrival order.
+ * Bun Worker body for createWorkerEmbedder: owns one in-thread embedder so that its synchronous inference
+ * (onnxruntime-node's run, the TensorFlow.js WASM kernels) blocks this thread instead of the server's event loop.
+ * Requests are handled one at a time, in arrival order.
  */
 import type { Embedder } from "../embedder.ts";
-import { createOnnxEmbedder, type OnnxEmbedderOptions } from "./onnx.embedder.ts";
+import { createInThreadEmbedder, type EmbedderSpec } from "./embedder-spec.ts";
 
 export type WorkerRequest =
-  | { id: number; kind: "init"; options: OnnxEmbedderOptions }
+  | { id: number; kind: "init"; spec: EmbedderSpec }
   | { id: number; kind: "documents"; texts: string[] }
   | { id: number; kind: "query"; text: string }
   | { id: number; kind: "close" };
@@ -22,7 +23,7 @@ let queue: Promise<void> = Promise.resolve();
 
 async function handle(req: WorkerRequest): Promise<WorkerResponse> {
   if (req.kind === "init") {
-    embedder = await createOnnxEmbedder(req.options);
+    embedder = await createInThreadEmbedder(req.spec);
     return { id: req.id, ok: true, info: { id: embedder.id, dimension: embedder.dimension } };
   }
   if (!embedder) throw new Error("embedder worker used before init");
@@ -38,8 +39,9 @@ self.onmessage = (event: MessageEvent<WorkerRequest>) => {
   queue = queue.then(async () => {
     try {
       const res = await handle(req);
-      // Transfer the vector buffers instead of copying them back to the main thread.
-      self.postMessage(res, res.ok && res.vectors ? res.vectors.map((v) => v.buffer as ArrayBuffer) : []);
+      // Transfer the vectors' buffers rather than copying them back to the main thread.
+      const buffers = res.ok && res.vectors ? res.vectors.map((v) => v.buffer as ArrayBuffer) : [];
+      self.postMessage(res, buffers);
     } catch (err) {
       self.postMessage({ id: req.id, ok: false, error: err instanceof Error ? err.message : String(err) });
     }

@@ -1,21 +1,22 @@
 /**
- * The ONNX embedder isolated in a Bun Worker. onnxruntime-node runs inference synchronously on the calling thread
- * (see onnx.embedder.ts), so in the server the model must live on another thread or every batch stalls HTTP and
- * SSE traffic for its full duration. Same options, same vectors as createOnnxEmbedder.
+ * Runs any embedder in a Bun Worker. The engines behind it compute synchronously on their thread (onnxruntime-node
+ * wraps a blocking native run() in setImmediate; the TensorFlow.js WASM backend is single-threaded), so in the
+ * server the model lives on another thread or each batch stalls HTTP and SSE traffic for its full duration.
+ * Measured with a MiniLM-sized graph: 50–600 ms event-loop stalls in-thread, under 10 ms through the worker.
  *
- * Compiled binary: `bun build --compile` must be given onnx-embedder.worker.ts as an extra entrypoint so the
+ * Compiled binary: `bun build --compile` must be given embedder.worker.ts as an extra entrypoint so the
  * `new URL(..., import.meta.url)` below resolves inside the executable.
  */
 import type { Embedder } from "../embedder.ts";
-import type { WorkerRequest, WorkerResponse } from "./onnx-embedder.worker.ts";
-import type { OnnxEmbedderOptions } from "./onnx.embedder.ts";
+import type { WorkerRequest, WorkerResponse } from "./embedder.worker.ts";
+import type { EmbedderSpec } from "./embedder-spec.ts";
 
-type Pending = { resolve: (res: WorkerResponse & { ok: true }) => void; reject: (err: Error) => void };
+type Ok = Extract<WorkerResponse, { ok: true }>;
 type RequestBody = WorkerRequest extends infer R ? (R extends { id: number } ? Omit<R, "id"> : never) : never;
 
-export async function createOnnxWorkerEmbedder(options: OnnxEmbedderOptions): Promise<Embedder> {
-  const worker = new Worker(new URL("./onnx-embedder.worker.ts", import.meta.url).href);
-  const pending = new Map<number, Pending>();
+export async function createWorkerEmbedder(spec: EmbedderSpec): Promise<Embedder> {
+  const worker = new Worker(new URL("./embedder.worker.ts", import.meta.url).href);
+  const pending = new Map<number, { resolve: (res: Ok) => void; reject: (err: Error) => void }>();
   let nextId = 1;
   let closed = false;
 
@@ -31,7 +32,7 @@ export async function createOnnxWorkerEmbedder(options: OnnxEmbedderOptions): Pr
     pending.clear();
   };
 
-  function call(body: RequestBody): Promise<WorkerResponse & { ok: true }> {
+  function call(body: RequestBody): Promise<Ok> {
     if (closed) return Promise.reject(new Error("embedder is closed"));
     const id = nextId++;
     return new Promise((resolve, reject) => {
@@ -40,13 +41,13 @@ export async function createOnnxWorkerEmbedder(options: OnnxEmbedderOptions): Pr
     });
   }
 
-  let info: { id: string; dimension: number } | undefined;
-  try {
-    info = (await call({ kind: "init", options })).info;
-  } catch (err) {
-    worker.terminate();
-    throw err;
-  }
+  const info = await call({ kind: "init", spec }).then(
+    (res) => res.info,
+    (err: unknown) => {
+      worker.terminate();
+      throw err;
+    },
+  );
   if (!info) throw new Error("embedder worker returned no model info");
 
   return {

@@ -1,0 +1,63 @@
+import { parse as parseCsv } from "csv-parse/sync";
+import { appError } from "../../errors/index.ts";
+import { sniffDelimiter } from "../csv-sniff.ts";
+import { normaliseInline, normaliseNewlines } from "../normalise.ts";
+import { decodeText, looksBinary } from "../text-decode.ts";
+import type { Block, ParsedDocument, Parser } from "../types.ts";
+
+export const csvParser: Parser = {
+  kind: "csv",
+  async parse(bytes) {
+    if (looksBinary(bytes)) throw appError("document_unreadable");
+    const text = stripPreamble(normaliseNewlines(decodeText(bytes).text).replace(/^\ufeff/, ""));
+    const records = readRecords(text);
+    const headerAt = records.findIndex((r) => r.some((cell) => cell !== ""));
+    const headerCells = records[headerAt];
+    if (!headerCells) throw appError("no_extractable_text");
+    const dataRecords = records.slice(headerAt + 1);
+    const width = Math.max(...records.map((r) => r.length));
+    const names = Array.from({ length: width }, (_, i) => headerCells[i] || `column ${i + 1}`);
+    const blocks: Block[] = [];
+    dataRecords.forEach((cells, i) => {
+      const text = cells
+        .map((value, c) => (value ? `${names[c]}: ${value}` : ""))
+        .filter(Boolean)
+        .join("; ");
+      if (text) blocks.push({ type: "row", text, row: i + 1 });
+    });
+    const header = names.join(" | ");
+    // A header-only file still says something; keep it rather than reporting no text.
+    if (blocks.length === 0) blocks.push({ type: "paragraph", text: header });
+    return { kind: "csv", blocks, header } satisfies ParsedDocument;
+  },
+};
+
+/** Records with every cell normalised (quoted newlines become spaces). */
+function readRecords(text: string): string[][] {
+  const { delimiter, fieldSeparators } = sniffDelimiter(text);
+  let raw: string[][];
+  try {
+    raw = parseCsv(text, {
+      delimiter: fieldSeparators > 0 ? delimiter : ",",
+      relax_column_count: true,
+      relax_quotes: true,
+      skip_empty_lines: true,
+      // a damaged record (e.g. a quote left open at a truncated end) costs that record, not the file
+      skip_records_with_error: true,
+    }) as string[][];
+  } catch (cause) {
+    throw appError("document_unreadable", { cause });
+  }
+  return raw.map((r) => r.map((cell) => normaliseInline(cell)));
+}
+
+/** Drops "#" comment lines that some exports put before the header; later "#" lines are data. */
+function stripPreamble(text: string): string {
+  let at = 0;
+  while (at < text.length && (text[at] === "#" || text[at] === "\n")) {
+    const next = text.indexOf("\n", at);
+    if (next === -1) return "";
+    at = next + 1;
+  }
+  return text.slice(at);
+}

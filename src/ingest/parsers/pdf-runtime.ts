@@ -1,0 +1,26 @@
+import type { PDFParse } from "pdf-parse";
+
+let loaded: Promise<typeof PDFParse> | undefined;
+
+/**
+ * Loads pdf-parse on first use, after two shims that make it work inside a `bun build --compile` binary,
+ * where pdf.js can neither `require("@napi-rs/canvas")` (for DOMMatrix) nor import its worker file from
+ * disk. Text extraction never renders, so an inert DOMMatrix is enough; the worker module is imported
+ * through a static specifier so the bundler embeds it, and pdf.js picks it up from `globalThis.pdfjsWorker`.
+ */
+export function loadPdfParse(): Promise<typeof PDFParse> {
+  loaded ??= (async () => {
+    const g = globalThis as Record<string, unknown>;
+    g.DOMMatrix ??= class InertDOMMatrix {
+      a = 1;
+      b = 0;
+      c = 0;
+      d = 1;
+      e = 0;
+      f = 0;
+    };
+    g.pdfjsWorker ??= await import("pdfjs-dist/legacy/build/pdf.worker.mjs");
+    return (await import("pdf-parse")).PDFParse;
+  })();
+  return loaded;
+}

