@@ -50,7 +50,7 @@ export async function createServices(config: Config, opts: { log?: Logger } = {}
     chunking: DEFAULT_CHUNK_OPTIONS,
   });
   const parse = (bytes: Uint8Array, o: { filename?: string }) =>
-    isolatedParse(bytes, { filename: o.filename, maxPages: config.maxPages, maxInflatedBytes: config.maxUploadBytes * 20, timeoutMs: config.parseTimeoutMs, memoryMb: config.parseMemoryMb });
+    isolatedParse(bytes, { filename: o.filename, maxPages: config.maxPages, maxInflatedBytes: config.maxUploadBytes * 20 }, { timeoutMs: config.parseTimeoutMs, memoryLimitMb: config.parseMemoryMb });
   const services = {
     version: VERSION,
     config,

@@ -45,6 +45,24 @@ const list: Parse<string[]> = (raw) =>
     .map((s) => s.trim())
     .filter(Boolean);
 
+/** Mail header values come from config too: a CR or LF there would inject headers. */
+const headerSafe: Parse<string> = (raw) => {
+  if (/[\r\n]/.test(raw) || raw.trim() === "") throw new Error("must be one non-empty line");
+  return raw.trim();
+};
+const smtpUrl: Parse<string> = (raw) => {
+  if (raw.trim() === "") return "";
+  let u: URL;
+  try {
+    u = new URL(raw.trim());
+  } catch {
+    throw new Error("must be a URL like smtp://user:pass@host:587 or smtps://host:465");
+  }
+  if (u.protocol !== "smtp:" && u.protocol !== "smtps:") throw new Error("must start with smtp:// or smtps://");
+  if (!u.hostname) throw new Error("must name a host");
+  return raw.trim();
+};
+
 const setting = <T>(s: Setting<T>): Setting<T> => s;
 
 export const definition = {
@@ -57,7 +75,7 @@ export const definition = {
   maxPages: setting({ env: "DOCCHAT_MAX_PAGES", default: 2000, doc: "Largest number of PDF pages accepted.", parse: int(1, 100_000) }),
   trainWaitMs: setting({ env: "DOCCHAT_TRAIN_WAIT_MS", default: 5000, doc: "How long a document push waits for training before answering 202 instead of 200.", parse: int(0, 600_000) }),
   parseTimeoutMs: setting({ env: "DOCCHAT_PARSE_TIMEOUT_MS", default: 60_000, doc: "Wall-clock limit for parsing one document.", parse: int(1000, 3_600_000) }),
-  parseMemoryMb: setting({ env: "DOCCHAT_PARSE_MEMORY_MB", default: 1024, doc: "Memory bound for the document parser process, in MiB.", parse: int(64, 65_536) }),
+  parseMemoryMb: setting({ env: "DOCCHAT_PARSE_MEMORY_MB", default: 2048, doc: "Memory bound for the document parser process, in MiB.", parse: int(64, 65_536) }),
   modelsDir: setting({ env: "DOCCHAT_MODELS", flag: "--models", default: "./models", doc: "Folder searched for embedding models (ONNX) and GGUF chat models.", parse: str }),
   embedder: setting({ env: "DOCCHAT_EMBEDDER", default: "auto" as "auto" | "none" | "onnx" | "use-lite" | "word-vectors", doc: "Embedder: auto (an ONNX model in the models folder, else the measured best built-in), none (keyword only), onnx, use-lite, word-vectors.", parse: oneOf("auto", "none", "onnx", "use-lite", "word-vectors") }),
   embedderModel: setting({ env: "DOCCHAT_EMBEDDER_MODEL", default: "", doc: "Path of an ONNX sentence-embedding model folder (overrides the models folder search).", parse: str }),
@@ -73,8 +91,13 @@ export const definition = {
   topK: setting({ env: "DOCCHAT_TOP_K", default: 5, doc: "Passages retrieved for each answer.", parse: int(1, 50) }),
   refusalThreshold: setting({ env: "DOCCHAT_REFUSAL_THRESHOLD", default: 0.5, doc: "Grounding gate: the lowest relevance (0..1) at which a question counts as answerable from the documents (chosen from bench/retrieval measurements).", parse: num(0, 1) }),
   nativeApi: setting({ env: "DOCCHAT_NATIVE_API", default: true, doc: "Serve the native /api/chat, /api/stream, /api/faq and /api/feedback family.", parse: bool }),
-  smtpUrl: setting({ env: "DOCCHAT_SMTP_URL", default: "", doc: "SMTP server for owner mail, smtp://user:pass@host:port or smtps://… (empty: mail off, leads are still stored).", parse: str }),
-  mailFrom: setting({ env: "DOCCHAT_MAIL_FROM", default: "docchat@localhost", doc: "From address of owner notification mail.", parse: str }),
+  smtpUrl: setting({ env: "DOCCHAT_SMTP_URL", default: "", doc: "SMTP server for owner mail, smtp://user:pass@host:port or smtps://… (empty: mail off, leads are still stored).", parse: smtpUrl }),
+  mailFrom: setting({ env: "DOCCHAT_MAIL_FROM", default: "docchat@localhost", doc: "From address of owner notification mail.", parse: headerSafe }),
+  mailPollMs: setting({ env: "DOCCHAT_MAIL_POLL_MS", default: 5000, doc: "How often the mail outbox worker looks for due mail, in ms (new handoffs wake it at once).", parse: int(10, 3_600_000) }),
+  mailMaxAttempts: setting({ env: "DOCCHAT_MAIL_MAX_ATTEMPTS", default: 12, doc: "Delivery attempts before an outbox mail is dead-lettered (status dead, shown with the lead).", parse: int(1, 1000) }),
+  mailRetryBaseMs: setting({ env: "DOCCHAT_MAIL_RETRY_BASE_MS", default: 30_000, doc: "First retry delay of a failed mail, in ms; doubles per attempt, with jitter.", parse: int(1, 86_400_000) }),
+  mailRetryMaxMs: setting({ env: "DOCCHAT_MAIL_RETRY_MAX_MS", default: 3_600_000, doc: "Longest retry delay of a failed mail, in ms.", parse: int(1, 86_400_000) }),
+  mailSendTimeoutMs: setting({ env: "DOCCHAT_MAIL_SEND_TIMEOUT_MS", default: 30_000, doc: "Time allowed for one SMTP delivery, in ms; a claimed mail is retried after twice this if the process died.", parse: int(100, 600_000) }),
   logLevel: setting({ env: "DOCCHAT_LOG_LEVEL", default: "info" as "debug" | "info" | "warn" | "error" | "silent", doc: "Log level.", parse: oneOf("debug", "info", "warn", "error", "silent") }),
 };
 

@@ -30,9 +30,15 @@ export function estimateTokens(text: string): number {
 export function blockToUnits(block: Block, index: number, budget: number, pieceTokens: number, csvHeader?: string): Unit[] {
   const base = { block: index, page: block.page, row: block.row };
   if (block.type === "row") {
-    const header = csvHeader || undefined;
+    // Rows already name every value ("Header: value"), so a header that would eat the budget is left out.
+    const header = csvHeader && estimateTokens(csvHeader) <= budget / 4 ? csvHeader : undefined;
     const room = header ? budget - estimateTokens(header) - 1 : budget;
-    return splitText(block.text, room, pieceTokens).map((text) => ({ ...base, text, kind: "whole", joiner: " ", header }));
+    if (estimateTokens(block.text) <= room) return [{ ...base, text: block.text, kind: "whole", joiner: "; ", header }];
+    // a wide row is cut between "Header: value" pairs, never inside one unless a pair alone is too big
+    return block.text
+      .split("; ")
+      .flatMap((pair) => splitText(pair, room, room))
+      .map((text) => ({ ...base, text, kind: "line", joiner: "; ", header }));
   }
   if (block.type === "table" || block.type === "list") {
     const [first = "", ...rest] = block.text.split("\n");

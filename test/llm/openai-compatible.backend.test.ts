@@ -55,7 +55,7 @@ describe("openai-compatible backend", () => {
     upstream.setMode({ kind: "reply", text: "What is the refund policy for shoes?" });
     const text = await backendFor().complete?.({ ...request(), timeoutMs: 5_000 });
     expect(text).toBe("What is the refund policy for shoes?");
-    expect(upstream.calls.at(-1)?.body.stream).toBe(false);
+    expect(upstream.calls.at(-1)?.body?.stream).toBe(false);
   });
 
   test("an upstream 500 becomes backend_down with Retry-After", async () => {
