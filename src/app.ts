@@ -17,18 +17,35 @@ import type { Embedder } from "./rag/embedder.ts";
 import { createEmbedder } from "./rag/embedders/create-embedder.ts";
 import { createChunkIndexRepo } from "./store/repos/chunk-index.repo.ts";
 import { createDocumentsRepo } from "./store/repos/documents.repo.ts";
+import { createMail } from "./mail/create-mail.ts";
+import { createChatLogFeedbackRepo } from "./store/repos/chat-log-feedback.repo.ts";
+import { createCorrectionsRepo } from "./store/repos/corrections.repo.ts";
+import { createLeadsRepo } from "./store/repos/leads.repo.ts";
+import { createOutboxRepo } from "./store/repos/outbox.repo.ts";
+import { createCorrectionsService } from "./visitor/corrections.service.ts";
+import { createFeedbackService } from "./visitor/feedback.service.ts";
+import { createLeadsService } from "./visitor/leads.service.ts";
+import { createChatStack } from "./chat/create-chat.ts";
+import { llmBackendConfig } from "./chat/llm-config.ts";
+import { createLlmBackend } from "./llm/create-backend.ts";
 
 /** Composition root: every dependency is built once here and passed in. */
 export async function createServices(config: Config, opts: { log?: Logger } = {}) {
   const log = opts.log ?? createLogger(config.logLevel);
   const db = await openDatabase(config.dataDir);
+  const outbox = createOutboxRepo(db);
   const repos = {
     accounts: createAccountsRepo(db),
     deployments: createDeploymentsRepo(db),
     keys: createKeysRepo(db),
     documents: createDocumentsRepo(db),
     chunkIndex: createChunkIndexRepo(db),
+    outbox,
+    leads: createLeadsRepo(db, { outbox }),
+    corrections: createCorrectionsRepo(db),
+    chatLogFeedback: createChatLogFeedbackRepo(db),
   };
+  const mail = createMail({ config, log, outbox: repos.outbox });
   // The embedder loads lazily (CLI commands that don't need it stay fast) and once.
   let embedderPromise: Promise<Embedder | null> | null = null;
   const embedder = () => {
@@ -51,6 +68,9 @@ export async function createServices(config: Config, opts: { log?: Logger } = {}
   });
   const parse = (bytes: Uint8Array, o: { filename?: string }) =>
     isolatedParse(bytes, { filename: o.filename, maxPages: config.maxPages, maxInflatedBytes: config.maxUploadBytes * 20 }, { timeoutMs: config.parseTimeoutMs, memoryLimitMb: config.parseMemoryMb });
+  const corrections = createCorrectionsService({ corrections: repos.corrections, chatLogs: repos.chatLogFeedback });
+  const llm = createLlmBackend(llmBackendConfig(config));
+  const answers = createChatStack({ db, config, accounts: repos.accounts, chunkIndex: repos.chunkIndex, embedder, backend: llm, corrections, log });
   const services = {
     version: VERSION,
     config,
@@ -63,15 +83,28 @@ export async function createServices(config: Config, opts: { log?: Logger } = {}
     embedder,
     training,
     documents: createDocumentsService({ db, config, documents: repos.documents, deployments: repos.deployments, index: repos.chunkIndex, training, parse }),
+    mail,
+    leads: createLeadsService({ leads: repos.leads, chatLogs: repos.chatLogFeedback, mailFrom: config.mailFrom, onQueued: mail.worker.wake }),
+    feedback: createFeedbackService({ chatLogs: repos.chatLogFeedback }),
+    /** `corrections.findFor(deploymentId, question)` is what the chat pipeline asks before retrieval. */
+    corrections,
+    /** The answer backend (extractive, openai-compatible or local llama) behind its bounded queue. */
+    llm,
+    /** The answering pipeline: `chat.answer(request, signal)` streams sources, deltas and done. */
+    chat: answers.chat,
+    retriever: answers.retriever,
     shutdownHooks: [] as (() => Promise<void> | void)[],
     /** Background work for `serve`: the training queue (and, as they land, the mail outbox). */
     async startWorkers() {
       await embedder();
       training.start();
       services.shutdownHooks.push(() => training.stop());
+      mail.start();
+      services.shutdownHooks.push(() => mail.stop());
     },
     async close() {
       for (const hook of services.shutdownHooks.reverse()) await hook();
+      await llm.close();
       const e = embedderPromise ? await embedderPromise.catch(() => null) : null;
       await e?.close?.();
       closeDatabase(db);

@@ -27,6 +27,7 @@ export interface EmbedResult {
 
 export interface ThroughputResult {
   id: string;
+  dimension: number;
   loadMs: number;
   batches: { batchSize: number; perSec: number; worstStallMs: number }[];
   worker: { perSec: number; worstStallMs: number };
@@ -36,7 +37,9 @@ export interface ThroughputResult {
 function concatVectors(vectors: Float32Array[]): Uint8Array {
   const dim = vectors[0]?.length ?? 0;
   const all = new Float32Array(vectors.length * dim);
-  vectors.forEach((v, i) => all.set(v, i * dim));
+  vectors.forEach((v, i) => {
+    all.set(v, i * dim);
+  });
   return new Uint8Array(all.buffer);
 }
 
@@ -55,7 +58,14 @@ async function embed(job: Extract<ChildJob, { mode: "embed" }>): Promise<void> {
     for (const q of ds.queries) queries.push(await embedder.embedQuery(q.text));
     writeFileSync(`${job.out}.queries.f32`, concatVectors(queries));
   }
-  const result: EmbedResult = { id: embedder.id, dimension: embedder.dimension, loadMs, count: shard.length, corpusMs, peakRssMb: peakRssMb() };
+  const result: EmbedResult = {
+    id: embedder.id,
+    dimension: embedder.dimension,
+    loadMs,
+    count: shard.length,
+    corpusMs,
+    peakRssMb: peakRssMb(),
+  };
   await embedder.close?.();
   writeFileSync(`${job.out}.json`, JSON.stringify(result));
 }
@@ -83,7 +93,14 @@ async function throughput(job: Extract<ChildJob, { mode: "throughput" }>): Promi
   await worker.embedDocuments(texts);
   const workerResult = { perSec: (texts.length * 1000) / (performance.now() - t2), worstStallMs: lag.stop() };
   await worker.close?.();
-  const result: ThroughputResult = { id: embedder.id, loadMs, batches, worker: workerResult, peakRssMb: peakRssMb() };
+  const result: ThroughputResult = {
+    id: embedder.id,
+    dimension: embedder.dimension,
+    loadMs,
+    batches,
+    worker: workerResult,
+    peakRssMb: peakRssMb(),
+  };
   writeFileSync(`${job.out}.json`, JSON.stringify(result));
 }
 

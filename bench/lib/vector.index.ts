@@ -7,7 +7,9 @@ export function createVectorIndex(ids: string[], vectors: Float32Array[]): Vecto
   const dim = vectors[0]?.length ?? 0;
   // One contiguous matrix: far faster to scan than an array of small typed arrays.
   const matrix = new Float32Array(ids.length * dim);
-  vectors.forEach((v, i) => matrix.set(v, i * dim));
+  vectors.forEach((v, i) => {
+    matrix.set(v, i * dim);
+  });
   return {
     search(query, limit) {
       const scores = new Float32Array(ids.length);

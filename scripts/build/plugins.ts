@@ -1,8 +1,9 @@
 /**
  * Bundler plugins that make the native dependencies work inside one `bun build --compile` executable.
  *
- * - sharp: transformers.js imports it at top level for image pipelines; docchat only embeds text, and sharp's
- *   libvips addon cannot load from the bundle. Replaced by `null`, which transformers.js already handles.
+ * - sharp: transformers.js imports it at top level for image pipelines (and refuses to load without it); docchat
+ *   only embeds text, and sharp's libvips addon cannot load from the bundle. Replaced by a function that throws
+ *   if anything ever tries to decode an image.
  * - onnxruntime-node: transformers.js loads it through `createRequire(import.meta.url)` and onnxruntime-node loads
  *   its addon through a template-literal `require`, so the bundler sees neither. Both are rewritten to static
  *   imports; the addon and the shared library it links against (RUNPATH $ORIGIN) are embedded as files and, on
@@ -29,7 +30,10 @@ const sharpStub: BunPlugin = {
   name: "docchat-sharp-stub",
   setup(build) {
     build.onResolve({ filter: /^sharp$/ }, () => ({ path: "sharp", namespace: "docchat-stub" }));
-    build.onLoad({ filter: /.*/, namespace: "docchat-stub" }, () => ({ contents: "export default null;\n", loader: "js" }));
+    build.onLoad({ filter: /.*/, namespace: "docchat-stub" }, () => ({
+      contents: 'export default function sharp() { throw new Error("image processing is not available in the docchat binary"); }\n',
+      loader: "js",
+    }));
   },
 };
 

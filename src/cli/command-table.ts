@@ -1,7 +1,11 @@
 import type { Command } from "./command.ts";
 import { accountCommands } from "./commands/account.commands.ts";
+import { backupCommands } from "./commands/backup.commands.ts";
 import { deploymentCommands } from "./commands/deployment.commands.ts";
+import { doctorCommand } from "./commands/doctor.command.ts";
 import { documentsCommands } from "./commands/documents.commands.ts";
+import { internalCommands } from "./commands/internal.commands.ts";
 import { serveCommand } from "./commands/serve.command.ts";
+import { visitorCommands } from "./commands/visitor.commands.ts";
 
-export const commands: Command[] = [serveCommand, ...accountCommands, ...deploymentCommands, ...documentsCommands];
+export const commands: Command[] = [serveCommand, ...accountCommands, ...deploymentCommands, ...documentsCommands, ...visitorCommands, doctorCommand, ...backupCommands, ...internalCommands];

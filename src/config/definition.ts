@@ -90,6 +90,9 @@ export const definition = {
   llmQueue: setting({ env: "DOCCHAT_LLM_QUEUE", default: 32, doc: "Answers allowed to wait; beyond that requests fail fast with 503 overloaded.", parse: int(0, 10_000) }),
   topK: setting({ env: "DOCCHAT_TOP_K", default: 5, doc: "Passages retrieved for each answer.", parse: int(1, 50) }),
   refusalThreshold: setting({ env: "DOCCHAT_REFUSAL_THRESHOLD", default: 0.5, doc: "Grounding gate: the lowest relevance (0..1) at which a question counts as answerable from the documents (chosen from bench/retrieval measurements).", parse: num(0, 1) }),
+  vectorWeight: setting({ env: "DOCCHAT_VECTOR_WEIGHT", default: 1, doc: "Hybrid retrieval: weight of the vector ranking in rank fusion, relative to the keyword ranking's 1 (0 = keyword only).", parse: num(0, 10) }),
+  answerMaxTokens: setting({ env: "DOCCHAT_ANSWER_MAX_TOKENS", default: 512, doc: "Longest answer when a request sets no max_tokens (requests may ask for 1 to 4096).", parse: int(1, 4096) }),
+  rewriteTimeoutMs: setting({ env: "DOCCHAT_REWRITE_TIMEOUT_MS", default: 8000, doc: "Time allowed for the model to rewrite a follow-up into a standalone question; on timeout the deterministic rewrite is used.", parse: int(100, 120_000) }),
   nativeApi: setting({ env: "DOCCHAT_NATIVE_API", default: true, doc: "Serve the native /api/chat, /api/stream, /api/faq and /api/feedback family.", parse: bool }),
   smtpUrl: setting({ env: "DOCCHAT_SMTP_URL", default: "", doc: "SMTP server for owner mail, smtp://user:pass@host:port or smtps://… (empty: mail off, leads are still stored).", parse: smtpUrl }),
   mailFrom: setting({ env: "DOCCHAT_MAIL_FROM", default: "docchat@localhost", doc: "From address of owner notification mail.", parse: headerSafe }),
@@ -98,6 +101,8 @@ export const definition = {
   mailRetryBaseMs: setting({ env: "DOCCHAT_MAIL_RETRY_BASE_MS", default: 30_000, doc: "First retry delay of a failed mail, in ms; doubles per attempt, with jitter.", parse: int(1, 86_400_000) }),
   mailRetryMaxMs: setting({ env: "DOCCHAT_MAIL_RETRY_MAX_MS", default: 3_600_000, doc: "Longest retry delay of a failed mail, in ms.", parse: int(1, 86_400_000) }),
   mailSendTimeoutMs: setting({ env: "DOCCHAT_MAIL_SEND_TIMEOUT_MS", default: 30_000, doc: "Time allowed for one SMTP delivery, in ms; a claimed mail is retried after twice this if the process died.", parse: int(100, 600_000) }),
+  rateLimitScale: setting({ env: "DOCCHAT_RATE_LIMIT_SCALE", default: 1, doc: "Multiplies every per-minute rate limit (1 = the documented limits). Only for load tests and benchmarks.", parse: num(0.001, 1_000_000) }),
+  shutdownTimeoutMs: setting({ env: "DOCCHAT_SHUTDOWN_TIMEOUT_MS", default: 10_000, doc: "On SIGTERM/SIGINT, how long in-flight requests and streams may take to finish before they are cut off.", parse: int(0, 600_000) }),
   logLevel: setting({ env: "DOCCHAT_LOG_LEVEL", default: "info" as "debug" | "info" | "warn" | "error" | "silent", doc: "Log level.", parse: oneOf("debug", "info", "warn", "error", "silent") }),
 };
 

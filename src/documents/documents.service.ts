@@ -100,7 +100,10 @@ export function createDocumentsService(deps: {
       if (!input.train) return { document: doc, unchanged: false, outcome: "stored" };
       refreshDeploymentStatus(deps, input.deploymentId);
       deps.training.kick();
-      await waitFor([doc.id], opts.waitMs ?? config.trainWaitMs);
+      const waitMs = opts.waitMs ?? config.trainWaitMs;
+      // A zero wait means "never wait": the answer is 202 even if the worker happens to be quick.
+      if (waitMs <= 0) return { document: doc, unchanged: false, outcome: "queued" };
+      await waitFor([doc.id], waitMs);
       const now = documents.get(doc.id) ?? doc;
       return { document: now, unchanged: false, outcome: now.status === "completed" || now.status === "failed" ? "trained" : "queued" };
     },

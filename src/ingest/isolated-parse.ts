@@ -1,15 +1,19 @@
 import { join } from "node:path";
 import { appError, errorCatalogue } from "../errors/index.ts";
 import type { ParseDocumentOptions } from "./parse.ts";
-import { PARSE_WORKER_COMMAND, REPLY_MARKER, type WorkerReply } from "./parse-worker.ts";
+import { PARSE_WORKER_COMMAND, REPLY_MARKER, type WorkerReply, type WorkerRequest } from "./parse-worker-protocol.ts";
 import type { ParsedDocument } from "./types.ts";
+import { watchResidentMemory, withAddressSpaceLimit } from "./worker-watchdog.ts";
 
 export interface IsolationOptions {
   /** how to start a worker; default: see defaultWorkerCommand() */
   command?: string[];
   /** wall-clock limit; the worker is SIGKILLed past it. Default 60 s. */
   timeoutMs?: number;
-  /** address-space cap for the worker (`ulimit -v`), 0 = none. Default 2048 MB. */
+  /**
+   * resident-memory limit for the worker (Linux), 0 = none. Default 2048 MB: mammoth needs about 1 GB for a
+   * 0.5 MB DOCX holding 280k characters. An address-space cap of max(8 GB, 4x this) backs it up.
+   */
   memoryLimitMb?: number;
 }
 
@@ -22,7 +26,7 @@ export const DEFAULT_ISOLATION = { timeoutMs: 60_000, memoryLimitMb: 2048 } as c
 export function defaultWorkerCommand(): string[] {
   const compiled = import.meta.path.startsWith("/$bunfs/") || /^[a-z]:\\~bun\\/i.test(import.meta.path);
   if (compiled) return [process.execPath, PARSE_WORKER_COMMAND];
-  return [process.execPath, "--smol", join(import.meta.dir, "parse-worker.ts")];
+  return [process.execPath, join(import.meta.dir, "parse-worker.ts")];
 }
 
 /**
@@ -35,21 +39,31 @@ export async function isolatedParse(
   isolation: IsolationOptions = {},
 ): Promise<ParsedDocument> {
   const timeoutMs = isolation.timeoutMs ?? DEFAULT_ISOLATION.timeoutMs;
-  const argv = withMemoryLimit(isolation.command ?? defaultWorkerCommand(), isolation.memoryLimitMb ?? DEFAULT_ISOLATION.memoryLimitMb);
-  const header = `${JSON.stringify({ maxPages: opts.maxPages, maxInflatedBytes: opts.maxInflatedBytes, filename: opts.filename })}\n`;
-  const child = Bun.spawn(argv, { stdin: new Blob([header, bytes]), stdout: "pipe", stderr: "pipe" });
-  let timedOut = false;
-  const timer = setTimeout(() => {
-    timedOut = true;
+  const memoryLimitMb = isolation.memoryLimitMb ?? DEFAULT_ISOLATION.memoryLimitMb;
+  const command = isolation.command ?? defaultWorkerCommand();
+  const argv = memoryLimitMb > 0 ? withAddressSpaceLimit(command, Math.max(8192, memoryLimitMb * 4)) : command;
+  const request: WorkerRequest = { maxPages: opts.maxPages, maxInflatedBytes: opts.maxInflatedBytes, filename: opts.filename };
+  const header = new TextEncoder().encode(`${JSON.stringify(request)}\n`);
+  const input = new Uint8Array(header.byteLength + bytes.byteLength);
+  input.set(header);
+  input.set(bytes, header.byteLength);
+  const child = Bun.spawn(argv, { stdin: input, stdout: "pipe", stderr: "pipe" });
+  let killedFor: string | undefined;
+  const kill = (reason: string) => {
+    killedFor ??= reason;
     child.kill("SIGKILL");
-  }, timeoutMs);
+  };
+  const timer = setTimeout(() => kill(`parse timed out after ${timeoutMs} ms`), timeoutMs);
+  const stopWatch = watchResidentMemory(child.pid, memoryLimitMb * 1024 * 1024, () =>
+    kill(`parse worker exceeded ${memoryLimitMb} MB resident memory`),
+  );
   try {
     const [stdout, stderr, exitCode] = await Promise.all([
       new Response(child.stdout).text(),
       new Response(child.stderr).text(),
       child.exited,
     ]);
-    if (timedOut) throw appError("document_unreadable", { cause: new Error(`parse timed out after ${timeoutMs} ms`) });
+    if (killedFor) throw appError("document_unreadable", { cause: new Error(killedFor) });
     const reply = readReply(stdout);
     if (!reply) {
       throw appError("document_unreadable", { cause: new Error(`parse worker exited with ${exitCode}: ${stderr.slice(-2000)}`) });
@@ -58,14 +72,8 @@ export async function isolatedParse(
     return reply.doc;
   } finally {
     clearTimeout(timer);
+    stopWatch();
   }
-}
-
-function withMemoryLimit(command: string[], memoryLimitMb: number): string[] {
-  if (memoryLimitMb <= 0 || process.platform === "win32") return command;
-  // exec keeps the worker's pid, so a timeout kill hits the worker itself and not just the shell
-  const script = 'ulimit -v "$1" || exit 97; shift; exec "$@"';
-  return ["/bin/sh", "-c", script, "sh", String(Math.floor(memoryLimitMb * 1024)), ...command];
 }
 
 function readReply(stdout: string): WorkerReply | undefined {

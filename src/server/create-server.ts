@@ -3,12 +3,16 @@ import type { Services } from "../app.ts";
 import { appError, isAppError } from "../errors/index.ts";
 import { redact } from "../log.ts";
 import { parseBody } from "./body.ts";
-import { endpointFor } from "./endpoints.ts";
+import { endpointFor, isNative } from "./endpoints.ts";
 import { toErrorResponse } from "./error-response.ts";
 import { createGate, extractKey, type GateResult } from "./gate.ts";
+import { chatRoutes } from "./routes/chat.routes.ts";
 import { healthRoutes } from "./routes/health.routes.ts";
+import { nativeChatRoutes } from "./routes/native-chat.routes.ts";
 import { documentsRoutes } from "./routes/documents.routes.ts";
+import { nativeVisitorRoutes } from "./routes/native-visitor.routes.ts";
 import { openaiV1Routes } from "./routes/openai-v1.routes.ts";
+import { widgetRoutes } from "./routes/widget.routes.ts";
 import { createRequestState } from "./request-state.ts";
 
 const CORS = {
@@ -31,7 +35,7 @@ function hasFormBody(request: Request): boolean {
  */
 export function createServer(services: Services) {
   const { config, log } = services;
-  const gate = createGate({ keys: services.repos.keys, limiter: services.limiter, trustedProxies: config.trustedProxies });
+  const gate = createGate({ keys: services.repos.keys, limiter: services.limiter, trustedProxies: config.trustedProxies, limitScale: config.rateLimitScale });
   const state = createRequestState();
 
   const runGate = (request: Request, url: URL, headers: Record<string, string | number>, ip: string, bodyKey?: unknown) => {
@@ -48,6 +52,8 @@ export function createServer(services: Services) {
       if (url.pathname.startsWith("/api/")) Object.assign(set.headers, CORS);
       if (request.method === "OPTIONS" && url.pathname.startsWith("/api/")) return new Response(null, { status: 204, headers: set.headers as Record<string, string> });
       st.endpoint = endpointFor(url.pathname);
+      // With the native family switched off its paths are not gated either: they are plain 404s.
+      if (st.endpoint && isNative(st.endpoint) && !config.nativeApi) st.endpoint = undefined;
       if (!st.endpoint) return;
       st.clientIp = gate.clientIp(server?.requestIP(request)?.address ?? "0.0.0.0", request.headers);
       const keyInHeaderOrQuery = extractKey(request.headers, url) !== null;
@@ -77,7 +83,11 @@ export function createServer(services: Services) {
         const param = first?.path?.replace(/^\//, "").replaceAll("/", ".") || undefined;
         e = appError("bad_request", { param, message: `Invalid request: ${param ? `${param}: ` : ""}${first?.summary ?? first?.message ?? "wrong type"}.` });
       }
-      if (!e && code === "PARSE") e = appError("invalid_json");
+      // An AppError thrown while parsing (the gate's verdict on a form-field key, 413) arrives wrapped.
+      if (!e && code === "PARSE") {
+        const cause = (error as { cause?: unknown }).cause;
+        e = isAppError(cause) ? cause : appError("invalid_json");
+      }
       if (!e) {
         log.error("unhandled error", { requestId: st.requestId, path: new URL(request.url).pathname, error: redact(String((error as Error)?.stack ?? error)) });
         e = appError("internal_error");
@@ -90,7 +100,11 @@ export function createServer(services: Services) {
     })
     .use(healthRoutes(services))
     .use(openaiV1Routes(services, state))
-    .use(documentsRoutes(services, state));
+    .use(chatRoutes(services, state))
+    .use(documentsRoutes(services, state))
+    .use(widgetRoutes(services, state))
+    .use(nativeVisitorRoutes(services, state))
+    .use(nativeChatRoutes(services, state));
 
   return app;
 }

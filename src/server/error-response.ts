@@ -13,5 +13,7 @@ export function toErrorResponse(e: AppError, headers: Record<string, string>, en
   if (endpoint === "native.faq" && e.status !== 429) {
     return new Response(JSON.stringify({ error: e.message, code: e.code }), { status: e.status, headers: h });
   }
+  // The native stream documents 404 for an unpublished deployment (the rest of the API answers 401).
+  if (endpoint === "native.stream" && e.code === "not_published") return new Response(JSON.stringify(toErrorBody(e)), { status: 404, headers: h });
   return new Response(JSON.stringify(toErrorBody(e)), { status: e.status, headers: h });
 }

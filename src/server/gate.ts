@@ -30,7 +30,8 @@ export function extractKey(headers: Headers, url: URL, bodyKey?: unknown): strin
   return typeof bodyKey === "string" && bodyKey ? bodyKey : null;
 }
 
-export function createGate(deps: { keys: KeysRepo; limiter: RateLimiter; trustedProxies: string[] }) {
+export function createGate(deps: { keys: KeysRepo; limiter: RateLimiter; trustedProxies: string[]; limitScale?: number }) {
+  const scale = deps.limitScale ?? 1;
   const trusted = deps.trustedProxies.map(parseCidr).filter((c): c is Cidr => c !== null);
   return {
     clientIp(socketIp: string, headers: Headers): string {
@@ -44,7 +45,7 @@ export function createGate(deps: { keys: KeysRepo; limiter: RateLimiter; trusted
       const { endpoint, key, clientIp } = input;
       const ctx = key && looksLikeApiKey(key) ? deps.keys.resolve(hashApiKey(key)) : null;
       const identity = ctx ? `${endpoint}|k:${ctx.deployment.id}` : `${endpoint}|ip:${clientIp}`;
-      const decision = deps.limiter.hit(identity, endpoints[endpoint].limit);
+      const decision = deps.limiter.hit(identity, Math.max(1, Math.round(endpoints[endpoint].limit * scale)));
       input.headers["x-ratelimit-limit"] = String(decision.limit);
       input.headers["x-ratelimit-remaining"] = String(decision.remaining);
       if (!decision.allowed) throw appError("rate_limited", { headers: { "retry-after": String(decision.retryAfterSeconds) } });

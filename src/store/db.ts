@@ -23,6 +23,17 @@ export async function openDatabase(dataDir: string, opts: { file?: string } = {}
   return db;
 }
 
+/**
+ * Opens one database file as it is, without migrating: for backups, restores and diagnostics. sqlite-vec is
+ * loaded (from `vecDir`, where it is extracted) so vec0 tables can be read and checked.
+ */
+export async function openDatabaseFile(file: string, opts: { vecDir: string; readonly?: boolean }): Promise<Db> {
+  const db = opts.readonly ? new Database(file, { readonly: true, strict: true }) : new Database(file, { readwrite: true, strict: true });
+  db.run("PRAGMA busy_timeout = 10000");
+  db.loadExtension(await extractVecExtension(opts.vecDir));
+  return db;
+}
+
 /** Checkpoints the WAL and closes; called on graceful shutdown. */
 export function closeDatabase(db: Db): void {
   try {

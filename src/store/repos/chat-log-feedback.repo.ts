@@ -57,13 +57,23 @@ const toTurn = (r: TurnRow): RatedTurn => ({
  */
 export function createChatLogFeedbackRepo(db: Db) {
   return {
+    /** Unscoped: for owner tools that address a chat log by its id alone (the CLI runs as the operator). */
+    findById(chatLogId: number): RatedTurn | null {
+      const r = db.query<TurnRow, [number]>(`SELECT ${COLS} FROM chat_logs WHERE id = ?`).get(chatLogId);
+      return r ? toTurn(r) : null;
+    },
     findScoped(deploymentId: string, chatLogId: number): RatedTurn | null {
-      const r = db.query<TurnRow, [number, string]>(`SELECT ${COLS} FROM chat_logs WHERE id = ? AND deployment_id = ?`).get(chatLogId, deploymentId);
+      const r = db
+        .query<TurnRow, [number, string]>(`SELECT ${COLS} FROM chat_logs WHERE id = ? AND deployment_id = ?`)
+        .get(chatLogId, deploymentId);
       return r ? toTurn(r) : null;
     },
     /** Stores the latest rating; false when the chat log is not this deployment's. */
     rate(deploymentId: string, chatLogId: number, rating: 0 | 1, at = Date.now()): boolean {
-      return db.run("UPDATE chat_logs SET rating = ?, rated_at = ? WHERE id = ? AND deployment_id = ?", [rating, at, chatLogId, deploymentId]).changes > 0;
+      return (
+        db.run("UPDATE chat_logs SET rating = ?, rated_at = ? WHERE id = ? AND deployment_id = ?", [rating, at, chatLogId, deploymentId])
+          .changes > 0
+      );
     },
     /** The latest refused turn of the conversation, optionally no later than `upToChatLogId`. */
     latestRefusal(deploymentId: string, conversationId: string, upToChatLogId?: number): RatedTurn | null {
@@ -77,7 +87,9 @@ export function createChatLogFeedbackRepo(db: Db) {
     /** Answers whose latest rating is 0, newest first. */
     listUnhelpful(deploymentId: string, limit = 1000): RatedTurn[] {
       return db
-        .query<TurnRow, [string, number]>(`SELECT ${COLS} FROM chat_logs WHERE deployment_id = ? AND rating = 0 ORDER BY rated_at DESC, id DESC LIMIT ?`)
+        .query<TurnRow, [string, number]>(
+          `SELECT ${COLS} FROM chat_logs WHERE deployment_id = ? AND rating = 0 ORDER BY rated_at DESC, id DESC LIMIT ?`,
+        )
         .all(deploymentId, limit)
         .map(toTurn);
     },

@@ -51,32 +51,37 @@ export function createCorrectionsRepo(db: Db) {
       return r ? toCorrection(r) : null;
     },
     findActive(deploymentId: string, questionNorm: string): Correction | null {
-      const r = db.query<CorrectionRow, [string, string]>("SELECT * FROM corrections WHERE deployment_id = ? AND question_norm = ? AND active = 1").get(deploymentId, questionNorm);
+      const r = db
+        .query<CorrectionRow, [string, string]>("SELECT * FROM corrections WHERE deployment_id = ? AND question_norm = ? AND active = 1")
+        .get(deploymentId, questionNorm);
       return r ? toCorrection(r) : null;
     },
     /**
      * Creates or replaces the correction of one chat log and makes it the active one for its normalised
      * question: any other active correction of the same question is deactivated in the same transaction.
      */
-    upsert(input: { deploymentId: string; chatLogId: number; question: string; questionNorm: string; answer: string }, at = Date.now()): Correction {
-      return db.transaction(() => {
-        db.run("UPDATE corrections SET active = 0, updated_at = ? WHERE deployment_id = ? AND question_norm = ? AND active = 1 AND chat_log_id <> ?", [
-          at,
-          input.deploymentId,
-          input.questionNorm,
-          input.chatLogId,
-        ]);
-        const row = db
-          .query<CorrectionRow, [string, number, string, string, string, number, number]>(
-            `INSERT INTO corrections (deployment_id, chat_log_id, question, question_norm, answer, active, created_at, updated_at)
+    upsert(
+      input: { deploymentId: string; chatLogId: number; question: string; questionNorm: string; answer: string },
+      at = Date.now(),
+    ): Correction {
+      return db
+        .transaction(() => {
+          db.run(
+            "UPDATE corrections SET active = 0, updated_at = ? WHERE deployment_id = ? AND question_norm = ? AND active = 1 AND chat_log_id <> ?",
+            [at, input.deploymentId, input.questionNorm, input.chatLogId],
+          );
+          const row = db
+            .query<CorrectionRow, [string, number, string, string, string, number, number]>(
+              `INSERT INTO corrections (deployment_id, chat_log_id, question, question_norm, answer, active, created_at, updated_at)
              VALUES (?, ?, ?, ?, ?, 1, ?, ?)
              ON CONFLICT (chat_log_id) DO UPDATE SET answer = excluded.answer, question = excluded.question,
                question_norm = excluded.question_norm, active = 1, updated_at = excluded.updated_at
              RETURNING *`,
-          )
-          .get(input.deploymentId, input.chatLogId, input.question, input.questionNorm, input.answer, at, at) as CorrectionRow;
-        return toCorrection(row);
-      }).immediate();
+            )
+            .get(input.deploymentId, input.chatLogId, input.question, input.questionNorm, input.answer, at, at) as CorrectionRow;
+          return toCorrection(row);
+        })
+        .immediate();
     },
     /** Takes the active correction for a normalised question and counts one serving, atomically. */
     serve(deploymentId: string, questionNorm: string): Correction | null {
@@ -84,7 +89,13 @@ export function createCorrectionsRepo(db: Db) {
       return r ? toCorrection(r) : null;
     },
     deactivate(deploymentId: string, chatLogId: number, at = Date.now()): boolean {
-      return db.run("UPDATE corrections SET active = 0, updated_at = ? WHERE deployment_id = ? AND chat_log_id = ? AND active = 1", [at, deploymentId, chatLogId]).changes > 0;
+      return (
+        db.run("UPDATE corrections SET active = 0, updated_at = ? WHERE deployment_id = ? AND chat_log_id = ? AND active = 1", [
+          at,
+          deploymentId,
+          chatLogId,
+        ]).changes > 0
+      );
     },
   };
 }

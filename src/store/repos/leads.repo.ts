@@ -59,22 +59,35 @@ export function createLeadsRepo(db: Db, deps: { outbox: OutboxRepo }) {
      * crash can never leave a lead whose owner is not told, nor a mail about a lead that was not kept.
      */
     createWithMail(input: LeadInput, compose: (lead: Lead) => MailDraft, at = Date.now()): Lead {
-      return db.transaction(() => {
-        const row = db
-          .query<LeadRow, [string, string | null, number | null, string, string, string, string, number]>(
-            `INSERT INTO leads (deployment_id, conversation_id, chat_log_id, email, name, message, refused_question, created_at)
+      return db
+        .transaction(() => {
+          const row = db
+            .query<LeadRow, [string, string | null, number | null, string, string, string, string, number]>(
+              `INSERT INTO leads (deployment_id, conversation_id, chat_log_id, email, name, message, refused_question, created_at)
              VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`,
-          )
-          .get(input.deploymentId, input.conversationId, input.chatLogId, input.email, input.name, input.message, input.refusedQuestion, at) as LeadRow;
-        const lead = toLead(row);
-        deps.outbox.enqueue({ ...compose(lead), leadId: lead.id }, at);
-        return lead;
-      }).immediate();
+            )
+            .get(
+              input.deploymentId,
+              input.conversationId,
+              input.chatLogId,
+              input.email,
+              input.name,
+              input.message,
+              input.refusedQuestion,
+              at,
+            ) as LeadRow;
+          const lead = toLead(row);
+          deps.outbox.enqueue({ ...compose(lead), leadId: lead.id }, at);
+          return lead;
+        })
+        .immediate();
     },
     /** The lead already recorded for this refusal and email, if any (case-insensitive email). */
     findForRefusal(deploymentId: string, chatLogId: number, email: string): Lead | null {
       const r = db
-        .query<LeadRow, [string, number, string]>("SELECT * FROM leads WHERE deployment_id = ? AND chat_log_id = ? AND email = ? COLLATE NOCASE ORDER BY id LIMIT 1")
+        .query<LeadRow, [string, number, string]>(
+          "SELECT * FROM leads WHERE deployment_id = ? AND chat_log_id = ? AND email = ? COLLATE NOCASE ORDER BY id LIMIT 1",
+        )
         .get(deploymentId, chatLogId, email);
       return r ? toLead(r) : null;
     },
@@ -92,7 +105,13 @@ export function createLeadsRepo(db: Db, deps: { outbox: OutboxRepo }) {
           mail:
             r.mail_status === null
               ? null
-              : { status: r.mail_status, attempts: r.mail_attempts ?? 0, lastError: r.mail_last_error, sentAt: r.mail_sent_at, sentVia: r.mail_sent_via },
+              : {
+                  status: r.mail_status,
+                  attempts: r.mail_attempts ?? 0,
+                  lastError: r.mail_last_error,
+                  sentAt: r.mail_sent_at,
+                  sentVia: r.mail_sent_via,
+                },
         }));
     },
   };

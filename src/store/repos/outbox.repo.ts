@@ -87,7 +87,11 @@ export function createOutboxRepo(db: Db) {
       db.run("UPDATE mail_outbox SET status = 'sent', sent_at = ?, sent_via = ?, last_error = NULL WHERE id = ?", [at, via, id]);
     },
     markRetry(id: number, nextAttemptAt: number, error: string): void {
-      db.run("UPDATE mail_outbox SET status = 'pending', next_attempt_at = ?, last_error = ? WHERE id = ?", [nextAttemptAt, error.slice(0, 500), id]);
+      db.run("UPDATE mail_outbox SET status = 'pending', next_attempt_at = ?, last_error = ? WHERE id = ?", [
+        nextAttemptAt,
+        error.slice(0, 500),
+        id,
+      ]);
     },
     markDead(id: number, error: string): void {
       db.run("UPDATE mail_outbox SET status = 'dead', last_error = ? WHERE id = ?", [error.slice(0, 500), id]);

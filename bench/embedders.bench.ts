@@ -1,0 +1,212 @@
+/**
+ * Embedders and retrieval quality on BEIR SciFact (train claims): keyword-only BM25 (FTS5), vector-only per
+ * embedder, and hybrid RRF per embedder; plus each embedder's load time, throughput, event-loop stalls and RSS.
+ * This decides the product's default embedder.
+ *
+ *   bun bench/embedders.bench.ts [--limit N] [--models-dir DIR] [--only use-lite,word-vectors] [--reuse] [--no-write]
+ *
+ * --limit N keeps the first N judged claims (the corpus is always whole). --reuse keeps vectors from an earlier
+ * run in .tmp/bench-embedders. ONNX model folders found in --models-dir (default ./models) are measured too; a
+ * synthetic MiniLM-sized ONNX graph (random weights) is always timed, for cost only.
+ */
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+import { parseArgs } from "node:util";
+import type { EmbedderSpec } from "../src/rag/embedders/embedder-spec.ts";
+import { findModelFolders } from "../src/rag/embedders/onnx-model-folder.ts";
+import { createTinyModelFolder } from "../test/fixtures/onnx/tiny-embedding-model.fixture.ts";
+import { upsertSection } from "./lib/benchmarks-md.ts";
+import type { ChildJob, EmbedResult, ThroughputResult } from "./lib/embedder-child.ts";
+import { createFts5Bm25Index } from "./lib/fts5-bm25.index.ts";
+import { describeMachine } from "./lib/machine-info.ts";
+import { type RunScores, scoreRun } from "./lib/retrieval.metrics.ts";
+import { rrfFuse } from "./lib/rrf.fusion.ts";
+import { loadScifact, passageText } from "./lib/scifact.dataset.ts";
+import { createVectorIndex } from "./lib/vector.index.ts";
+
+const { values: args } = parseArgs({
+  options: {
+    limit: { type: "string" },
+    "models-dir": { type: "string", default: "models" },
+    only: { type: "string" },
+    reuse: { type: "boolean", default: false },
+    "no-write": { type: "boolean", default: false },
+  },
+});
+const ROOT = join(import.meta.dir, "..");
+const WORK = join(ROOT, ".tmp/bench-embedders");
+const CHILD = join(import.meta.dir, "lib/embedder-child.ts");
+const HYBRID_VECTOR_WEIGHTS = [1, 0.5, 0.25]; // vector list weight; the BM25 list always weighs 1
+const THROUGHPUT_SAMPLE = 96;
+const BATCH_SIZES = [1, 8, 32];
+mkdirSync(WORK, { recursive: true });
+
+interface Candidate {
+  name: string;
+  spec: EmbedderSpec;
+  /** parallel processes for the corpus: only for single-threaded engines, where they don't contend */
+  shards: number;
+  quality: boolean;
+}
+
+function candidates(): Candidate[] {
+  const list: Candidate[] = [
+    { name: "use-lite", spec: { kind: "use-lite" }, shards: 2, quality: true },
+    { name: "word-vectors", spec: { kind: "word-vectors" }, shards: 1, quality: true },
+    ...findModelFolders(join(ROOT, args["models-dir"] ?? "models")).map((f) => ({
+      name: `onnx:${f.name}`,
+      spec: { kind: "onnx", options: { modelDir: f.dir } } as EmbedderSpec,
+      shards: 1,
+      quality: true,
+    })),
+    {
+      name: "onnx:synthetic-minilm-6ffn",
+      spec: {
+        kind: "onnx",
+        options: { modelDir: createTinyModelFolder({ parentDir: WORK, name: "synthetic-minilm-6ffn", ffnLayers: 6 }) },
+      },
+      shards: 1,
+      quality: false,
+    },
+  ];
+  const only = args.only?.split(",");
+  return only ? list.filter((c) => only.some((o) => c.name.startsWith(o))) : list;
+}
+
+async function runChild(job: ChildJob): Promise<void> {
+  const proc = Bun.spawn(["bun", CHILD, JSON.stringify(job)], { stdout: "inherit", stderr: "inherit" });
+  if ((await proc.exited) !== 0) throw new Error(`child failed: ${job.mode} ${JSON.stringify(job.spec)}`);
+}
+
+const fileName = (name: string) => name.replace(/[^\w.-]+/g, "_");
+const readVectors = async (path: string, dim: number) => {
+  const all = new Float32Array(await Bun.file(path).arrayBuffer());
+  return Array.from({ length: all.length / dim }, (_, i) => all.subarray(i * dim, (i + 1) * dim));
+};
+
+async function embedCorpus(c: Candidate, queryLimit: number | undefined, corpusSize: number) {
+  const base = join(WORK, fileName(c.name));
+  const outs = Array.from({ length: c.shards }, (_, s) => `${base}.${queryLimit ?? "all"}.shard${s}of${c.shards}`);
+  const cached = args.reuse && (await Promise.all(outs.map((o) => Bun.file(`${o}.json`).exists()))).every(Boolean);
+  const t0 = performance.now();
+  if (!cached) {
+    await Promise.all(
+      outs.map((out, shard) =>
+        runChild({ mode: "embed", spec: c.spec, shard, shards: c.shards, withQueries: shard === 0, queryLimit, out }),
+      ),
+    );
+  }
+  const wallMs = performance.now() - t0;
+  const metas = await Promise.all(outs.map(async (o) => (await Bun.file(`${o}.json`).json()) as EmbedResult));
+  const dim = metas[0]?.dimension ?? 0;
+  const shardVectors = await Promise.all(outs.map((o) => readVectors(`${o}.corpus.f32`, dim)));
+  // Shard s holds corpus positions s, s+shards, ...: interleave back into corpus order.
+  const corpus = Array.from(
+    { length: corpusSize },
+    (_, i) => shardVectors[i % c.shards]?.[Math.floor(i / c.shards)] ?? new Float32Array(dim),
+  );
+  const queries = await readVectors(`${outs[0]}.queries.f32`, dim);
+  return { meta: metas[0] as EmbedResult, metas, corpus, queries, wallMs: cached ? undefined : wallMs };
+}
+
+const fmt = (x: number, digits = 3) => x.toFixed(digits);
+const row = (cells: (string | number)[]) => `| ${cells.join(" | ")} |`;
+
+async function main(): Promise<void> {
+  const queryLimit = args.limit ? Number(args.limit) : undefined;
+  const ds = await loadScifact({ queryLimit });
+  const qids = ds.queries.map((q) => q.id);
+  const docIds = ds.corpus.map((p) => p.id);
+  console.log(`SciFact: ${ds.corpus.length} passages, ${ds.queries.length} judged claims`);
+
+  let t0 = performance.now();
+  const bm25 = createFts5Bm25Index(ds.corpus.map((p) => ({ id: p.id, text: passageText(p) })));
+  const bm25IndexMs = performance.now() - t0;
+  t0 = performance.now();
+  const bm25Run = new Map(ds.queries.map((q) => [q.id, bm25.search(q.text, 100)]));
+  const bm25QueryMs = (performance.now() - t0) / ds.queries.length;
+  const quality: { method: string; scores: RunScores }[] = [
+    { method: "BM25 (FTS5, OR of non-stopword terms)", scores: scoreRun(bm25Run, ds.qrels, qids) },
+  ];
+  console.log(quality[0]);
+
+  const costs: { name: string; dim: number; loadMs: number; corpusPerSec?: string; t?: ThroughputResult }[] = [];
+  for (const c of candidates()) {
+    console.log(`— ${c.name}`);
+    let dim = 0;
+    let loadMs = 0;
+    let corpusPerSec: string | undefined;
+    if (c.quality) {
+      const e = await embedCorpus(c, queryLimit, ds.corpus.length);
+      dim = e.meta.dimension;
+      loadMs = e.meta.loadMs;
+      const perProcess = e.metas.reduce((n, m) => n + (m.count * 1000) / m.corpusMs, 0) / e.metas.length;
+      corpusPerSec = `${fmt(perProcess, 1)}${c.shards > 1 ? ` per process (${c.shards} in parallel)` : ""}`;
+      const index = createVectorIndex(docIds, e.corpus);
+      const vecRun = new Map(ds.queries.map((q, i) => [q.id, index.search(e.queries[i] ?? new Float32Array(dim), 100)]));
+      quality.push({ method: `${c.name}: vector only`, scores: scoreRun(vecRun, ds.qrels, qids) });
+      for (const w of HYBRID_VECTOR_WEIGHTS) {
+        const fused = new Map(
+          qids.map((id) => [id, rrfFuse([{ ids: bm25Run.get(id) ?? [] }, { ids: vecRun.get(id) ?? [], weight: w }], { k: 60 })]),
+        );
+        quality.push({ method: `${c.name}: hybrid RRF k=60, BM25 1 : vector ${w}`, scores: scoreRun(fused, ds.qrels, qids) });
+      }
+      for (const q of quality.slice(-1 - HYBRID_VECTOR_WEIGHTS.length)) console.log(q.method, q.scores);
+    }
+    const out = join(WORK, `${fileName(c.name)}.throughput`);
+    if (!(args.reuse && (await Bun.file(`${out}.json`).exists()))) {
+      await runChild({ mode: "throughput", spec: c.spec, batchSizes: BATCH_SIZES, sample: THROUGHPUT_SAMPLE, out });
+    }
+    const t = (await Bun.file(`${out}.json`).json()) as ThroughputResult;
+    costs.push({ name: c.name, dim: dim || t.dimension, loadMs: loadMs || t.loadMs, corpusPerSec, t });
+    console.log(t);
+  }
+
+  const best = quality.reduce((a, b) => (b.scores.ndcg10 > a.scores.ndcg10 ? b : a));
+  const body = [
+    `Command: \`bun bench/embedders.bench.ts${queryLimit ? ` --limit ${queryLimit}` : ""}\``,
+    `Machine: ${describeMachine()}.`,
+    `Data: SciFact corpus, all ${ds.corpus.length} abstracts (title + text); ${ds.queries.length} judged train claims${queryLimit ? ` (the first ${queryLimit} in file order)` : " (all)"}; qrels/train.tsv. Passages are whole abstracts (no chunking).`,
+    `BM25: in-memory FTS5 \`unicode61 remove_diacritics 2\`, ${fmt(bm25IndexMs, 0)} ms to index, ${fmt(bm25QueryMs, 1)} ms/query. Vector search: exact cosine over all passages. Hybrid: RRF (k=60) over the top 100 of each list.`,
+    "",
+    "### Retrieval quality",
+    "",
+    row(["method", "nDCG@10", "recall@10", "recall@100"]),
+    row(["---", "---:", "---:", "---:"]),
+    ...quality.map((q) => row([q.method, fmt(q.scores.ndcg10), fmt(q.scores.recall10), fmt(q.scores.recall100)])),
+    "",
+    `Best: ${best.method} (nDCG@10 ${fmt(best.scores.ndcg10)}).`,
+    "",
+    "### Cost",
+    "",
+    `Throughput over the first ${THROUGHPUT_SAMPLE} abstracts (≈ 250 words each) after one warm-up call, in-thread per batch size, then through the Bun Worker (default batch size). "stall" is the worst event-loop stall while embedding. Peak RSS is the measuring process's (in-thread and worker runs).`,
+    "",
+    row([
+      "embedder",
+      "dim",
+      "load ms",
+      ...BATCH_SIZES.map((b) => `passages/s (stall ms), batch ${b}`),
+      "worker passages/s (stall ms)",
+      "corpus passages/s",
+      "peak RSS MB",
+    ]),
+    row(["---", "---:", "---:", ...BATCH_SIZES.map(() => "---:"), "---:", "---:", "---:"]),
+    ...costs.map((c) =>
+      row([
+        c.name,
+        c.dim,
+        fmt(c.loadMs, 0),
+        ...(c.t?.batches ?? []).map((b) => `${fmt(b.perSec, 1)} (${fmt(b.worstStallMs, 0)})`),
+        c.t ? `${fmt(c.t.worker.perSec, 1)} (${fmt(c.t.worker.worstStallMs, 0)})` : "",
+        c.corpusPerSec ?? "n/a",
+        c.t ? fmt(c.t.peakRssMb, 0) : "",
+      ]),
+    ),
+    "",
+    "onnx:synthetic-minilm-6ffn is the test fixture graph with 6 residual feed-forward blocks (384→1536→384) over the real MiniLM tokenizer: random weights, so no quality row, but roughly MiniLM-L6's matrix work without attention. It stands in for the cost of a real ONNX model, which this machine cannot download.",
+  ].join("\n");
+  console.log(`\n${body}`);
+  if (!args["no-write"]) upsertSection(join(ROOT, "BENCHMARKS.md"), "Embedders and retrieval quality (SciFact)", body);
+}
+
+await main();

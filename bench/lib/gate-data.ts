@@ -1,0 +1,55 @@
+/**
+ * Grounding-gate measurements over SQuAD 2.0: the 8 articles are pushed through the product's documents service
+ * (parse → chunk → embed → index, exactly as an upload), then every question is retrieved with the product's
+ * retriever. Per question the best term coverage and the hits' cosines are kept, so thresholds and cosine
+ * calibrations can be swept afterwards without retrieving again.
+ */
+import type { Embedder } from "../../src/rag/embedder.ts";
+import { benchRetriever, openBenchDeployment } from "./product-index.ts";
+import type { SquadData, SquadQuestion } from "./squad.dataset.ts";
+
+export interface GateRecord {
+  q: SquadQuestion;
+  /** per hit (top-k): term coverage and cosine (when vectors were searched) */
+  hits: { coverage: number; cosine?: number }[];
+  /** a gold answer string appears in a retrieved passage */
+  answerRetrieved: boolean;
+}
+
+export interface GateRun {
+  embedder: string;
+  chunks: number;
+  records: GateRecord[];
+  msPerQuestion: number;
+}
+
+export async function collectGateRecords(data: SquadData, embedderEnv: string, opts: { topK: number; log?: (m: unknown) => void }): Promise<GateRun> {
+  const b = await openBenchDeployment({ DOCCHAT_EMBEDDER: embedderEnv });
+  try {
+    const { services, deploymentId } = b;
+    const embedder: Embedder | null = await services.embedder();
+    for (const a of data.articles) {
+      const bytes = new TextEncoder().encode(`${a.title.replaceAll("_", " ")}\n\n${a.paragraphs.join("\n\n")}`);
+      await services.documents.push({ deploymentId, name: `${a.title}.txt`, bytes, train: true, replace: true }, { waitMs: 0 });
+    }
+    await services.training.runUntilIdle();
+    const chunks = services.repos.documents.list(deploymentId).reduce((n, d) => n + d.chunkCount, 0);
+    const retriever = benchRetriever(b, { embedder, calibration: null });
+    const records: GateRecord[] = [];
+    const t0 = performance.now();
+    for (const q of data.questions) {
+      const r = await retriever.retrieve({ deploymentId, query: q.question, topK: opts.topK });
+      const lower = r.hits.map((h) => h.text.toLowerCase());
+      records.push({
+        q,
+        hits: r.hits.map((h) => ({ coverage: h.relevance, ...(h.cosine === undefined ? {} : { cosine: h.cosine }) })),
+        answerRetrieved: q.answers.some((a) => lower.some((t) => t.includes(a.toLowerCase()))),
+      });
+    }
+    const msPerQuestion = (performance.now() - t0) / data.questions.length;
+    opts.log?.({ embedder: embedder?.id ?? "none", chunks, msPerQuestion });
+    return { embedder: embedder?.id ?? "none", chunks, records, msPerQuestion };
+  } finally {
+    await b.close();
+  }
+}

@@ -1,0 +1,98 @@
+/**
+ * A real docchat data directory for benchmarks: the product's services over a temp SQLite file, one account and
+ * one deployment, and chunks written through the product's own repositories (documents + chunk index, FTS5 and
+ * sqlite-vec rows in one transaction), so retrieval runs exactly the code a visitor's question runs.
+ */
+import { createHash, randomBytes } from "node:crypto";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { configFor, createServices, type Services } from "../../src/app.ts";
+import { calibrationFor } from "../../src/rag/cosine-calibration.ts";
+import type { Embedder } from "../../src/rag/embedder.ts";
+import type { CosineCalibration } from "../../src/rag/grounding-gate.ts";
+import { createRetriever, type Retriever } from "../../src/rag/retrieve.ts";
+import type { NewChunk } from "../../src/store/repos/chunk-index.repo.ts";
+import { createTermStatsRepo } from "../../src/store/repos/term-stats.repo.ts";
+
+export interface BenchDeployment {
+  services: Services;
+  deploymentId: string;
+  apiKey: string;
+  dataDir: string;
+  close(): Promise<void>;
+}
+
+export async function openBenchDeployment(env: Record<string, string> = {}): Promise<BenchDeployment> {
+  const dataDir = mkdtempSync(join(tmpdir(), "docchat-bench-"));
+  const services = await createServices(configFor(dataDir, { DOCCHAT_EMBEDDER: "none", DOCCHAT_RATE_LIMIT_SCALE: "100000", ...env }));
+  const account = await services.accounts.create({ email: `bench-${Date.now()}@example.com`, tokens: 1_000_000_000 });
+  const { deployment, apiKey } = services.deployments.create({ accountId: account.id, name: "Bench", kind: "docs", published: true });
+  return {
+    services,
+    deploymentId: deployment.id,
+    apiKey,
+    dataDir,
+    async close() {
+      await services.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+export interface BenchPassage {
+  /** becomes the chunk's source (the document name), so hits map back to dataset ids */
+  source: string;
+  text: string;
+  vector?: Float32Array;
+}
+
+/** Writes passages as one-chunk documents in batches; creates the vector table when vectors are given. */
+export function loadPassages(b: BenchDeployment, passages: BenchPassage[], opts: { dimension?: number; batch?: number } = {}): void {
+  const { services, deploymentId } = b;
+  const index = services.repos.chunkIndex;
+  if (opts.dimension) index.createVectorTable(opts.dimension);
+  const batch = opts.batch ?? 2000;
+  for (let i = 0; i < passages.length; i += batch) {
+    services.db
+      .transaction(() => {
+        for (const p of passages.slice(i, i + batch)) {
+          const id = `doc_${randomBytes(9).toString("base64url")}`;
+          const bytes = new TextEncoder().encode(p.text);
+          services.repos.documents.insert({ id, deploymentId, name: p.source, kind: "txt", contentHash: createHash("sha256").update(bytes).digest("hex"), bytes, parsed: "{}", pages: null, queue: false, replaceOnTrain: false });
+          const hash = createHash("sha256").update(p.text).digest("hex");
+          const chunk: NewChunk = { ord: 0, source: p.source, text: p.text, headingPath: "", tokenCount: Math.ceil(p.text.length / 4), textHash: hash, vector: p.vector };
+          index.insert(deploymentId, id, [chunk]);
+          services.repos.documents.markCompleted(id, 1);
+        }
+      })
+      .immediate();
+  }
+  services.repos.deployments.setTrainingStatus(deploymentId, "completed");
+}
+
+/** An embedder answering from precomputed query vectors (the embedding cost is measured elsewhere). */
+export function precomputedEmbedder(id: string, dimension: number, vectors: Map<string, Float32Array>): Embedder {
+  return {
+    id,
+    dimension,
+    embedDocuments: async (texts) => texts.map((t) => vectors.get(t) ?? new Float32Array(dimension)),
+    embedQuery: async (t) => vectors.get(t) ?? new Float32Array(dimension),
+  };
+}
+
+/** The product retriever over this deployment with an explicit embedder, vector weight and calibration. */
+export function benchRetriever(b: BenchDeployment, opts: { embedder: Embedder | null; vectorWeight?: number; calibration?: CosineCalibration | null; candidates?: number }): Retriever {
+  return createRetriever({
+    index: b.services.repos.chunkIndex,
+    stats: createTermStatsRepo(b.services.db),
+    embedder: async () => opts.embedder,
+    settings: {
+      keywordWeight: 1,
+      vectorWeight: opts.vectorWeight ?? b.services.config.vectorWeight,
+      candidates: opts.candidates ?? 50,
+      rrfK: 60,
+      calibration: (id) => (opts.calibration === undefined ? calibrationFor(id) : opts.calibration),
+    },
+  });
+}

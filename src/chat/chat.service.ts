@@ -1,0 +1,142 @@
+import { appError } from "../errors/index.ts";
+import type { LlmBackend } from "../llm/backend.ts";
+import type { Logger } from "../log.ts";
+import { buildAnswerPrompt, buildPersonaPrompt } from "../rag/prompt.ts";
+import type { Retriever } from "../rag/retrieve.ts";
+import type { RetrievalHit } from "../rag/retrieval.types.ts";
+import type { AccountsRepo } from "../store/repos/accounts.repo.ts";
+import type { ChatLogsRepo, NewTurn } from "../store/repos/chat-logs.repo.ts";
+import type { ConversationsRepo } from "../store/repos/conversations.repo.ts";
+import { visitorEmail } from "../visitor/validate.ts";
+import { checkMaxTokens, checkTemperature, checkThreadKey } from "./chat-bounds.ts";
+import { mintCompletionId } from "./chat-ids.ts";
+import type { ChatEvent, ChatRequest, SourcesEvent } from "./chat.types.ts";
+import { resolveThread, type ThreadTurn } from "./conversation.ts";
+import { generateAnswer } from "./generate-answer.ts";
+import { groundQuestion, refineWithModel } from "./ground-question.ts";
+import { REFUSAL_TEXT } from "./refusal.ts";
+
+export interface CorrectionsLookup {
+  findFor(deploymentId: string, question: string): { correctionId: number; answer: string } | null;
+}
+
+export interface ChatSettings {
+  topK: number;
+  refusalThreshold: number;
+  /** answer length when the request sets no max_tokens */
+  defaultMaxTokens: number;
+  historyTurns: number;
+  rewriteTimeoutMs: number;
+  rewriteMaxTokens: number;
+}
+
+export interface ChatDeps {
+  retriever: Retriever;
+  backend: LlmBackend;
+  accounts: AccountsRepo;
+  chatLogs: ChatLogsRepo;
+  conversations: ConversationsRepo;
+  corrections?: CorrectionsLookup;
+  settings: ChatSettings;
+  log?: Logger;
+}
+
+const distinctSources = (hits: RetrievalHit[]) => [...new Set(hits.map((h) => h.source))];
+
+/**
+ * The answering pipeline: corrections → (private GPT: persona chat) → follow-up resolution → hybrid
+ * retrieval → grounding gate (refusal: free, no model call) → balance check → model → chat log + debit.
+ */
+export function createChatService(deps: ChatDeps) {
+  const { settings: s } = deps;
+
+  async function* answer(req: ChatRequest, signal: AbortSignal): AsyncGenerator<ChatEvent> {
+    checkTemperature(req.temperature);
+    checkMaxTokens(req.maxTokens);
+    checkThreadKey(req.conversationId, "conversation_id");
+    checkThreadKey(req.user, "user");
+    const email = req.visitorEmail ? visitorEmail(req.visitorEmail, "visitor_email") : null;
+    const dep = req.deployment;
+    const thread = resolveThread(deps, { deploymentId: dep.id, conversationId: req.conversationId, user: req.user, messages: req.history, maxTurns: s.historyTurns });
+    const completionId = mintCompletionId();
+    const base = { conversationId: thread.conversationId, completionId };
+    const record = (t: Omit<NewTurn, "deploymentId" | "accountId" | "conversationId" | "completionId" | "endpoint" | "question" | "visitorEmail">) =>
+      deps.chatLogs.record({ ...t, deploymentId: dep.id, accountId: req.account.id, conversationId: thread.conversationId, completionId, endpoint: req.endpoint, question: req.question, visitorEmail: email });
+
+    // An owner-written correction is served as is: free, no retrieval, no model, even at zero balance.
+    const correction = deps.corrections?.findFor(dep.id, req.question);
+    if (correction) {
+      const { chatLogId } = record({ searchQuery: req.question, answer: correction.answer, sources: [], promptTokens: 0, completionTokens: 0, refused: false, correctionId: correction.correctionId });
+      yield { type: "sources", ...base, searchQuery: req.question, sources: [], hits: [], refused: false, retrievalFallback: false, correctionId: correction.correctionId };
+      yield* fixedReply(chatLogId, correction.answer);
+      return;
+    }
+
+    const generation = { temperature: req.temperature ?? dep.temperature, maxTokens: req.maxTokens ?? s.defaultMaxTokens, signal };
+    if (dep.kind === "private_gpt") {
+      ensureBalance(req.account.id);
+      yield { type: "sources", ...base, searchQuery: req.question, sources: [], hits: [], refused: false, retrievalFallback: false, correctionId: null };
+      const messages = buildPersonaPrompt({ persona: dep.persona, question: req.question, history: thread.history, lang: req.lang });
+      yield* generated({ ...generation, messages, question: req.question }, { searchQuery: req.question, sources: [], extra: { promptTokens: 0, completionTokens: 0 } }, record);
+      return;
+    }
+
+    const gs = { topK: s.topK, threshold: s.refusalThreshold };
+    let grounding = await groundQuestion(deps.retriever, { deploymentId: dep.id, question: req.question, history: thread.history }, gs);
+    if (!grounding.grounded) {
+      const { chatLogId } = record({ searchQuery: grounding.searchQuery, answer: REFUSAL_TEXT, sources: [], promptTokens: 0, completionTokens: 0, refused: true, correctionId: null });
+      yield { type: "sources", ...base, searchQuery: grounding.searchQuery, sources: [], hits: [], refused: true, retrievalFallback: false, correctionId: null };
+      yield* fixedReply(chatLogId, REFUSAL_TEXT);
+      return;
+    }
+    ensureBalance(req.account.id);
+    const refined = await refineWithModel(deps.backend, deps.retriever, grounding, { deploymentId: dep.id, question: req.question, history: thread.history, signal }, { ...gs, timeoutMs: s.rewriteTimeoutMs, maxTokens: s.rewriteMaxTokens });
+    grounding = refined.grounding;
+    const hits = grounding.retrieval.hits;
+    const sources = distinctSources(hits);
+    const ev: SourcesEvent = { type: "sources", ...base, searchQuery: grounding.searchQuery, sources, hits, refused: false, retrievalFallback: grounding.retrievalFallback, correctionId: null };
+    yield ev;
+    const messages = buildAnswerPrompt({ persona: dep.persona, passages: hits, question: req.question, history: thread.history, lang: req.lang });
+    const passages = hits.map((h) => ({ text: h.text, source: h.source }));
+    yield* generated({ ...generation, messages, passages, question: req.question }, { searchQuery: grounding.searchQuery, sources, extra: refined }, record);
+  }
+
+  function ensureBalance(accountId: number): void {
+    if ((deps.accounts.findById(accountId)?.tokens ?? 0) <= 0) throw appError("no_tokens");
+  }
+
+  async function* fixedReply(chatLogId: number, text: string): AsyncGenerator<ChatEvent> {
+    yield { type: "delta", text };
+    yield { type: "done", chatLogId, answer: text, usage: { promptTokens: 0, completionTokens: 0, totalTokens: 0 }, finishReason: "stop" };
+  }
+
+  async function* generated(
+    req: Parameters<typeof generateAnswer>[1],
+    turn: { searchQuery: string; sources: string[]; extra: { promptTokens: number; completionTokens: number } },
+    record: (t: Omit<NewTurn, "deploymentId" | "accountId" | "conversationId" | "completionId" | "endpoint" | "question" | "visitorEmail">) => { chatLogId: number },
+  ): AsyncGenerator<ChatEvent> {
+    for await (const step of generateAnswer(deps.backend, req)) {
+      if (step.type === "delta") {
+        yield step;
+        continue;
+      }
+      if (step.type === "failed") {
+        deps.log?.warn("answer failed", { code: step.error.code, cause: String((step.error.cause as Error | undefined)?.message ?? "") });
+        yield { type: "error", error: step.error };
+        return;
+      }
+      // Nothing generated before the visitor left: nothing to record or charge.
+      if (!step.complete && !step.text) return;
+      const promptTokens = step.promptTokens + turn.extra.promptTokens;
+      const completionTokens = step.completionTokens + turn.extra.completionTokens;
+      const { chatLogId } = record({ searchQuery: turn.searchQuery, answer: step.text, sources: turn.sources, promptTokens, completionTokens, refused: false, correctionId: null });
+      if (!step.complete) return;
+      yield { type: "done", chatLogId, answer: step.text, usage: { promptTokens, completionTokens, totalTokens: promptTokens + completionTokens }, finishReason: step.finishReason };
+    }
+  }
+
+  return { answer };
+}
+
+export type ChatService = ReturnType<typeof createChatService>;
+export type { ThreadTurn };

@@ -1,0 +1,67 @@
+import type { LlmBackend } from "../llm/backend.ts";
+import { isFollowUp, rewriteFollowUp } from "../rag/follow-up.ts";
+import { isGrounded } from "../rag/grounding-gate.ts";
+import { rewriteWithModel } from "../rag/llm-rewrite.ts";
+import type { Retriever } from "../rag/retrieve.ts";
+import type { Retrieval } from "../rag/retrieval.types.ts";
+import type { ThreadTurn } from "./conversation.ts";
+
+export interface Grounding {
+  retrieval: Retrieval;
+  searchQuery: string;
+  grounded: boolean;
+  retrievalFallback: boolean;
+}
+
+export interface GroundingSettings {
+  topK: number;
+  threshold: number;
+}
+
+/**
+ * Resolves a follow-up deterministically, searches, and gates. When the resolved query is not grounded but
+ * the visitor's own wording is, the original wins (retrieval_fallback): a rewrite alone never refuses.
+ * No model is called here, so a refusal never costs a model call.
+ */
+export async function groundQuestion(
+  retriever: Retriever,
+  input: { deploymentId: string; question: string; history: ThreadTurn[] },
+  s: GroundingSettings,
+): Promise<Grounding> {
+  const resolved = rewriteFollowUp(
+    input.question,
+    input.history.filter((t) => t.question).map((t) => ({ question: t.question, searchQuery: t.searchQuery })),
+  );
+  const search = (query: string) => retriever.retrieve({ deploymentId: input.deploymentId, query, topK: s.topK });
+  const first = await search(resolved);
+  if (isGrounded(first.relevance, s.threshold) || resolved === input.question) {
+    return { retrieval: first, searchQuery: resolved, grounded: isGrounded(first.relevance, s.threshold), retrievalFallback: false };
+  }
+  const plain = await search(input.question);
+  if (isGrounded(plain.relevance, s.threshold)) return { retrieval: plain, searchQuery: input.question, grounded: true, retrievalFallback: true };
+  return { retrieval: first, searchQuery: resolved, grounded: false, retrievalFallback: false };
+}
+
+/**
+ * With a real model configured, a grounded follow-up is rewritten once more by the model (bounded call);
+ * its query replaces the deterministic one only if it is grounded too. Returns the tokens the call used.
+ */
+export async function refineWithModel(
+  backend: LlmBackend,
+  retriever: Retriever,
+  g: Grounding,
+  input: { deploymentId: string; question: string; history: ThreadTurn[]; signal: AbortSignal },
+  s: GroundingSettings & { timeoutMs: number; maxTokens: number },
+): Promise<{ grounding: Grounding; promptTokens: number; completionTokens: number }> {
+  const none = { grounding: g, promptTokens: 0, completionTokens: 0 };
+  if (!backend.complete || g.retrievalFallback || input.history.length === 0 || !isFollowUp(input.question)) return none;
+  const model = { complete: backend.complete.bind(backend), countTokens: backend.countTokens.bind(backend) };
+  const history = input.history.map((t) => ({ question: t.question, answer: t.answer }));
+  const r = await rewriteWithModel(model, { question: input.question, history, signal: input.signal, timeoutMs: s.timeoutMs, maxTokens: s.maxTokens });
+  if (!r) return none;
+  const used = { promptTokens: r.promptTokens, completionTokens: r.completionTokens };
+  if (r.query === g.searchQuery) return { grounding: g, ...used };
+  const retrieval = await retriever.retrieve({ deploymentId: input.deploymentId, query: r.query, topK: s.topK });
+  if (!isGrounded(retrieval.relevance, s.threshold)) return { grounding: g, ...used };
+  return { grounding: { retrieval, searchQuery: r.query, grounded: true, retrievalFallback: false }, ...used };
+}

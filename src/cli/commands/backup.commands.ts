@@ -1,0 +1,35 @@
+import { resolve } from "node:path";
+import { backupDatabase, restoreDatabase } from "../../store/backup.ts";
+import { serverHoldingDataDir } from "../../store/data-dir-lock.ts";
+import type { Command } from "../command.ts";
+
+export const backupCommands: Command[] = [
+  {
+    path: ["backup"],
+    usage: "backup PATH [--data DIR]",
+    summary: "Write a consistent snapshot of the database to PATH (safe while serve runs).",
+    options: {},
+    async run(ctx) {
+      const target = ctx.positionals[0];
+      if (!target || ctx.positionals.length > 1) throw new Error("expected exactly one PATH (a new file, or an existing directory)");
+      ctx.progress(`backing up ${resolve(ctx.config.dataDir)} …`);
+      ctx.print({ ...(await backupDatabase(ctx.config.dataDir, target)) });
+      return 0;
+    },
+  },
+  {
+    path: ["restore"],
+    usage: "restore PATH [--data DIR]",
+    summary: "Replace the database with a backup (stop serve first; the old database is kept aside).",
+    options: {},
+    async run(ctx) {
+      const source = ctx.positionals[0];
+      if (!source || ctx.positionals.length > 1) throw new Error("expected exactly one PATH (a file written by docchat backup)");
+      const holder = serverHoldingDataDir(ctx.config.dataDir);
+      if (holder !== null) throw new Error(`a docchat server (pid ${holder}) is using ${resolve(ctx.config.dataDir)}; stop it, then restore`);
+      ctx.progress(`verifying ${resolve(source)} …`);
+      ctx.print({ ...(await restoreDatabase(ctx.config.dataDir, source)) });
+      return 0;
+    },
+  },
+];

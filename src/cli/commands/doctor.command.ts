@@ -1,0 +1,38 @@
+import { COMMIT, VERSION } from "../../version.ts";
+import type { Command } from "../command.ts";
+import { type Check, checkDataDir, checkEmbedder, checkLlm, checkSmtp, checkSqlite } from "../doctor/checks.ts";
+
+const mark = { ok: "ok  ", warn: "WARN", error: "FAIL" } as const;
+
+export const doctorCommand: Command = {
+  path: ["doctor"],
+  usage: "doctor [--data DIR] [--load] [--offline]",
+  summary: "Check the data dir, SQLite (FTS5, sqlite-vec), embedder, LLM backend and SMTP; print what is active.",
+  options: {
+    load: { type: "boolean", doc: "also load the embedder and the local model and run them once (slower)" },
+    offline: { type: "boolean", doc: "do not contact the LLM upstream or the SMTP server" },
+  },
+  async run(ctx) {
+    const load = ctx.values.load === true;
+    const offline = ctx.values.offline === true;
+    const { config } = ctx;
+    const checks: Record<string, Check> = {
+      data_dir: await checkDataDir(config),
+      sqlite: await checkSqlite(config),
+      embedder: await checkEmbedder(config, { load }),
+      llm: await checkLlm(config, { load, offline }),
+      smtp: await checkSmtp(config, { offline }),
+    };
+    const ok = Object.values(checks).every((c) => c.status !== "error");
+    const runtime = { bun: Bun.version, standalone: Bun.isStandaloneExecutable, platform: process.platform, arch: process.arch, exec: process.execPath };
+    if (ctx.json) {
+      ctx.print({ ok, version: VERSION, commit: COMMIT, runtime, ...checks });
+    } else {
+      const lines = [`docchat ${VERSION} (${COMMIT}) on Bun ${runtime.bun}${runtime.standalone ? ", single binary" : ""}, ${runtime.platform}-${runtime.arch}`];
+      for (const [name, c] of Object.entries(checks)) lines.push(`[${mark[c.status]}] ${name.padEnd(9)} ${c.summary}`);
+      lines.push(ok ? "All checks passed." : "Some checks failed.");
+      ctx.stdout(`${lines.join("\n")}\n`);
+    }
+    return ok ? 0 : 1;
+  },
+};

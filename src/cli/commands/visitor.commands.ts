@@ -1,0 +1,85 @@
+import { appError } from "../../errors/index.ts";
+import { correctionItemView, correctionView, leadView } from "../../visitor/views.ts";
+import type { Command } from "../command.ts";
+
+function positional(ctx: { positionals: string[] }, param: string, what: string): string {
+  const v = ctx.positionals[0];
+  if (!v) throw appError("bad_request", { message: `The ${what} is required.`, param });
+  return v;
+}
+
+function chatLogIdArg(ctx: { positionals: string[] }): number {
+  const raw = positional(ctx, "chat_log_id", "chat log ID");
+  if (!/^[1-9][0-9]{0,14}$/.test(raw))
+    throw appError("bad_request", { message: "CHAT_LOG_ID must be a positive whole number.", param: "chat_log_id" });
+  return Number(raw);
+}
+
+export const visitorCommands: Command[] = [
+  {
+    path: ["corrections", "list"],
+    usage: "corrections list ID",
+    summary: "Answers rated 0 (not helpful) for a deployment, with the correction that applies to each.",
+    options: {},
+    async run(ctx) {
+      const s = await ctx.services();
+      const id = s.deployments.getOrThrow(positional(ctx, "id", "deployment ID")).id;
+      ctx.print({ deployment_id: id, items: s.corrections.list(id).map(correctionItemView) });
+      return 0;
+    },
+  },
+  {
+    path: ["corrections", "set"],
+    usage: "corrections set CHAT_LOG_ID --answer TEXT",
+    summary: "Write (or replace) the answer served from now on for that chat log's question.",
+    options: { answer: { type: "string", doc: "the replacement answer" } },
+    async run(ctx) {
+      const chatLogId = chatLogIdArg(ctx);
+      if (typeof ctx.values.answer !== "string") throw appError("bad_request", { message: "--answer is required.", param: "answer" });
+      const s = await ctx.services();
+      ctx.print({ correction: correctionView(s.corrections.set(chatLogId, ctx.values.answer)) });
+      return 0;
+    },
+  },
+  {
+    path: ["corrections", "delete"],
+    usage: "corrections delete CHAT_LOG_ID",
+    summary: "Take that chat log's correction out of service (the rating stays).",
+    options: {},
+    async run(ctx) {
+      const chatLogId = chatLogIdArg(ctx);
+      const s = await ctx.services();
+      ctx.print({ chat_log_id: chatLogId, deactivated: s.corrections.remove(chatLogId) });
+      return 0;
+    },
+  },
+  {
+    path: ["leads", "list"],
+    usage: "leads list ID [--csv]",
+    summary: "Handoff leads of a deployment with their mail status; --csv prints a spreadsheet-safe CSV.",
+    options: { csv: { type: "boolean", doc: "print CSV (with --json: a `csv` field)" } },
+    async run(ctx) {
+      const s = await ctx.services();
+      const id = s.deployments.getOrThrow(positional(ctx, "id", "deployment ID")).id;
+      if (ctx.values.csv === true) {
+        const csv = s.leads.csv(id);
+        if (ctx.json) ctx.print({ deployment_id: id, csv });
+        else ctx.stdout(csv);
+        return 0;
+      }
+      ctx.print({ deployment_id: id, mail_enabled: s.mail.enabled, leads: s.leads.list(id).map(leadView) });
+      return 0;
+    },
+  },
+  {
+    path: ["mail", "retry-dead"],
+    usage: "mail retry-dead",
+    summary: "Queue dead-lettered owner mail again with a fresh attempt budget (e.g. after fixing DOCCHAT_SMTP_URL).",
+    options: {},
+    async run(ctx) {
+      const s = await ctx.services();
+      ctx.print({ requeued: s.repos.outbox.retryDead() });
+      return 0;
+    },
+  },
+];

@@ -1,0 +1,216 @@
+/**
+ * The checks behind `docchat doctor`. Each part is imported lazily and every failure becomes a reported
+ * status, so doctor still answers when a part (a model, an addon, the upstream) is missing or broken.
+ */
+import { closeSync, existsSync, fsyncSync, openSync, realpathSync, statfsSync, statSync, unlinkSync, writeSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import type { Config } from "../../config/index.ts";
+
+export type Status = "ok" | "warn" | "error";
+export type Check = { status: Status; summary: string } & Record<string, unknown>;
+
+const message = (e: unknown) => (e instanceof Error ? e.message : String(e));
+
+async function timed<T>(ms: number, what: string, run: (signal: AbortSignal) => Promise<T>): Promise<T> {
+  const controller = new AbortController();
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      controller.abort();
+      reject(new Error(`${what} did not answer within ${ms} ms`));
+    }, ms);
+  });
+  try {
+    return await Promise.race([run(controller.signal), deadline]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+export async function checkDataDir(config: Config): Promise<Check> {
+  const path = resolve(config.dataDir);
+  let dir = path;
+  while (!existsSync(dir) && dirname(dir) !== dir) dir = dirname(dir);
+  if (existsSync(path) && !statSync(path).isDirectory()) return { status: "error", summary: `${path} is not a directory`, path };
+  const exists = dir === path;
+  try {
+    const probe = join(dir, `.docchat-doctor-${process.pid}`);
+    const fd = openSync(probe, "w");
+    try {
+      writeSync(fd, "ok");
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+      unlinkSync(probe);
+    }
+  } catch (e) {
+    return { status: "error", summary: `${exists ? path : dir} is not writable: ${message(e)}`, path, exists, writable: false };
+  }
+  const fs = statfsSync(dir);
+  const freeBytes = fs.bavail * fs.bsize;
+  const { databaseInfo } = await import("../../store/diagnostics.ts");
+  const database = exists ? await databaseInfo(path) : null;
+  const low = freeBytes < 512 * 1024 * 1024;
+  const status: Status = database?.error ? "error" : low ? "warn" : "ok";
+  const dbNote = !database?.exists ? "no database yet (created on first use)" : database.error ? `database unreadable: ${database.error}` : `schema ${database.schema_version}/${database.latest_schema_version}`;
+  return {
+    status,
+    summary: `${path} (${exists ? "writable" : "will be created"}, ${(freeBytes / 1073741824).toFixed(1)} GiB free${low ? " — low" : ""}; ${dbNote})`,
+    path,
+    exists,
+    writable: true,
+    free_bytes: freeBytes,
+    database,
+  };
+}
+
+export async function checkSqlite(config: Config): Promise<Check> {
+  const { sqliteDiagnostics } = await import("../../store/diagnostics.ts");
+  // Extract vec0 where the server will load it from; a data dir that does not exist yet gets a scratch dir.
+  const existing = existsSync(config.dataDir);
+  const vecDir = existing ? config.dataDir : mkdtempSync(join(tmpdir(), "docchat-doctor-"));
+  try {
+    const d = await sqliteDiagnostics(vecDir);
+    const ok = d.fts5.ok && d.sqlite_vec.ok;
+    const parts = [`SQLite ${d.sqlite_version}`, d.fts5.ok ? "FTS5 ok" : `FTS5 missing (${d.fts5.error})`, d.sqlite_vec.ok ? `sqlite-vec ${d.sqlite_vec.version}` : `sqlite-vec failed (${d.sqlite_vec.error})`];
+    return { status: ok ? "ok" : "error", summary: parts.join(", "), ...d };
+  } finally {
+    if (!existing) rmSync(vecDir, { recursive: true, force: true });
+  }
+}
+
+export async function checkEmbedder(config: Config, opts: { load: boolean }): Promise<Check> {
+  const configured = config.embedder;
+  try {
+    const { resolveEmbedderSpec, createEmbedder } = await import("../../rag/embedders/create-embedder.ts");
+    const cfg = { kind: configured, modelsDir: config.modelsDir, modelPath: config.embedderModel || undefined };
+    const spec = resolveEmbedderSpec(cfg);
+    if (!spec) {
+      const why = configured === "none" ? "DOCCHAT_EMBEDDER=none" : `no ONNX model folder in ${resolve(config.modelsDir)}`;
+      return { status: "ok", summary: `none — keyword-only retrieval (${why})`, configured, active: "none" };
+    }
+    const where = spec.kind === "onnx" ? ` (${spec.options.modelDir})` : "";
+    const base = { configured, active: spec.kind, ...(spec.kind === "onnx" ? { model_dir: spec.options.modelDir } : {}) };
+    if (!opts.load) return { status: "ok", summary: `${spec.kind}${where}; not loaded (doctor --load tries it)`, ...base };
+    const started = performance.now();
+    const embedder = await timed(120_000, "the embedder", () => createEmbedder({ ...cfg, isolate: false }));
+    try {
+      const v = await embedder?.embedQuery("docchat doctor");
+      const ms = Math.round(performance.now() - started);
+      return { status: "ok", summary: `${embedder?.id}, dimension ${v?.length}, loaded and embedded in ${ms} ms`, ...base, id: embedder?.id, dimension: v?.length, load_ms: ms };
+    } finally {
+      await embedder?.close?.();
+    }
+  } catch (e) {
+    return { status: "error", summary: `embedder ${configured}: ${message(e)}`, configured };
+  }
+}
+
+/** The same rule as the DOCCHAT_LLM documentation: openai when a URL is set, llama for a .gguf model, else extractive. */
+export function resolveLlmKind(config: Config): "extractive" | "openai" | "llama" {
+  if (config.llm !== "auto") return config.llm;
+  if (config.llmUrl) return "openai";
+  if (config.llmModel.toLowerCase().endsWith(".gguf")) return "llama";
+  return "extractive";
+}
+
+/** Where node-llama-cpp comes from: lib/ next to a compiled binary, node_modules from source. */
+export function nodeLlamaCppLocation(): string | null {
+  if (Bun.isStandaloneExecutable) {
+    const p = join(dirname(realpathSync(process.execPath)), "lib", "node_modules", "node-llama-cpp");
+    return existsSync(join(p, "package.json")) ? p : null;
+  }
+  try {
+    return dirname(Bun.resolveSync("node-llama-cpp/package.json", import.meta.dir));
+  } catch {
+    return null;
+  }
+}
+
+export async function checkLlm(config: Config, opts: { load: boolean; offline: boolean }): Promise<Check> {
+  const kind = resolveLlmKind(config);
+  const configured = config.llm;
+  if (kind === "extractive") {
+    return { status: "ok", summary: "extractive — answers quote the best passages (no model configured)", configured, active: kind };
+  }
+  if (kind === "openai") {
+    if (!config.llmUrl) return { status: "error", summary: "DOCCHAT_LLM=openai needs DOCCHAT_LLM_URL", configured, active: kind };
+    const base = { configured, active: kind, url: config.llmUrl, model: config.llmModel || null };
+    if (opts.offline) return { status: "ok", summary: `openai-compatible upstream ${config.llmUrl} (not contacted: --offline)`, ...base };
+    try {
+      const res = await timed(5000, config.llmUrl, (signal) =>
+        fetch(`${config.llmUrl.replace(/\/+$/, "")}/models`, { signal, headers: config.llmApiKey ? { authorization: `Bearer ${config.llmApiKey}` } : {} }),
+      );
+      const body = (await res.json().catch(() => null)) as { data?: { id?: string }[] } | null;
+      const models = (body?.data ?? []).map((m) => m.id).filter((id): id is string => typeof id === "string");
+      if (!res.ok) return { status: "error", summary: `${config.llmUrl}/models answered HTTP ${res.status}`, ...base, http_status: res.status };
+      const listed = config.llmModel ? models.includes(config.llmModel) : null;
+      const status: Status = config.llmModel && listed === false ? "warn" : config.llmModel ? "ok" : "warn";
+      const note = !config.llmModel ? "; set DOCCHAT_LLM_MODEL" : listed ? `; model ${config.llmModel} available` : `; model ${config.llmModel} not in its list`;
+      return { status, summary: `openai-compatible upstream ${config.llmUrl} reachable${note}`, ...base, reachable: true, models };
+    } catch (e) {
+      return { status: "error", summary: `cannot reach ${config.llmUrl}: ${message(e)}`, ...base, reachable: false };
+    }
+  }
+  const modelPath = resolve(config.llmModel);
+  const lib = nodeLlamaCppLocation();
+  const base = { configured, active: kind, model: modelPath, node_llama_cpp: lib };
+  if (!config.llmModel || !existsSync(modelPath)) return { status: "error", summary: `GGUF model not found: ${modelPath}`, ...base };
+  if (!lib) {
+    const hint = Bun.isStandaloneExecutable ? "copy the build's lib/ folder next to the docchat binary" : "run bun install";
+    return { status: "error", summary: `node-llama-cpp is not available (${hint})`, ...base };
+  }
+  const size = `${(statSync(modelPath).size / 1048576).toFixed(0)} MiB`;
+  if (!opts.load) return { status: "ok", summary: `local GGUF ${modelPath} (${size}); not loaded (doctor --load tries it)`, ...base };
+  const { createLlmBackend } = await import("../../llm/create-backend.ts");
+  const backend = createLlmBackend({
+    kind: "llama",
+    modelPath,
+    threads: config.llmThreads || undefined,
+    contextSize: 512,
+    startTimeoutMs: 120_000,
+    workerCommand: Bun.isStandaloneExecutable ? [process.execPath, "__llama-worker"] : undefined,
+  });
+  try {
+    const started = performance.now();
+    let text = "";
+    for await (const ev of backend.generate({ messages: [{ role: "user", content: "Say OK." }], maxTokens: 4, temperature: 0 })) {
+      if (ev.type === "delta") text += ev.text;
+    }
+    const ms = Math.round(performance.now() - started);
+    return { status: "ok", summary: `local GGUF ${modelPath} (${size}) loaded and generated in ${ms} ms`, ...base, load_ms: ms, sample: text };
+  } catch (e) {
+    return { status: "error", summary: `local GGUF ${modelPath} failed: ${message(e)}`, ...base };
+  } finally {
+    await backend.close();
+  }
+}
+
+export async function checkSmtp(config: Config, opts: { offline: boolean }): Promise<Check> {
+  if (!config.smtpUrl) {
+    return { status: "ok", summary: "off (DOCCHAT_SMTP_URL not set): leads are stored, owner mail goes to the log", active: "log", from: config.mailFrom };
+  }
+  let server: string;
+  try {
+    const { describeSmtpUrl } = await import("../../mail/smtp.mailer.ts");
+    server = describeSmtpUrl(config.smtpUrl);
+  } catch (e) {
+    return { status: "error", summary: `DOCCHAT_SMTP_URL is not a valid URL (${message(e)})`, active: "smtp" };
+  }
+  const base = { active: "smtp", server, from: config.mailFrom };
+  if (opts.offline) return { status: "ok", summary: `${server} (not contacted: --offline)`, ...base };
+  try {
+    const nodemailer = (await import("nodemailer")).default;
+    const transport = nodemailer.createTransport({ url: config.smtpUrl, connectionTimeout: 5000, greetingTimeout: 5000, socketTimeout: 5000 } as Parameters<typeof nodemailer.createTransport>[0]);
+    try {
+      await timed(8000, server, () => transport.verify());
+    } finally {
+      transport.close();
+    }
+    return { status: "ok", summary: `${server} accepts connections (and credentials, if any)`, ...base, verified: true };
+  } catch (e) {
+    return { status: "error", summary: `${server}: ${message(e)}`, ...base, verified: false };
+  }
+}

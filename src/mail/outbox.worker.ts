@@ -1,0 +1,121 @@
+import type { Logger } from "../log.ts";
+import type { OutboxRepo } from "../store/repos/outbox.repo.ts";
+import { retryDelayMs } from "./backoff.ts";
+import { type Mailer, UnsafeMailError } from "./mailer.ts";
+
+export interface OutboxWorkerOptions {
+  outbox: OutboxRepo;
+  mailer: Mailer;
+  from: string;
+  log: Logger;
+  pollMs: number;
+  maxAttempts: number;
+  retryBaseMs: number;
+  retryMaxMs: number;
+  sendTimeoutMs: number;
+  now?: () => number;
+  random?: () => number;
+}
+
+const describe = (e: unknown): string => {
+  const err = e as { code?: unknown; responseCode?: unknown; message?: unknown };
+  const parts = [err?.code, err?.responseCode, err?.message ?? String(e)].filter((p) => p !== undefined && p !== null && p !== "");
+  return parts.join(" ").slice(0, 500);
+};
+
+/**
+ * Delivers the mail outbox one row at a time: claim (lease) → send → mark sent, or schedule a retry with
+ * backoff, or dead-letter after `maxAttempts`. A row is only ever marked sent after the server accepted it,
+ * so nothing is lost; a crash between acceptance and the mark costs one duplicate, with the same Message-ID.
+ */
+export function createOutboxWorker(o: OutboxWorkerOptions) {
+  const now = o.now ?? Date.now;
+  // A claimed row stays invisible while its send may still be running; after that a crash is assumed.
+  const leaseMs = o.sendTimeoutMs * 2 + 1000;
+  let running = false;
+  let woken = false;
+  let wakeUp: (() => void) | null = null;
+  let loop: Promise<void> | null = null;
+
+  async function deliverOne(): Promise<boolean> {
+    const at = now();
+    const mail = o.outbox.claimNext(at, at + leaseMs);
+    if (!mail) return false;
+    try {
+      const result = await o.mailer.send({ messageId: mail.messageId, from: o.from, to: mail.to, subject: mail.subject, text: mail.body });
+      o.outbox.markSent(mail.id, result.via, now());
+      o.log.debug("mail sent", { outboxId: mail.id, messageId: mail.messageId, via: result.via, attempt: mail.attempts });
+    } catch (e) {
+      const error = describe(e);
+      if (e instanceof UnsafeMailError || mail.attempts >= o.maxAttempts) {
+        o.outbox.markDead(mail.id, error);
+        o.log.error("mail dead-lettered", { outboxId: mail.id, leadId: mail.leadId, attempts: mail.attempts, error });
+      } else {
+        const delay = retryDelayMs(mail.attempts, { baseMs: o.retryBaseMs, maxMs: o.retryMaxMs }, o.random);
+        o.outbox.markRetry(mail.id, now() + delay, error);
+        o.log.warn("mail delivery failed; will retry", { outboxId: mail.id, attempt: mail.attempts, retryInMs: delay, error });
+      }
+    }
+    return true;
+  }
+
+  /** Delivers every due row; returns how many rows were attempted. */
+  async function drain(keepGoing: () => boolean = () => true): Promise<number> {
+    let n = 0;
+    while (keepGoing() && (await deliverOne())) n++;
+    return n;
+  }
+
+  function pause(ms: number): Promise<void> {
+    if (woken) {
+      woken = false;
+      return Promise.resolve();
+    }
+    return new Promise((resolve) => {
+      const timer = setTimeout(done, ms);
+      function done() {
+        clearTimeout(timer);
+        wakeUp = null;
+        woken = false;
+        resolve();
+      }
+      wakeUp = done;
+    });
+  }
+
+  async function run(): Promise<void> {
+    while (running) {
+      try {
+        await drain(() => running);
+      } catch (e) {
+        o.log.error("mail outbox worker error", { error: describe(e) });
+      }
+      if (running) await pause(o.pollMs);
+    }
+  }
+
+  return {
+    start(): void {
+      if (running) return;
+      running = true;
+      loop = run();
+    },
+    /** New mail was queued: deliver now instead of at the next poll. */
+    wake(): void {
+      woken = true;
+      wakeUp?.();
+    },
+    /** Finishes the send in flight (bounded by the send timeout), then closes the mailer. */
+    async stop(): Promise<void> {
+      running = false;
+      wakeUp?.();
+      await loop;
+      loop = null;
+      await o.mailer.close();
+    },
+    /** One pass over the due rows without the background loop (tests and tools). */
+    runOnce: () => drain(),
+  };
+}
+
+export type OutboxWorker = ReturnType<typeof createOutboxWorker>;

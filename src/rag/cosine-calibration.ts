@@ -1,0 +1,12 @@
+import type { CosineCalibration } from "./grounding-gate.ts";
+
+/**
+ * Per-embedder mapping of cosine similarity onto the gate's 0..1 scale, measured by bench/retrieval.bench.ts
+ * on SQuAD 2.0 (answerable vs out-of-corpus questions). An embedder not listed here leaves the gate on term
+ * coverage alone: an uncalibrated cosine would move the threshold unpredictably.
+ */
+const CALIBRATIONS: Record<string, CosineCalibration> = {};
+
+export function calibrationFor(embedderId: string): CosineCalibration | null {
+  return CALIBRATIONS[embedderId] ?? null;
+}

@@ -1,0 +1,31 @@
+/** One retrieved passage, verbatim, with where it came from and how relevant it is. */
+export interface RetrievalHit {
+  chunkId: number;
+  documentId: string;
+  /** the passage exactly as indexed */
+  text: string;
+  /** document name without its extension */
+  source: string;
+  headingPath: string;
+  pageStart: number | null;
+  pageEnd: number | null;
+  rowStart: number | null;
+  rowEnd: number | null;
+  /** fused rank score, 1 = first in every ranking used */
+  fused: number;
+  /** grounding relevance 0..1: how well this passage covers the question (see grounding-gate.ts) */
+  relevance: number;
+  /** cosine similarity to the question, when vectors were searched and this passage was among them */
+  cosine?: number;
+}
+
+export type RetrievalMode = "hybrid" | "keyword" | "vector";
+
+export interface Retrieval {
+  query: string;
+  hits: RetrievalHit[];
+  /** the best hit's relevance (0 without hits); the gate compares it with the threshold */
+  relevance: number;
+  /** which rankings actually ran */
+  used: { keyword: boolean; vector: boolean };
+}

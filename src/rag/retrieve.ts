@@ -1,0 +1,103 @@
+import type { Logger } from "../log.ts";
+import type { ChunkRow } from "../store/repos/chunk-index.repo.ts";
+import type { Embedder } from "./embedder.ts";
+import { blendRelevance, type CosineCalibration, type TermStats, termCoverage, termWeights } from "./grounding-gate.ts";
+import { buildMatchQuery } from "./keyword-query.ts";
+import { fuseByRank } from "./rank-fusion.ts";
+import type { Retrieval, RetrievalHit, RetrievalMode } from "./retrieval.types.ts";
+import { queryTerms } from "./terms.ts";
+
+export interface ChunkIndex {
+  keywordSearch(deploymentId: string, match: string, limit: number): { id: number; score: number }[];
+  vectorSearch(deploymentId: string, query: Float32Array, k: number): { id: number; distance: number }[];
+  getChunks(ids: number[]): ChunkRow[];
+  hasVectors(): boolean;
+}
+
+export interface RetrievalSettings {
+  /** RRF weight of the BM25 ranking */
+  keywordWeight: number;
+  /** RRF weight of the vector ranking (0 = keyword only) */
+  vectorWeight: number;
+  /** candidates taken from each ranking before fusion */
+  candidates: number;
+  rrfK: number;
+  /** cosine → relevance mapping for the active embedder; null = coverage only */
+  calibration: (embedderId: string) => CosineCalibration | null;
+}
+
+export interface RetrieveInput {
+  deploymentId: string;
+  query: string;
+  topK: number;
+  mode?: RetrievalMode;
+}
+
+/**
+ * Hybrid retrieval over one deployment's partition: BM25 (FTS5) and vector KNN (sqlite-vec) fused by
+ * weighted RRF, then every hit scored for grounding. Keyword-only when no embedder is active.
+ */
+export function createRetriever(deps: {
+  index: ChunkIndex;
+  stats: TermStats;
+  embedder: () => Promise<Embedder | null>;
+  settings: RetrievalSettings;
+  log?: Logger;
+}) {
+  const { index, settings } = deps;
+
+  async function vectorRanking(deploymentId: string, query: string): Promise<{ ids: number[]; cosine: Map<number, number>; embedderId: string } | null> {
+    const embedder = await deps.embedder();
+    if (!embedder || !index.hasVectors()) return null;
+    try {
+      const v = await embedder.embedQuery(query);
+      const rows = index.vectorSearch(deploymentId, v, settings.candidates);
+      return { ids: rows.map((r) => r.id), cosine: new Map(rows.map((r) => [r.id, 1 - r.distance])), embedderId: embedder.id };
+    } catch (e) {
+      // A failed embedding degrades the answer to keyword retrieval instead of failing the visitor.
+      deps.log?.warn("query embedding failed; keyword retrieval only", { error: String((e as Error).message ?? e) });
+      return null;
+    }
+  }
+
+  return {
+    async retrieve(input: RetrieveInput): Promise<Retrieval> {
+      const mode = input.mode ?? "hybrid";
+      const match = mode === "vector" ? null : buildMatchQuery(input.query);
+      const keyword = match ? index.keywordSearch(input.deploymentId, match, settings.candidates).map((r) => r.id) : [];
+      const vector = mode === "keyword" || (mode === "hybrid" && settings.vectorWeight <= 0) ? null : await vectorRanking(input.deploymentId, input.query);
+      const fused = fuseByRank([
+        { ids: keyword, weight: mode === "vector" ? 0 : settings.keywordWeight },
+        { ids: vector?.ids ?? [], weight: mode === "keyword" ? 0 : mode === "vector" ? 1 : settings.vectorWeight },
+      ]).slice(0, input.topK);
+      const rows = new Map(index.getChunks(fused.map((f) => f.id)).map((r) => [r.id, r]));
+      const weights = termWeights(queryTerms(input.query), deps.stats);
+      const calibration = vector ? settings.calibration(vector.embedderId) : null;
+      const hits: RetrievalHit[] = [];
+      for (const f of fused) {
+        const row = rows.get(f.id);
+        if (!row) continue;
+        const cosine = vector?.cosine.get(f.id);
+        const coverage = termCoverage(weights, `${row.source}\n${row.heading_path}\n${row.text}`);
+        hits.push({
+          chunkId: row.id,
+          documentId: row.document_id,
+          text: row.text,
+          source: row.source,
+          headingPath: row.heading_path,
+          pageStart: row.page_start,
+          pageEnd: row.page_end,
+          rowStart: row.row_start,
+          rowEnd: row.row_end,
+          fused: f.score,
+          relevance: blendRelevance(coverage, cosine, calibration),
+          ...(cosine === undefined ? {} : { cosine }),
+        });
+      }
+      const relevance = hits.reduce((m, h) => Math.max(m, h.relevance), 0);
+      return { query: input.query, hits, relevance, used: { keyword: match !== null, vector: vector !== null } };
+    },
+  };
+}
+
+export type Retriever = ReturnType<typeof createRetriever>;

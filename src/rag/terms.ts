@@ -1,0 +1,38 @@
+import { STOPWORDS } from "./stopwords.ts";
+
+/**
+ * Word tokens exactly as the FTS5 index splits them (unicode61, remove_diacritics 2, tokenchars '_'):
+ * accents folded, lower case, runs of letters, digits and underscores.
+ */
+export function wordTokens(text: string): string[] {
+  return text
+    .normalize("NFKD")
+    .replace(/\p{M}+/gu, "")
+    .toLowerCase()
+    .split(/[^\p{L}\p{N}_]+/u)
+    .filter((t) => t !== "");
+}
+
+/** Distinct content words of a query, in first-seen order; single letters are contraction debris ("what's"). */
+export function queryTerms(text: string, max = 32): string[] {
+  const out = new Set<string>();
+  for (const t of wordTokens(text)) {
+    if (STOPWORDS.has(t) || (t.length < 2 && !/\d/.test(t))) continue;
+    out.add(t);
+    if (out.size >= max) break;
+  }
+  return [...out];
+}
+
+/**
+ * Light suffix folding so "refunds", "refunded" and "refund" meet when the gate checks coverage. The index
+ * itself does not stem; this only decides whether a passage mentions a query word in some form.
+ */
+export function stem(word: string): string {
+  if (word.length <= 3 || /\d/.test(word)) return word;
+  if (word.endsWith("ies") && word.length > 4) return `${word.slice(0, -3)}y`;
+  for (const suffix of ["ingly", "edly", "ing", "ed", "ly", "es", "s"]) {
+    if (word.endsWith(suffix) && word.length - suffix.length >= 3 && !word.endsWith("ss")) return word.slice(0, -suffix.length);
+  }
+  return word;
+}

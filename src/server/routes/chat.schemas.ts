@@ -1,0 +1,61 @@
+import { t } from "elysia";
+import { CHAT_BOUNDS } from "../../chat/chat-bounds.ts";
+import type { ChatMessageIn } from "../../chat/chat.types.ts";
+import { appError } from "../../errors/index.ts";
+
+// OpenAI clients may send content as text parts, and `developer` as the newer name of `system`.
+const Content = t.Union([t.String(), t.Array(t.Object({ type: t.String(), text: t.Optional(t.String()) }))]);
+const Role = t.Union([t.Literal("user"), t.Literal("assistant"), t.Literal("system"), t.Literal("developer")]);
+const Message = t.Object({ role: Role, content: t.Union([Content, t.Null()]) });
+
+const temperature = t.Number({ minimum: CHAT_BOUNDS.temperature.min, maximum: CHAT_BOUNDS.temperature.max });
+const maxTokens = t.Integer({ minimum: CHAT_BOUNDS.maxTokens.min, maximum: CHAT_BOUNDS.maxTokens.max });
+const threadKey = t.String({ maxLength: CHAT_BOUNDS.conversationIdChars });
+
+/** ChatCompletionRequest. Fields not listed here are tolerated and dropped (stock clients send more). */
+export const chatCompletionBody = t.Object({
+  model: t.String({ minLength: 1, maxLength: 200 }),
+  messages: t.Optional(t.Array(Message, { maxItems: CHAT_BOUNDS.messages })),
+  message: t.Optional(t.String()),
+  conversation_id: t.Optional(threadKey),
+  user: t.Optional(threadKey),
+  stream: t.Optional(t.Boolean()),
+  stream_options: t.Optional(t.Union([t.Object({ include_usage: t.Optional(t.Boolean()) }), t.Null()])),
+  include_chunks: t.Optional(t.Boolean()),
+  temperature: t.Optional(t.Union([temperature, t.Null()])),
+  max_tokens: t.Optional(t.Union([maxTokens, t.Null()])),
+  max_completion_tokens: t.Optional(t.Union([maxTokens, t.Null()])),
+  visitor_email: t.Optional(t.String({ maxLength: 254 })),
+});
+
+export type ChatCompletionBody = typeof chatCompletionBody.static;
+
+/** GET /api/v1/chat/completions: the browser EventSource form (the key comes as api_key). */
+export const chatStreamQuery = t.Object({
+  message: t.String({ minLength: 1 }),
+  stream: t.Optional(t.String()),
+  api_key: t.Optional(t.String()),
+  conversation_id: t.Optional(threadKey),
+  visitor_email: t.Optional(t.String({ maxLength: 254 })),
+  model: t.Optional(t.String()),
+});
+
+type ContentIn = string | { type: string; text?: string }[] | null;
+
+const text = (c: ContentIn): string =>
+  typeof c === "string" ? c : Array.isArray(c) ? c.map((p) => (p.type === "text" ? (p.text ?? "") : "")).join("") : "";
+
+/**
+ * The question is the last `user` message (or `message` when no messages are sent); user and assistant
+ * messages before it are the history; `system`/`developer` messages are dropped here and never reach a model.
+ */
+export function questionAndHistory(body: ChatCompletionBody): { question: string; history: ChatMessageIn[] } {
+  const messages = (body.messages ?? [])
+    .filter((m) => m.role === "user" || m.role === "assistant")
+    .map((m) => ({ role: m.role as "user" | "assistant", content: text(m.content) }));
+  let last = -1;
+  for (let i = messages.length - 1; i >= 0 && last < 0; i--) if (messages[i]?.role === "user") last = i;
+  if (last >= 0) return { question: messages[last]?.content ?? "", history: messages.slice(0, last) };
+  if (body.message !== undefined) return { question: body.message, history: [] };
+  throw appError("bad_request", { param: "messages", message: "messages must contain a user message (or send message)." });
+}

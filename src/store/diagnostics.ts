@@ -1,0 +1,75 @@
+import { Database } from "bun:sqlite";
+import { existsSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { openDatabaseFile } from "./db.ts";
+import { migrations } from "./migrations/index.ts";
+import { extractVecExtension } from "./vec-extension.ts";
+
+export interface SqliteDiagnostics {
+  sqlite_version: string;
+  fts5: { ok: boolean; error?: string };
+  sqlite_vec: { ok: boolean; version?: string; path?: string; error?: string };
+}
+
+const message = (e: unknown) => (e instanceof Error ? e.message : String(e));
+
+/** What this SQLite build can do, checked on a scratch in-memory database. `vecDir` is where vec0 is extracted. */
+export async function sqliteDiagnostics(vecDir: string): Promise<SqliteDiagnostics> {
+  const db = new Database(":memory:");
+  try {
+    const version = db.query<{ v: string }, []>("SELECT sqlite_version() AS v").get()?.v ?? "unknown";
+    let fts5: SqliteDiagnostics["fts5"];
+    try {
+      db.run("CREATE VIRTUAL TABLE doctor_fts USING fts5(body)");
+      db.run("INSERT INTO doctor_fts (body) VALUES ('grounded answers')");
+      const hit = db.query("SELECT rowid FROM doctor_fts WHERE doctor_fts MATCH 'grounded'").get();
+      fts5 = hit ? { ok: true } : { ok: false, error: "FTS5 query returned nothing" };
+    } catch (e) {
+      fts5 = { ok: false, error: message(e) };
+    }
+    let vec: SqliteDiagnostics["sqlite_vec"];
+    try {
+      const path = await extractVecExtension(vecDir);
+      db.loadExtension(path);
+      const v = db.query<{ v: string }, []>("SELECT vec_version() AS v").get()?.v;
+      db.run("CREATE VIRTUAL TABLE doctor_vec USING vec0(embedding float[2])");
+      vec = { ok: true, version: v, path };
+    } catch (e) {
+      vec = { ok: false, error: message(e) };
+    }
+    return { sqlite_version: version, fts5, sqlite_vec: vec };
+  } finally {
+    db.close();
+  }
+}
+
+export interface DatabaseInfo {
+  path: string;
+  exists: boolean;
+  bytes?: number;
+  journal_mode?: string;
+  schema_version?: number;
+  latest_schema_version: number;
+  error?: string;
+}
+
+/** The data dir's database as it is now, opened read-only (nothing is created or migrated). */
+export async function databaseInfo(dataDir: string): Promise<DatabaseInfo> {
+  const path = join(dataDir, "docchat.db");
+  const latest = migrations.at(-1)?.version ?? 0;
+  if (!existsSync(path)) return { path, exists: false, latest_schema_version: latest };
+  const info: DatabaseInfo = { path, exists: true, bytes: statSync(path).size, latest_schema_version: latest };
+  try {
+    const db = await openDatabaseFile(path, { vecDir: dataDir, readonly: true });
+    try {
+      info.journal_mode = db.query<{ journal_mode: string }, []>("PRAGMA journal_mode").get()?.journal_mode;
+      const hasTable = db.query("SELECT 1 FROM sqlite_master WHERE name = 'schema_migrations'").get();
+      info.schema_version = hasTable ? (db.query<{ v: number | null }, []>("SELECT max(version) AS v FROM schema_migrations").get()?.v ?? 0) : 0;
+    } finally {
+      db.close();
+    }
+  } catch (e) {
+    info.error = message(e);
+  }
+  return info;
+}

@@ -1,0 +1,51 @@
+import type { Correction } from "../store/repos/corrections.repo.ts";
+import type { LeadWithMail } from "../store/repos/leads.repo.ts";
+import type { CorrectionItem } from "./corrections.service.ts";
+
+/** Wire/CLI shapes (snake_case) shared by the CLI and the owner console. */
+export function correctionView(c: Correction) {
+  return {
+    id: c.id,
+    chat_log_id: c.chatLogId,
+    deployment_id: c.deploymentId,
+    question: c.question,
+    answer: c.answer,
+    active: c.active,
+    served_count: c.servedCount,
+    created_at: c.createdAt,
+    updated_at: c.updatedAt,
+  };
+}
+
+export function correctionItemView(item: CorrectionItem) {
+  const { turn } = item;
+  return {
+    chat_log_id: turn.id,
+    conversation_id: turn.conversationId,
+    question: turn.question,
+    answer: turn.answer,
+    sources: turn.sources,
+    refused: turn.refused,
+    rated_at: turn.ratedAt,
+    created_at: turn.createdAt,
+    correction: item.correction ? correctionView(item.correction) : null,
+  };
+}
+
+export function leadView(l: LeadWithMail) {
+  return {
+    id: l.id,
+    email: l.email,
+    name: l.name,
+    message: l.message,
+    refused_question: l.refusedQuestion,
+    conversation_id: l.conversationId,
+    chat_log_id: l.chatLogId,
+    created_at: l.createdAt,
+    mail_status: l.mail?.status ?? null,
+    mail_attempts: l.mail?.attempts ?? 0,
+    mail_last_error: l.mail?.lastError ?? null,
+    mail_sent_at: l.mail?.sentAt ?? null,
+    mail_sent_via: l.mail?.sentVia ?? null,
+  };
+}

@@ -1,0 +1,113 @@
+import { afterAll, describe, expect, test } from "bun:test";
+import { existsSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { startServeProcess } from "../helpers/serve-process.ts";
+import { runCliProcess, tempDir } from "../helpers/server.ts";
+
+const SOURCE = [process.execPath, join(import.meta.dir, "../../src/main.ts")];
+const dirs: string[] = [];
+const dir = (prefix: string) => {
+  const d = tempDir(prefix);
+  dirs.push(d);
+  return d;
+};
+afterAll(() => {
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+});
+
+async function cli(args: string[]): Promise<Record<string, unknown>> {
+  const r = await runCliProcess([...args, "--json"]);
+  if (r.code !== 0) throw new Error(`docchat ${args.join(" ")} exited ${r.code}: ${r.stderr}`);
+  return JSON.parse(r.stdout) as Record<string, unknown>;
+}
+
+async function listModels(url: string, key: string): Promise<Response> {
+  return fetch(`${url}/api/v1/models`, { headers: { authorization: `Bearer ${key}` } });
+}
+
+describe("docchat backup and restore", () => {
+  test("a backup taken while the server writes restores into a fresh data dir with the data in it", async () => {
+    const data = dir("docchat-live-");
+    const backups = dir("docchat-backups-");
+    const server = await startServeProcess({ command: SOURCE, dataDir: data });
+    let apiKey = "";
+    let deploymentId = "";
+    try {
+      await cli(["account", "create", "--email", "owner@example.com", "--tokens", "5000", "--data", data]);
+      const dep = await cli(["deployment", "create", "--account", "owner@example.com", "--name", "Handbook", "--publish", "--data", data]);
+      apiKey = String(dep.api_key);
+      deploymentId = String(dep.id);
+      // The running server sees the CLI's writes (shared WAL database).
+      expect((await listModels(server.url, apiKey)).status).toBe(200);
+      // Keep the server writing while the snapshot is taken.
+      const writes = Array.from({ length: 5 }, (_, i) => cli(["account", "create", "--email", `busy${i}@example.com`, "--data", data]));
+      const backup = await cli(["backup", backups, "--data", data]);
+      await Promise.all(writes);
+      expect(String(backup.path).startsWith(backups)).toBe(true);
+      expect(backup.bytes).toBeGreaterThan(0);
+      expect(backup.schema_version).toBeGreaterThan(0);
+      // restore refuses while a server holds the data dir
+      const refused = await runCliProcess(["restore", String(backup.path), "--data", data]);
+      expect(refused.code).not.toBe(0);
+      expect(refused.stderr).toContain("stop it");
+    } finally {
+      expect(await server.stop("SIGTERM")).toBe(0);
+    }
+    expect(existsSync(join(data, "docchat.pid"))).toBe(false);
+
+    const [file] = readdirSync(backups);
+    expect(file).toBeDefined();
+    const fresh = dir("docchat-restored-");
+    const restored = await cli(["restore", join(backups, String(file)), "--data", fresh]);
+    expect(restored.previous).toBeNull();
+    const list = (await cli(["deployment", "list", "--data", fresh])) as { deployments: { id: string; name: string }[] };
+    expect(list.deployments.map((d) => [d.id, d.name])).toEqual([[deploymentId, "Handbook"]]);
+
+    // The restored data dir serves the same key.
+    const again = await startServeProcess({ command: SOURCE, dataDir: fresh });
+    try {
+      const res = await listModels(again.url, apiKey);
+      expect(res.status).toBe(200);
+      expect(((await res.json()) as { data: { id: string }[] }).data[0]?.id).toBe(deploymentId);
+    } finally {
+      expect(await again.stop("SIGINT")).toBe(0);
+    }
+  }, 60_000);
+
+  test("restoring over an existing database keeps the old one aside", async () => {
+    const data = dir("docchat-over-");
+    await cli(["account", "create", "--email", "before@example.com", "--data", data]);
+    const backups = dir("docchat-bk-");
+    const backup = await cli(["backup", join(backups, "snap.db"), "--data", data]);
+    await cli(["account", "create", "--email", "after@example.com", "--data", data]);
+    const restored = await cli(["restore", String(backup.path), "--data", data]);
+    expect(typeof restored.previous).toBe("string");
+    expect(existsSync(String(restored.previous))).toBe(true);
+    // "after@" was created after the snapshot, so it is gone; creating it again succeeds.
+    await cli(["account", "create", "--email", "after@example.com", "--data", data]);
+  }, 30_000);
+
+  test("backup never overwrites an existing file", async () => {
+    const data = dir("docchat-bkx-");
+    await cli(["account", "create", "--email", "x@example.com", "--data", data]);
+    const target = join(dir("docchat-bkt-"), "taken.db");
+    writeFileSync(target, "keep me");
+    const r = await runCliProcess(["backup", target, "--data", data]);
+    expect(r.code).not.toBe(0);
+    expect(r.stderr).toContain("already exists");
+    expect(await Bun.file(target).text()).toBe("keep me");
+  }, 30_000);
+
+  test("restore rejects a file that is not a docchat database and leaves the data dir alone", async () => {
+    const data = dir("docchat-bad-");
+    await cli(["account", "create", "--email", "keep@example.com", "--data", data]);
+    const junk = join(dir("docchat-junk-"), "junk.db");
+    writeFileSync(junk, "this is not sqlite".repeat(100));
+    const r = await runCliProcess(["restore", junk, "--data", data]);
+    expect(r.code).not.toBe(0);
+    expect(r.stderr).toMatch(/not a SQLite database|integrity|not a database/i);
+    expect(readdirSync(data).filter((f) => f.includes("restore") || f.includes("pre-restore"))).toEqual([]);
+    const dup = await runCliProcess(["account", "create", "--email", "keep@example.com", "--data", data, "--json"]);
+    expect(dup.code).not.toBe(0);
+  }, 30_000);
+});

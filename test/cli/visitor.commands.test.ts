@@ -1,0 +1,109 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { rmSync } from "node:fs";
+import { configFor, createServices, type Services } from "../../src/app.ts";
+import { insertChatLog } from "../helpers/chat-logs.ts";
+import { runCliProcess, tempDir } from "../helpers/server.ts";
+
+let dir: string;
+let s: Services;
+let deploymentId: string;
+let env: Record<string, string>;
+
+beforeAll(async () => {
+  dir = tempDir();
+  env = { DOCCHAT_DATA: dir, DOCCHAT_EMBEDDER: "none" };
+  s = await createServices(configFor(dir, env));
+  const account = await s.accounts.create({ email: "cli-owner@example.com" });
+  const { deployment } = s.deployments.create({ accountId: account.id, name: "CLI Shop", published: true });
+  deploymentId = s.deployments.update(deployment.id, { handoffEnabled: true }).id;
+});
+afterAll(async () => {
+  await s.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const cli = async (...args: string[]) => {
+  const r = await runCliProcess(args, env);
+  return { ...r, json: r.stdout.trim().startsWith("{") ? JSON.parse(r.stdout) : null };
+};
+
+describe("docchat corrections", () => {
+  test("list shows answers rated 0, and set writes a correction that is then served for the question", async () => {
+    const log = insertChatLog(s.db, { deploymentId, question: "Do you deliver on Sundays?", answer: "Unclear.", sources: ["delivery"] });
+    s.feedback.rate(deploymentId, log.id, 0);
+    const listed = await cli("corrections", "list", deploymentId, "--json");
+    expect(listed.code).toBe(0);
+    expect(listed.json.items).toEqual([
+      expect.objectContaining({
+        chat_log_id: log.id,
+        question: "Do you deliver on Sundays?",
+        answer: "Unclear.",
+        sources: ["delivery"],
+        correction: null,
+      }),
+    ]);
+
+    const set = await cli("corrections", "set", String(log.id), "--answer", "No, Monday to Saturday only.", "--json");
+    expect(set.code).toBe(0);
+    expect(set.json.correction).toMatchObject({ chat_log_id: log.id, answer: "No, Monday to Saturday only.", active: true });
+    expect(s.corrections.findFor(deploymentId, "do you deliver on sundays")?.answer).toBe("No, Monday to Saturday only.");
+
+    const again = await cli("corrections", "list", deploymentId, "--json");
+    expect(again.json.items[0].correction).toMatchObject({ answer: "No, Monday to Saturday only.", served_count: 1 });
+  });
+
+  test("set without --answer or with a malformed id is a usage error, and an unknown id fails", async () => {
+    expect((await cli("corrections", "set", "12", "--json")).code).toBe(2);
+    expect((await cli("corrections", "set", "abc", "--answer", "x", "--json")).code).toBe(2);
+    const missing = await cli("corrections", "set", "99999999", "--answer", "x", "--json");
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toContain("not_found");
+  });
+});
+
+describe("docchat leads list", () => {
+  test("prints the leads with their mail status as one JSON object", async () => {
+    const refused = insertChatLog(s.db, { deploymentId, refused: true, question: "Can I book a fitting?" });
+    const d = s.deployments.getOrThrow(deploymentId);
+    s.leads.handoff({
+      deployment: d,
+      ownerEmail: "cli-owner@example.com",
+      email: "lead@example.org",
+      name: "Lea",
+      conversationId: refused.conversationId,
+    });
+    const r = await cli("leads", "list", deploymentId, "--json");
+    expect(r.code).toBe(0);
+    expect(r.json.mail_enabled).toBe(false);
+    expect(r.json.leads).toEqual([
+      expect.objectContaining({
+        email: "lead@example.org",
+        name: "Lea",
+        refused_question: "Can I book a fitting?",
+        mail_status: "pending",
+      }),
+    ]);
+  });
+
+  test("--csv exports spreadsheet-safe CSV: formula-looking visitor text is prefixed with an apostrophe", async () => {
+    const refused = insertChatLog(s.db, { deploymentId, refused: true, question: "=1+1" });
+    const d = s.deployments.getOrThrow(deploymentId);
+    s.leads.handoff({
+      deployment: d,
+      ownerEmail: "cli-owner@example.com",
+      email: "csv@example.org",
+      name: '=HYPERLINK("http://evil")',
+      message: "@SUM(A1)",
+      conversationId: refused.conversationId,
+    });
+    const r = await cli("leads", "list", deploymentId, "--csv");
+    expect(r.code).toBe(0);
+    const lines = r.stdout.split("\r\n");
+    expect(lines[0]).toBe("id,created_at,email,name,message,refused_question,conversation_id,mail_status");
+    const row = lines.find((l) => l.includes("csv@example.org")) as string;
+    expect(row).toContain(`"'=HYPERLINK(""http://evil"")"`);
+    expect(row).toContain(",'@SUM(A1),'=1+1,");
+    const asJson = await cli("leads", "list", deploymentId, "--csv", "--json");
+    expect(asJson.json.csv).toBe(r.stdout);
+  });
+});

@@ -1,0 +1,125 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { rmSync } from "node:fs";
+import { join } from "node:path";
+import { configFor, createServices, type Services } from "../../src/app.ts";
+import { insertChatLog } from "../helpers/chat-logs.ts";
+import { tempDir } from "../helpers/server.ts";
+import { countByMessageId, type SmtpSink, startSmtpSink, waitUntil } from "../helpers/smtp-sink.ts";
+
+/** The real `docchat serve` in a child process, so it can be killed with SIGKILL. */
+async function spawnServe(dataDir: string, env: Record<string, string>) {
+  const proc = Bun.spawn([process.execPath, join(import.meta.dir, "../../src/main.ts"), "serve", "--data", dataDir, "--port", "0"], {
+    env: { ...process.env, ...env, DOCCHAT_LOG_LEVEL: "info" },
+    stdout: "ignore",
+    stderr: "pipe",
+  });
+  let log = "";
+  // Drain stderr continuously: retry warnings during an outage must never fill the pipe and stall the child.
+  (async () => {
+    const decoder = new TextDecoder();
+    for await (const chunk of proc.stderr) log += decoder.decode(chunk);
+  })();
+  await waitUntil(() => /"msg":"docchat listening"/.test(log) || proc.exitCode !== null, "the child server to listen");
+  const url = /"url":"(http:\/\/[^"]+)"/.exec(log)?.[1];
+  if (!url) throw new Error(`child server did not start:\n${log}`);
+  return { proc, url, log: () => log };
+}
+
+let dir: string;
+let sink: SmtpSink;
+let s: Services;
+let key: string;
+let deploymentId: string;
+let owner: string;
+let env: Record<string, string>;
+
+beforeAll(async () => {
+  dir = tempDir();
+  sink = await startSmtpSink();
+  env = {
+    DOCCHAT_SMTP_URL: sink.url,
+    DOCCHAT_MAIL_FROM: "docchat@example.com",
+    DOCCHAT_MAIL_POLL_MS: "20",
+    DOCCHAT_MAIL_RETRY_BASE_MS: "20",
+    DOCCHAT_MAIL_RETRY_MAX_MS: "100",
+    DOCCHAT_MAIL_MAX_ATTEMPTS: "1000",
+    DOCCHAT_MAIL_SEND_TIMEOUT_MS: "1000",
+    DOCCHAT_EMBEDDER: "none",
+  };
+  // This process only seeds and reads the database; it never runs the outbox worker.
+  s = await createServices(configFor(dir, env));
+  owner = "crash-owner@example.com";
+  const account = await s.accounts.create({ email: owner });
+  const created = s.deployments.create({ accountId: account.id, name: "Crash Shop", published: true });
+  s.deployments.update(created.deployment.id, { handoffEnabled: true });
+  key = created.apiKey;
+  deploymentId = created.deployment.id;
+});
+afterAll(async () => {
+  await s.close();
+  await sink.stop();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const handoff = (url: string, conversationId: string, email: string) =>
+  fetch(`${url}/api/v1/widget/handoff`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+    body: JSON.stringify({ email, conversation_id: conversationId }),
+  });
+
+const mailOf = (leadId: number) => s.repos.outbox.list().find((m) => m.leadId === leadId);
+
+describe("owner mail across a kill -9", () => {
+  test("a lead committed but not yet mailed when the server is killed is mailed exactly once after restart", async () => {
+    const refused = insertChatLog(s.db, { deploymentId, refused: true, question: "Killed before sending?" });
+    await sink.stop();
+    const first = await spawnServe(dir, env);
+    const r = await handoff(first.url, refused.conversationId, "before-send@example.org");
+    expect(r.status).toBe(200);
+    const { lead_id: leadId } = await r.json();
+    await waitUntil(() => (mailOf(leadId)?.attempts ?? 0) > 0, "a failed delivery attempt");
+    first.proc.kill(9);
+    await first.proc.exited;
+    expect(mailOf(leadId)?.status).not.toBe("sent");
+
+    await sink.start();
+    const second = await spawnServe(dir, env);
+    try {
+      await waitUntil(() => mailOf(leadId)?.status === "sent", "delivery after the restart");
+      const messageId = mailOf(leadId)?.messageId as string;
+      expect(countByMessageId(sink.messages).get(messageId)).toBe(1);
+      expect(sink.messages.find((m) => m.messageId === messageId)?.text).toContain("before-send@example.org");
+    } finally {
+      second.proc.kill("SIGTERM");
+      await second.proc.exited;
+    }
+  }, 60_000);
+
+  test("a server killed in the middle of sending delivers the mail after restart, at most once more, under the same Message-ID", async () => {
+    const refused = insertChatLog(s.db, { deploymentId, refused: true, question: "Killed while sending?" });
+    sink.setMode("hold");
+    const first = await spawnServe(dir, env);
+    const r = await handoff(first.url, refused.conversationId, "mid-send@example.org");
+    expect(r.status).toBe(200);
+    const { lead_id: leadId } = await r.json();
+    const messageId = mailOf(leadId)?.messageId as string;
+    await waitUntil(() => sink.held.some((m) => m.messageId === messageId), "the sink to receive the message without acknowledging it");
+    first.proc.kill(9);
+    await first.proc.exited;
+    expect(mailOf(leadId)?.status).toBe("sending");
+
+    sink.setMode("accept");
+    const second = await spawnServe(dir, env);
+    try {
+      await waitUntil(() => mailOf(leadId)?.status === "sent", "delivery after the restart");
+      const acknowledged = countByMessageId(sink.messages).get(messageId) ?? 0;
+      const everArrived = acknowledged + (countByMessageId(sink.held).get(messageId) ?? 0);
+      expect(acknowledged).toBe(1);
+      expect(everArrived).toBeLessThanOrEqual(2);
+    } finally {
+      second.proc.kill("SIGTERM");
+      await second.proc.exited;
+    }
+  }, 60_000);
+});

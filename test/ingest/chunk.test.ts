@@ -1,0 +1,130 @@
+import { describe, expect, test } from "bun:test";
+import { chunkDocument, DEFAULT_CHUNK_OPTIONS, estimateTokens } from "../../src/ingest/chunk.ts";
+import { parseDocument } from "../../src/ingest/parse.ts";
+import type { Block, ParsedDocument } from "../../src/ingest/types.ts";
+import { sharedDoc, TEST_PARSE_OPTIONS } from "./helpers/docs.ts";
+
+const h = (level: number, text: string): Block => ({ type: "heading", text, level });
+const p = (text: string, page?: number): Block => ({ type: "paragraph", text, page });
+const doc = (blocks: Block[], extra: Partial<ParsedDocument> = {}): ParsedDocument => ({ kind: "txt", blocks, ...extra });
+/** ~40 tokens of filler that names its index */
+const para = (i: number) => `Paragraph ${i} ${"lorem ipsum dolor ".repeat(8).trim()}.`;
+
+describe("chunkDocument", () => {
+  test("starts a new chunk at every heading and carries the heading path", () => {
+    const chunks = chunkDocument(doc([h(1, "Guide"), p("Intro."), h(2, "Setup"), p("Install it."), h(2, "Usage"), p("Run it."), h(1, "Appendix"), p("Notes.")]));
+    expect(chunks.map((c) => [c.headingPath, c.text])).toEqual([
+      ["Guide", "Intro."],
+      ["Guide > Setup", "Install it."],
+      ["Guide > Usage", "Run it."],
+      ["Appendix", "Notes."],
+    ]);
+    expect(chunks.map((c) => c.ord)).toEqual([0, 1, 2, 3]);
+  });
+
+  test("keeps a heading with nothing under it as its own chunk, unless a sub-heading carries it in its path", () => {
+    const chunks = chunkDocument(doc([h(1, "Manual"), h(2, "Empty section"), h(2, "Filled"), p("Body."), h(2, "Trailing")]));
+    expect(chunks.map((c) => [c.headingPath, c.text])).toEqual([
+      ["Manual > Empty section", "Empty section"],
+      ["Manual > Filled", "Body."],
+      ["Manual > Trailing", "Trailing"],
+    ]);
+  });
+
+  test("packs whole paragraphs up to the budget and keeps the page range they span", () => {
+    const blocks = [p(para(1), 1), p(para(2), 2), p(para(3), 2), p(para(4), 3)];
+    const chunks = chunkDocument(doc(blocks, { kind: "pdf", pages: 3 }), { maxTokens: 100, overlapTokens: 0 });
+    expect(chunks.map((c) => [c.text, c.pageStart, c.pageEnd])).toEqual([
+      [`${para(1)}\n\n${para(2)}`, 1, 2],
+      [`${para(3)}\n\n${para(4)}`, 2, 3],
+    ]);
+  });
+
+  test("splits an oversize paragraph on sentence boundaries, each chunk repeating the previous one's last sentence", () => {
+    const sentences = Array.from({ length: 20 }, (_, i) => `Sentence number ${i + 1} is right here.`);
+    const chunks = chunkDocument(doc([p(sentences.join(" "))]), { maxTokens: 40, overlapTokens: 12 });
+    expect(chunks.length).toBeGreaterThan(3);
+    for (const [i, chunk] of chunks.entries()) {
+      expect(chunk.tokenCount).toBeLessThanOrEqual(40);
+      expect(chunk.text).toMatch(/^Sentence number \d+ is right here\.( Sentence number \d+ is right here\.)*$/);
+      const next = chunks[i + 1];
+      if (next) expect(next.text.startsWith(chunk.text.split(/(?<=\.) /).at(-1) ?? "")).toBe(true);
+    }
+    expect(chunks.at(-1)?.text).toEndWith("Sentence number 20 is right here.");
+  });
+
+  test("does not overlap whole paragraphs that fit, only the pieces of a split one", () => {
+    const chunks = chunkDocument(doc([p(para(1)), p(para(2)), p(para(3))]), { maxTokens: 50, overlapTokens: 20 });
+    expect(chunks.map((c) => c.text)).toEqual([para(1), para(2), para(3)]);
+  });
+
+  test("repeats the CSV header at the top of every chunk and keeps contiguous row ranges", () => {
+    const rows: Block[] = Array.from({ length: 30 }, (_, i) => ({ type: "row", row: i + 1, text: `id: ${i + 1}; name: item ${i + 1}` }));
+    const chunks = chunkDocument(doc(rows, { kind: "csv", header: "id | name" }), { maxTokens: 40, overlapTokens: 10 });
+    expect(chunks.length).toBeGreaterThan(3);
+    let expectedStart = 1;
+    for (const chunk of chunks) {
+      expect(chunk.text.startsWith("id | name\nid: ")).toBe(true);
+      expect(chunk.tokenCount).toBeLessThanOrEqual(40);
+      expect(chunk.rowStart).toBe(expectedStart);
+      expect(chunk.text.split("\n").length - 1).toBe((chunk.rowEnd ?? 0) - (chunk.rowStart ?? 0) + 1);
+      expectedStart = (chunk.rowEnd ?? 0) + 1;
+    }
+    expect(expectedStart).toBe(31);
+  });
+
+  test("leaves out a CSV header too wide to repeat, since every row already names its columns", () => {
+    const header = Array.from({ length: 40 }, (_, i) => `column name ${i}`).join(" | ");
+    const chunks = chunkDocument(doc([{ type: "row", row: 1, text: "column name 0: x" }], { kind: "csv", header }), { maxTokens: 100, overlapTokens: 0 });
+    expect(chunks.map((c) => c.text)).toEqual(["column name 0: x"]);
+  });
+
+  test("repeats a table's first row when the table continues in the next chunk", () => {
+    const lines = ["Zone | Price", ...Array.from({ length: 20 }, (_, i) => `Zone ${i} | ${i}.90 EUR`)];
+    const chunks = chunkDocument(doc([{ type: "table", text: lines.join("\n") }]), { maxTokens: 30, overlapTokens: 0 });
+    expect(chunks.length).toBeGreaterThan(2);
+    for (const chunk of chunks) expect(chunk.text.startsWith("Zone | Price\n")).toBe(true);
+    const bodyLines = chunks.flatMap((c) => c.text.split("\n").slice(1));
+    expect(bodyLines).toEqual(lines.slice(1));
+  });
+
+  test("cuts text with no spaces or sentence breaks by characters within the budget", () => {
+    const chunks = chunkDocument(doc([p("x".repeat(5000))]), { maxTokens: 50, overlapTokens: 0 });
+    expect(chunks.map((c) => c.text).join("")).toBe("x".repeat(5000));
+    for (const c of chunks) expect(c.tokenCount).toBeLessThanOrEqual(50);
+  });
+
+  const realFiles = [
+    "txt/gutenberg-11-alice.txt",
+    "pdf/text/pdflatex-4-pages.pdf",
+    "pdf/tables/WARN-Report-for-7-1-2015-to-03-25-2016.pdf",
+    "docx/poi/bug59058.docx",
+    "csv/node-csv/265.tubs.csv",
+    "txt/encodings/SHIFT_JIS___ude_4.txt",
+  ];
+  for (const file of realFiles) {
+    test(`keeps every chunk of ${file} within the budget with a truthful token count`, async () => {
+      const parsed = await parseDocument(await sharedDoc(file), { ...TEST_PARSE_OPTIONS, filename: file });
+      for (const opts of [DEFAULT_CHUNK_OPTIONS, { maxTokens: 120, overlapTokens: 30 }]) {
+        const chunks = chunkDocument(parsed, opts);
+        expect(chunks.length).toBeGreaterThan(0);
+        chunks.forEach((c, i) => {
+          expect(c.ord).toBe(i);
+          expect(c.tokenCount).toBe(estimateTokens(c.text));
+          expect(c.tokenCount).toBeLessThanOrEqual(opts.maxTokens);
+          expect(c.text.trim()).not.toBe("");
+        });
+      }
+    });
+  }
+});
+
+describe("estimateTokens", () => {
+  test("counts about four characters a token, and one per CJK character", () => {
+    expect(estimateTokens("")).toBe(0);
+    expect(estimateTokens("abcd")).toBe(1);
+    expect(estimateTokens("abcde")).toBe(2);
+    expect(estimateTokens("日本語")).toBe(3);
+    expect(estimateTokens("日本語 abcd")).toBe(5);
+  });
+});

@@ -1,0 +1,200 @@
+import { afterEach, describe, expect, test } from "bun:test";
+import { rmSync } from "node:fs";
+import { createLogger } from "../../src/log.ts";
+import { retryDelayMs } from "../../src/mail/backoff.ts";
+import { type MailMessage, type Mailer, newMessageId } from "../../src/mail/mailer.ts";
+import { createOutboxWorker } from "../../src/mail/outbox.worker.ts";
+import { closeDatabase, type Db, openDatabase } from "../../src/store/db.ts";
+import { createOutboxRepo, type OutboxRepo } from "../../src/store/repos/outbox.repo.ts";
+import { waitUntil } from "../helpers/smtp-sink.ts";
+import { tempDir } from "../helpers/server.ts";
+
+/** A real, deterministic driver: fails the first `failures` sends, then accepts; records every attempt. */
+function scriptedMailer(failures = 0, opts: { gate?: Promise<void> } = {}) {
+  const attempts: MailMessage[] = [];
+  let closed = false;
+  const mailer: Mailer & { attempts: MailMessage[]; closed: () => boolean } = {
+    kind: "smtp",
+    description: "scripted",
+    attempts,
+    closed: () => closed,
+    async send(m) {
+      attempts.push(m);
+      if (opts.gate) await opts.gate;
+      if (attempts.length <= failures) throw Object.assign(new Error("connect ECONNREFUSED"), { code: "ESOCKET" });
+      return { messageId: m.messageId, via: "smtp" };
+    },
+    async close() {
+      closed = true;
+    },
+  };
+  return mailer;
+}
+
+const silent = createLogger("silent");
+let db: Db;
+let dir: string;
+let outbox: OutboxRepo;
+
+async function open() {
+  dir = tempDir();
+  db = await openDatabase(dir);
+  outbox = createOutboxRepo(db);
+}
+
+const enqueue = (at = 0) =>
+  outbox.enqueue(
+    { leadId: null, messageId: newMessageId("docchat@example.com"), to: "owner@example.com", subject: "New lead", body: "hello" },
+    at,
+  );
+
+const worker = (mailer: Mailer, clock: { t: number }, over: Partial<Parameters<typeof createOutboxWorker>[0]> = {}) =>
+  createOutboxWorker({
+    outbox,
+    mailer,
+    from: "docchat@example.com",
+    log: silent,
+    pollMs: 60_000,
+    maxAttempts: 3,
+    retryBaseMs: 1000,
+    retryMaxMs: 10_000,
+    sendTimeoutMs: 5000,
+    now: () => clock.t,
+    random: () => 1,
+    ...over,
+  });
+
+describe("the mail outbox worker", () => {
+  afterEach(() => {
+    closeDatabase(db);
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  test("sends a queued mail once under its stored Message-ID and marks it sent with the transport", async () => {
+    await open();
+    const id = enqueue();
+    const mailer = scriptedMailer();
+    const clock = { t: 10 };
+    const w = worker(mailer, clock);
+    expect(await w.runOnce()).toBe(1);
+    expect(await w.runOnce()).toBe(0);
+    const row = outbox.findById(id);
+    expect(row?.status).toBe("sent");
+    expect(row?.sentVia).toBe("smtp");
+    expect(mailer.attempts.map((m) => m.messageId)).toEqual([row?.messageId as string]);
+  });
+
+  test("retries a failed send after an exponentially growing delay, with the same Message-ID", async () => {
+    await open();
+    const id = enqueue();
+    const mailer = scriptedMailer(2);
+    const clock = { t: 0 };
+    const w = worker(mailer, clock, { maxAttempts: 5 });
+    await w.runOnce();
+    expect(outbox.findById(id)).toMatchObject({ status: "pending", attempts: 1, nextAttemptAt: 1000 });
+    expect(await w.runOnce()).toBe(0);
+    clock.t = 1000;
+    await w.runOnce();
+    expect(outbox.findById(id)).toMatchObject({ status: "pending", attempts: 2, nextAttemptAt: 3000 });
+    clock.t = 3000;
+    await w.runOnce();
+    expect(outbox.findById(id)?.status).toBe("sent");
+    expect(new Set(mailer.attempts.map((m) => m.messageId)).size).toBe(1);
+    expect(outbox.findById(id)?.lastError).toBeNull();
+  });
+
+  test("dead-letters a mail after the configured number of attempts and leaves it alone", async () => {
+    await open();
+    const id = enqueue();
+    const mailer = scriptedMailer(100);
+    const clock = { t: 0 };
+    const w = worker(mailer, clock, { maxAttempts: 3 });
+    for (let i = 0; i < 5; i++) {
+      await w.runOnce();
+      clock.t += 100_000;
+    }
+    const row = outbox.findById(id);
+    expect(row?.status).toBe("dead");
+    expect(row?.attempts).toBe(3);
+    expect(row?.lastError).toContain("ECONNREFUSED");
+    expect(mailer.attempts.length).toBe(3);
+    expect(outbox.retryDead(clock.t)).toBe(1);
+    expect(outbox.findById(id)).toMatchObject({ status: "pending", attempts: 0 });
+  });
+
+  test("a mail left mid-send by a crashed process is sent again once its lease has run out", async () => {
+    await open();
+    const id = enqueue();
+    const crashed = outbox.claimNext(0, 11_000);
+    expect(crashed?.status).toBe("sending");
+    const mailer = scriptedMailer();
+    const clock = { t: 5000 };
+    const w = worker(mailer, clock);
+    expect(await w.runOnce()).toBe(0);
+    clock.t = 11_000;
+    expect(await w.runOnce()).toBe(1);
+    expect(outbox.findById(id)?.status).toBe("sent");
+    expect(mailer.attempts[0]?.messageId).toBe(crashed?.messageId as string);
+  });
+
+  test("two workers never take the same mail", async () => {
+    await open();
+    for (let i = 0; i < 10; i++) enqueue();
+    const a = scriptedMailer();
+    const b = scriptedMailer();
+    const clock = { t: 1 };
+    await Promise.all([worker(a, clock).runOnce(), worker(b, clock).runOnce()]);
+    const sent = [...a.attempts, ...b.attempts].map((m) => m.messageId);
+    expect(sent.length).toBe(10);
+    expect(new Set(sent).size).toBe(10);
+  });
+
+  test("a mail whose headers could never be sent safely is dead-lettered at once", async () => {
+    await open();
+    const id = outbox.enqueue(
+      { leadId: null, messageId: newMessageId("a@example.com"), to: "owner@example.com\r\nBcc: x@example.com", subject: "s", body: "b" },
+      0,
+    );
+    const { createLogMailer } = await import("../../src/mail/log.mailer.ts");
+    const w = worker(createLogMailer(silent), { t: 0 }, { maxAttempts: 10 });
+    await w.runOnce();
+    expect(outbox.findById(id)?.status).toBe("dead");
+  });
+
+  test("once started, a wake-up delivers new mail without waiting for the poll interval, and stop closes the mailer", async () => {
+    await open();
+    const mailer = scriptedMailer();
+    const w = worker(mailer, { t: 0 }, { now: Date.now, pollMs: 3_600_000 });
+    w.start();
+    const id = enqueue(Date.now());
+    w.wake();
+    await waitUntil(() => outbox.findById(id)?.status === "sent", "the woken worker to send");
+    await w.stop();
+    expect(mailer.closed()).toBe(true);
+  });
+
+  test("stop waits for the send in flight to finish and records its outcome", async () => {
+    await open();
+    let release = () => {};
+    const gate = new Promise<void>((r) => {
+      release = r;
+    });
+    const mailer = scriptedMailer(0, { gate });
+    const w = worker(mailer, { t: 0 }, { now: Date.now, pollMs: 3_600_000 });
+    const id = enqueue(Date.now());
+    w.start();
+    await waitUntil(() => mailer.attempts.length === 1, "the send to begin");
+    const stopped = w.stop();
+    release();
+    await stopped;
+    expect(outbox.findById(id)?.status).toBe("sent");
+  });
+});
+
+describe("retry backoff", () => {
+  test("doubles per attempt up to the cap, with jitter between half and the full delay", () => {
+    const o = { baseMs: 1000, maxMs: 5000 };
+    expect([1, 2, 3, 4, 5].map((n) => retryDelayMs(n, o, () => 1))).toEqual([1000, 2000, 4000, 5000, 5000]);
+    expect([1, 2, 3].map((n) => retryDelayMs(n, o, () => 0))).toEqual([500, 1000, 2000]);
+  });
+});

