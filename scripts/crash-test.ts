@@ -11,6 +11,7 @@ const dataDir = mkdtempSync(join(tmpdir(), "docchat-crash-"));
 const { reports, finalProblems } = await runCrashCycles({
   dataDir,
   cycles: Number(values.cycles),
+  maxKillMs: 1500,
   env: { DOCCHAT_EMBEDDER: values.embedder as string },
   log: (r) => console.log(`cycle ${r.cycle}: killed after ${r.killedAfterMs} ms, ${r.acknowledged} acknowledged so far, ${r.problems.length ? r.problems.join("; ") : "ok"}`),
 });

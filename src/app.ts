@@ -27,6 +27,11 @@ import { createFeedbackService } from "./visitor/feedback.service.ts";
 import { createLeadsService } from "./visitor/leads.service.ts";
 import { createChatStack } from "./chat/create-chat.ts";
 import { llmBackendConfig } from "./chat/llm-config.ts";
+import { createReportsService } from "./owner/reports.service.ts";
+import { createSessionsService } from "./owner/sessions.service.ts";
+import { createOwnerChatLogsRepo } from "./store/repos/owner-chat-logs.repo.ts";
+import { createOwnerSessionsRepo } from "./store/repos/owner-sessions.repo.ts";
+import { createReportsRepo } from "./store/repos/reports.repo.ts";
 import { createLlmBackend } from "./llm/create-backend.ts";
 
 /** Composition root: every dependency is built once here and passed in. */
@@ -44,6 +49,9 @@ export async function createServices(config: Config, opts: { log?: Logger } = {}
     leads: createLeadsRepo(db, { outbox }),
     corrections: createCorrectionsRepo(db),
     chatLogFeedback: createChatLogFeedbackRepo(db),
+    ownerSessions: createOwnerSessionsRepo(db),
+    ownerChatLogs: createOwnerChatLogsRepo(db),
+    reports: createReportsRepo(db),
   };
   const mail = createMail({ config, log, outbox: repos.outbox });
   // The embedder loads lazily (CLI commands that don't need it stay fast) and once.
@@ -70,6 +78,7 @@ export async function createServices(config: Config, opts: { log?: Logger } = {}
     isolatedParse(bytes, { filename: o.filename, maxPages: config.maxPages, maxInflatedBytes: config.maxUploadBytes * 20 }, { timeoutMs: config.parseTimeoutMs, memoryLimitMb: config.parseMemoryMb });
   const corrections = createCorrectionsService({ corrections: repos.corrections, chatLogs: repos.chatLogFeedback });
   const llm = createLlmBackend(llmBackendConfig(config));
+  const limiter = createRateLimiter() as RateLimiter;
   const answers = createChatStack({ db, config, accounts: repos.accounts, chunkIndex: repos.chunkIndex, embedder, backend: llm, corrections, log });
   const services = {
     version: VERSION,
@@ -77,7 +86,7 @@ export async function createServices(config: Config, opts: { log?: Logger } = {}
     log,
     db: db as Db,
     repos,
-    limiter: createRateLimiter() as RateLimiter,
+    limiter,
     accounts: createAccountsService({ accounts: repos.accounts }),
     deployments: createDeploymentsService({ deployments: repos.deployments, keys: repos.keys }),
     embedder,
@@ -86,6 +95,9 @@ export async function createServices(config: Config, opts: { log?: Logger } = {}
     mail,
     leads: createLeadsService({ leads: repos.leads, chatLogs: repos.chatLogFeedback, mailFrom: config.mailFrom, onQueued: mail.worker.wake }),
     feedback: createFeedbackService({ chatLogs: repos.chatLogFeedback }),
+    /** Owner console sign-in: hashed session ids, idle and absolute timeouts, throttled logins. */
+    sessions: createSessionsService({ accounts: repos.accounts, sessions: repos.ownerSessions, limiter, idleMs: config.sessionIdleSeconds * 1000, maxMs: config.sessionMaxSeconds * 1000 }),
+    reports: createReportsService({ reports: repos.reports }),
     /** `corrections.findFor(deploymentId, question)` is what the chat pipeline asks before retrieval. */
     corrections,
     /** The answer backend (extractive, openai-compatible or local llama) behind its bounded queue. */

@@ -38,8 +38,8 @@ describe("the error catalogue", () => {
       rate_limited: 429,
       backend_down: 503,
     };
-    for (const [code, status] of Object.entries(spec)) expect(errorCatalogue[code as ErrorCode]?.status).toBe(status);
-    expect([401, 403]).toContain(errorCatalogue.account_disabled.status);
+    for (const [code, status] of Object.entries(spec)) expect(errorCatalogue[code as ErrorCode]?.status as number).toBe(status);
+    expect([401, 403]).toContain(errorCatalogue.account_disabled.status as number);
   });
 
   test("an AppError maps to {error:{message,type,code}} with param only when given", () => {

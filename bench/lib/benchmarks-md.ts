@@ -1,19 +1,14 @@
-/**
- * Writes one `## ` section of BENCHMARKS.md, replacing the section with the same title and leaving every other
- * section (other benchmarks own them) untouched.
- */
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
-
-export function upsertSection(file: string, title: string, body: string): void {
+/** Replaces (or appends) one `## title` section of BENCHMARKS.md, leaving every other section alone. */
+export async function replaceSection(path: string, title: string, body: string): Promise<void> {
+  const file = Bun.file(path);
+  const text = (await file.exists()) ? await file.text() : "# Benchmarks\n\nFigures measured on this project's machines; each section names its command, machine and date.\n";
   const heading = `## ${title}`;
+  const start = text.indexOf(`${heading}\n`);
   const section = `${heading}\n\n${body.trim()}\n`;
-  const current = existsSync(file) ? readFileSync(file, "utf8") : "# Benchmarks\n";
-  const start = current.indexOf(`${heading}\n`);
-  if (start === -1) {
-    writeFileSync(file, `${current.trimEnd()}\n\n${section}`);
+  if (start < 0) {
+    await Bun.write(path, `${text.trimEnd()}\n\n${section}`);
     return;
   }
-  const next = current.indexOf("\n## ", start + heading.length);
-  const end = next === -1 ? current.length : next + 1;
-  writeFileSync(file, `${current.slice(0, start)}${section}${next === -1 ? "" : "\n"}${current.slice(end)}`);
+  const next = text.indexOf("\n## ", start + heading.length);
+  await Bun.write(path, `${text.slice(0, start)}${section}${next < 0 ? "" : `\n${text.slice(next + 1)}`}`);
 }

@@ -18,12 +18,15 @@ export interface GateRecord {
 
 export interface GateRun {
   embedder: string;
+  /** the gate's IDF smoothing used for this run */
+  minIdfCorpus: number;
   chunks: number;
   records: GateRecord[];
   msPerQuestion: number;
 }
 
-export async function collectGateRecords(data: SquadData, embedderEnv: string, opts: { topK: number; log?: (m: unknown) => void }): Promise<GateRun> {
+/** One pushed deployment, retrieved once per IDF smoothing value. */
+export async function collectGateRecords(data: SquadData, embedderEnv: string, opts: { topK: number; minIdfCorpus: number[]; log?: (m: unknown) => void }): Promise<GateRun[]> {
   const b = await openBenchDeployment({ DOCCHAT_EMBEDDER: embedderEnv });
   try {
     const { services, deploymentId } = b;
@@ -34,21 +37,25 @@ export async function collectGateRecords(data: SquadData, embedderEnv: string, o
     }
     await services.training.runUntilIdle();
     const chunks = services.repos.documents.list(deploymentId).reduce((n, d) => n + d.chunkCount, 0);
-    const retriever = benchRetriever(b, { embedder, calibration: null });
-    const records: GateRecord[] = [];
-    const t0 = performance.now();
-    for (const q of data.questions) {
-      const r = await retriever.retrieve({ deploymentId, query: q.question, topK: opts.topK });
-      const lower = r.hits.map((h) => h.text.toLowerCase());
-      records.push({
-        q,
-        hits: r.hits.map((h) => ({ coverage: h.relevance, ...(h.cosine === undefined ? {} : { cosine: h.cosine }) })),
-        answerRetrieved: q.answers.some((a) => lower.some((t) => t.includes(a.toLowerCase()))),
-      });
+    const runs: GateRun[] = [];
+    for (const minIdfCorpus of opts.minIdfCorpus) {
+      const retriever = benchRetriever(b, { embedder, calibration: null, minIdfCorpus });
+      const records: GateRecord[] = [];
+      const t0 = performance.now();
+      for (const q of data.questions) {
+        const r = await retriever.retrieve({ deploymentId, query: q.question, topK: opts.topK });
+        const lower = r.hits.map((h) => h.text.toLowerCase());
+        records.push({
+          q,
+          hits: r.hits.map((h) => ({ coverage: h.relevance, ...(h.cosine === undefined ? {} : { cosine: h.cosine }) })),
+          answerRetrieved: q.answers.some((a) => lower.some((t) => t.includes(a.toLowerCase()))),
+        });
+      }
+      const msPerQuestion = (performance.now() - t0) / data.questions.length;
+      opts.log?.({ embedder: embedder?.id ?? "none", minIdfCorpus, chunks, msPerQuestion });
+      runs.push({ embedder: embedder?.id ?? "none", minIdfCorpus, chunks, records, msPerQuestion });
     }
-    const msPerQuestion = (performance.now() - t0) / data.questions.length;
-    opts.log?.({ embedder: embedder?.id ?? "none", chunks, msPerQuestion });
-    return { embedder: embedder?.id ?? "none", chunks, records, msPerQuestion };
+    return runs;
   } finally {
     await b.close();
   }

@@ -13,6 +13,8 @@ export interface GatePoint {
   answerablePass: number;
   /** on-topic unanswerable questions that were refused */
   unanswerableRefused: number;
+  /** mean of "answerable passed" and "out-of-corpus refused": independent of how many of each the data holds */
+  balanced: number;
 }
 
 export function gateAt(samples: GateSample[], threshold: number): GatePoint {
@@ -38,7 +40,8 @@ export function gateAt(samples: GateSample[], threshold: number): GatePoint {
   const precision = tp + fp === 0 ? 0 : tp / (tp + fp);
   const recall = tp + fn === 0 ? 0 : tp / (tp + fn);
   const f1 = precision + recall === 0 ? 0 : (2 * precision * recall) / (precision + recall);
-  return { threshold, precision, recall, f1, answerablePass: ans ? ansPass / ans : 0, unanswerableRefused: un ? unRefused / un : 0 };
+  const answerablePass = ans ? ansPass / ans : 0;
+  return { threshold, precision, recall, f1, answerablePass, unanswerableRefused: un ? unRefused / un : 0, balanced: (answerablePass + recall) / 2 };
 }
 
 export function sweep(samples: GateSample[], from = 0.05, to = 0.95, step = 0.01): GatePoint[] {
@@ -48,3 +51,11 @@ export function sweep(samples: GateSample[], from = 0.05, to = 0.95, step = 0.01
 }
 
 export const bestF1 = (points: GatePoint[]): GatePoint => points.reduce((a, b) => (b.f1 > a.f1 ? b : a));
+
+/**
+ * The threshold the product uses: best balanced accuracy. F1 on the refusal class rewards refusing whenever
+ * out-of-corpus questions outnumber answerable ones (here 2.4 : 1, a property of this data set, not of real
+ * traffic), and a wrong refusal costs the visitor an answer, while a wrong pass still meets the prompt's
+ * "say you don't know" rule.
+ */
+export const bestBalanced = (points: GatePoint[]): GatePoint => points.reduce((a, b) => (b.balanced > a.balanced ? b : a));

@@ -8,6 +8,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { configFor, createServices, type Services } from "../../src/app.ts";
+import { MIN_IDF_CORPUS } from "../../src/chat/create-chat.ts";
 import { calibrationFor } from "../../src/rag/cosine-calibration.ts";
 import type { Embedder } from "../../src/rag/embedder.ts";
 import type { CosineCalibration } from "../../src/rag/grounding-gate.ts";
@@ -82,7 +83,7 @@ export function precomputedEmbedder(id: string, dimension: number, vectors: Map<
 }
 
 /** The product retriever over this deployment with an explicit embedder, vector weight and calibration. */
-export function benchRetriever(b: BenchDeployment, opts: { embedder: Embedder | null; vectorWeight?: number; calibration?: CosineCalibration | null; candidates?: number }): Retriever {
+export function benchRetriever(b: BenchDeployment, opts: { embedder: Embedder | null; vectorWeight?: number; calibration?: CosineCalibration | null; candidates?: number; minIdfCorpus?: number }): Retriever {
   return createRetriever({
     index: b.services.repos.chunkIndex,
     stats: createTermStatsRepo(b.services.db),
@@ -92,6 +93,7 @@ export function benchRetriever(b: BenchDeployment, opts: { embedder: Embedder | 
       vectorWeight: opts.vectorWeight ?? b.services.config.vectorWeight,
       candidates: opts.candidates ?? 50,
       rrfK: 60,
+      minIdfCorpus: opts.minIdfCorpus ?? MIN_IDF_CORPUS,
       calibration: (id) => (opts.calibration === undefined ? calibrationFor(id) : opts.calibration),
     },
   });

@@ -83,7 +83,7 @@ export function checkInvariants(dbPath: string, vecLib: string | null, acknowled
   return problems;
 }
 
-export async function runCrashCycles(opts: { dataDir: string; cycles: number; docsPerCycle?: number; env?: Record<string, string>; log?: (r: CycleReport) => void }): Promise<{ reports: CycleReport[]; finalProblems: string[] }> {
+export async function runCrashCycles(opts: { dataDir: string; cycles: number; docsPerCycle?: number; maxKillMs?: number; env?: Record<string, string>; log?: (r: CycleReport) => void }): Promise<{ reports: CycleReport[]; finalProblems: string[] }> {
   const env = { DOCCHAT_LOG_LEVEL: "silent", DOCCHAT_TRAIN_WAIT_MS: "0", DOCCHAT_EMBEDDER: "none", ...opts.env };
   const email = `crash-${Date.now()}@example.com`;
   await cli(["account", "create", "--email", email, "--tokens", "1000", "--json", "--data", opts.dataDir], env);
@@ -99,7 +99,7 @@ export async function runCrashCycles(opts: { dataDir: string; cycles: number; do
   };
   for (let cycle = 1; cycle <= opts.cycles; cycle++) {
     const { proc, url } = await startServer(opts.dataDir, env);
-    const killAfter = 30 + Math.floor(Math.random() * 700);
+    const killAfter = 30 + Math.floor(Math.random() * (opts.maxKillMs ?? 700));
     const pushes = Array.from({ length: opts.docsPerCycle ?? 6 }, async (_, i) => {
       try {
         const r = await fetch(`${url}/api/v1/documents`, {

@@ -12,6 +12,9 @@ import { createConversationsRepo } from "../store/repos/conversations.repo.ts";
 import { createTermStatsRepo } from "../store/repos/term-stats.repo.ts";
 import { type CorrectionsLookup, createChatService } from "./chat.service.ts";
 
+/** The gate's IDF smoothing (termWeights), measured in bench/retrieval.bench.ts. */
+export const MIN_IDF_CORPUS = 250;
+
 /** Builds the answering pipeline from configuration: retriever, repos and chat service over one backend. */
 export function createChatStack(deps: {
   db: Db;
@@ -30,7 +33,7 @@ export function createChatStack(deps: {
     index: deps.chunkIndex,
     stats: createTermStatsRepo(deps.db),
     embedder: deps.embedder,
-    settings: { keywordWeight: 1, vectorWeight: config.vectorWeight, candidates: 50, rrfK: 60, calibration: calibrationFor },
+    settings: { keywordWeight: 1, vectorWeight: config.vectorWeight, candidates: 50, rrfK: 60, minIdfCorpus: MIN_IDF_CORPUS, calibration: calibrationFor },
     log: deps.log,
   });
   const chat = createChatService({

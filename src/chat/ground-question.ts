@@ -1,5 +1,5 @@
 import type { LlmBackend } from "../llm/backend.ts";
-import { isFollowUp, rewriteFollowUp } from "../rag/follow-up.ts";
+import { hasAnaphor, isFollowUp, rewriteFollowUp } from "../rag/follow-up.ts";
 import { isGrounded } from "../rag/grounding-gate.ts";
 import { rewriteWithModel } from "../rag/llm-rewrite.ts";
 import type { Retriever } from "../rag/retrieve.ts";
@@ -18,10 +18,15 @@ export interface GroundingSettings {
   threshold: number;
 }
 
+/** The passage that grounded a retrieval: its most relevant hit. */
+const bestChunk = (r: Retrieval) => r.hits.reduce<{ id: number; rel: number }>((b, h) => (h.relevance > b.rel ? { id: h.chunkId, rel: h.relevance } : b), { id: -1, rel: -1 }).id;
+
 /**
- * Resolves a follow-up deterministically, searches, and gates. When the resolved query is not grounded but
- * the visitor's own wording is, the original wins (retrieval_fallback): a rewrite alone never refuses.
- * No model is called here, so a refusal never costs a model call.
+ * Resolves a follow-up deterministically, searches, and gates. The visitor's own wording wins
+ * (retrieval_fallback) when the resolved query is not grounded but the original is, and when a question
+ * without a pronoun ("and when was the lighthouse built?") is grounded on its own in a different passage
+ * than the resolved one: the visitor changed the subject, and the carried-over one would only mislead.
+ * A rewrite alone never refuses. No model is called here, so a refusal never costs a model call.
  */
 export async function groundQuestion(
   retriever: Retriever,
@@ -33,13 +38,14 @@ export async function groundQuestion(
     input.history.filter((t) => t.question).map((t) => ({ question: t.question, searchQuery: t.searchQuery })),
   );
   const search = (query: string) => retriever.retrieve({ deploymentId: input.deploymentId, query, topK: s.topK });
+  const ok = (r: Retrieval) => isGrounded(r.relevance, s.threshold);
   const first = await search(resolved);
-  if (isGrounded(first.relevance, s.threshold) || resolved === input.question) {
-    return { retrieval: first, searchQuery: resolved, grounded: isGrounded(first.relevance, s.threshold), retrievalFallback: false };
-  }
+  const asResolved = { retrieval: first, searchQuery: resolved, grounded: ok(first), retrievalFallback: false };
+  if (resolved === input.question || (ok(first) && hasAnaphor(input.question))) return asResolved;
   const plain = await search(input.question);
-  if (isGrounded(plain.relevance, s.threshold)) return { retrieval: plain, searchQuery: input.question, grounded: true, retrievalFallback: true };
-  return { retrieval: first, searchQuery: resolved, grounded: false, retrievalFallback: false };
+  if (!ok(plain)) return asResolved;
+  if (ok(first) && bestChunk(plain) === bestChunk(first)) return asResolved;
+  return { retrieval: plain, searchQuery: input.question, grounded: true, retrievalFallback: true };
 }
 
 /**

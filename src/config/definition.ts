@@ -63,6 +63,13 @@ const smtpUrl: Parse<string> = (raw) => {
   return raw.trim();
 };
 
+const publicOrigin: Parse<string> = (raw) => {
+  if (raw.trim() === "") return "";
+  const u = URL.parse(raw.trim());
+  if (!u || (u.protocol !== "http:" && u.protocol !== "https:")) throw new Error("must be an http:// or https:// URL");
+  return u.origin;
+};
+
 const setting = <T>(s: Setting<T>): Setting<T> => s;
 
 export const definition = {
@@ -103,6 +110,9 @@ export const definition = {
   mailSendTimeoutMs: setting({ env: "DOCCHAT_MAIL_SEND_TIMEOUT_MS", default: 30_000, doc: "Time allowed for one SMTP delivery, in ms; a claimed mail is retried after twice this if the process died.", parse: int(100, 600_000) }),
   rateLimitScale: setting({ env: "DOCCHAT_RATE_LIMIT_SCALE", default: 1, doc: "Multiplies every per-minute rate limit (1 = the documented limits). Only for load tests and benchmarks.", parse: num(0.001, 1_000_000) }),
   shutdownTimeoutMs: setting({ env: "DOCCHAT_SHUTDOWN_TIMEOUT_MS", default: 10_000, doc: "On SIGTERM/SIGINT, how long in-flight requests and streams may take to finish before they are cut off.", parse: int(0, 600_000) }),
+  publicUrl: setting({ env: "DOCCHAT_PUBLIC_URL", default: "", doc: "Public origin of this service, e.g. https://chat.example.com (empty: taken from each request's Host). Owner console requests must come from it; https makes the session cookie Secure.", parse: publicOrigin }),
+  sessionIdleSeconds: setting({ env: "DOCCHAT_SESSION_IDLE_SECONDS", default: 1800, doc: "Owner console: a session unused for this long ends (idle timeout).", parse: int(1, 31_536_000) }),
+  sessionMaxSeconds: setting({ env: "DOCCHAT_SESSION_MAX_SECONDS", default: 43_200, doc: "Owner console: a session ends this long after sign-in however active it is (absolute timeout).", parse: int(1, 31_536_000) }),
   logLevel: setting({ env: "DOCCHAT_LOG_LEVEL", default: "info" as "debug" | "info" | "warn" | "error" | "silent", doc: "Log level.", parse: oneOf("debug", "info", "warn", "error", "silent") }),
 };
 

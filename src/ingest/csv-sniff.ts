@@ -22,8 +22,7 @@ export function sniffDelimiter(text: string, maxRecords = 20): DelimiterGuess {
     if (mode === 0) continue;
     const consistency = counts.filter((c) => c === mode).length / counts.length;
     const presence = counts.filter((c) => c > 0).length / counts.length;
-    const better =
-      consistency > best.consistency || (consistency === best.consistency && mode > best.fieldSeparators);
+    const better = consistency > best.consistency || (consistency === best.consistency && mode > best.fieldSeparators);
     if (better) best = { delimiter, fieldSeparators: mode, consistency, presence, records: records.length };
   }
   return best;

@@ -40,12 +40,7 @@ export async function guardZipInflation(bytes: Uint8Array, maxInflatedBytes: num
   return entries;
 }
 
-function inflateCounting(
-  data: Uint8Array,
-  startTotal: number,
-  max: number,
-  onChunk: (chunk: Uint8Array) => void,
-): Promise<number> {
+function inflateCounting(data: Uint8Array, startTotal: number, max: number, onChunk: (chunk: Uint8Array) => void): Promise<number> {
   return new Promise((resolve, reject) => {
     let total = startTotal;
     const inflater = createInflateRaw();

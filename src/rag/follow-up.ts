@@ -25,6 +25,11 @@ export function isFollowUp(question: string): boolean {
   return ANAPHOR.test(question) || ELLIPTIC_LEAD.test(question) || queryTerms(question).length <= 1;
 }
 
+/** Does the question point back with a pronoun ("does it…", "their leader")? Then it cannot stand alone. */
+export function hasAnaphor(question: string): boolean {
+  return ANAPHOR.test(question);
+}
+
 /** The subject of a standalone question: what follows its wh-word and auxiliary ("the Normans in Normandy"). */
 export function subjectOf(question: string): string {
   let s = question.trim().replace(/[?.!\s]+$/u, "");

@@ -15,9 +15,13 @@ export interface TermStats {
 
 export type TermWeights = Map<string, number>;
 
-/** BM25's IDF, never negative; a term's frequency is the larger of its exact and folded forms. */
-export function termWeights(terms: string[], stats: TermStats): TermWeights {
-  const n = Math.max(1, stats.totalChunks());
+/**
+ * BM25's IDF, never negative; a term's frequency is the larger of its exact and folded forms. The corpus size is
+ * floored at `minCorpus` chunks: in a deployment of a few chunks every word it contains would otherwise weigh
+ * almost nothing and any one word it lacks would outweigh the whole question.
+ */
+export function termWeights(terms: string[], stats: TermStats, minCorpus = 0): TermWeights {
+  const n = Math.max(1, minCorpus, stats.totalChunks());
   const df = stats.documentFrequencies([...terms, ...terms.map(stem)]);
   const weights: TermWeights = new Map();
   for (const t of terms) {

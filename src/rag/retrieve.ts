@@ -22,6 +22,8 @@ export interface RetrievalSettings {
   /** candidates taken from each ranking before fusion */
   candidates: number;
   rrfK: number;
+  /** IDF smoothing: the gate treats a corpus as at least this many chunks (see termWeights) */
+  minIdfCorpus: number;
   /** cosine → relevance mapping for the active embedder; null = coverage only */
   calibration: (embedderId: string) => CosineCalibration | null;
 }
@@ -71,7 +73,7 @@ export function createRetriever(deps: {
         { ids: vector?.ids ?? [], weight: mode === "keyword" ? 0 : mode === "vector" ? 1 : settings.vectorWeight },
       ]).slice(0, input.topK);
       const rows = new Map(index.getChunks(fused.map((f) => f.id)).map((r) => [r.id, r]));
-      const weights = termWeights(queryTerms(input.query), deps.stats);
+      const weights = termWeights(queryTerms(input.query), deps.stats, settings.minIdfCorpus);
       const calibration = vector ? settings.calibration(vector.embedderId) : null;
       const hits: RetrievalHit[] = [];
       for (const f of fused) {

@@ -13,11 +13,16 @@ export function wordTokens(text: string): string[] {
     .filter((t) => t !== "");
 }
 
+// "how long", "how much": the second word asks for a kind of answer, it is not what the question is about.
+const HOW_WORDS = new Set(["long", "much", "many", "often", "far", "old", "big", "large", "soon", "come"]);
+
 /** Distinct content words of a query, in first-seen order; single letters are contraction debris ("what's"). */
 export function queryTerms(text: string, max = 32): string[] {
   const out = new Set<string>();
-  for (const t of wordTokens(text)) {
+  const tokens = wordTokens(text);
+  for (const [i, t] of tokens.entries()) {
     if (STOPWORDS.has(t) || (t.length < 2 && !/\d/.test(t))) continue;
+    if (HOW_WORDS.has(t) && tokens[i - 1] === "how") continue;
     out.add(t);
     if (out.size >= max) break;
   }

@@ -14,6 +14,8 @@ import { nativeVisitorRoutes } from "./routes/native-visitor.routes.ts";
 import { openaiV1Routes } from "./routes/openai-v1.routes.ts";
 import { widgetRoutes } from "./routes/widget.routes.ts";
 import { createRequestState } from "./request-state.ts";
+import { consoleRoutes } from "./routes/console.routes.ts";
+import { isOwnerUpload, ownerRoutes } from "./routes/owner.routes.ts";
 
 const CORS = {
   "access-control-allow-origin": "*",
@@ -61,7 +63,7 @@ export function createServer(services: Services) {
     })
     .onParse(async ({ request, set }) => {
       const st = state.get(request);
-      const limit = st.endpoint === "v1.documents" ? config.maxUploadBytes : config.maxBodyBytes;
+      const limit = st.endpoint === "v1.documents" || isOwnerUpload(new URL(request.url).pathname) ? config.maxUploadBytes : config.maxBodyBytes;
       let body: Record<string, unknown> = {};
       let failure: unknown = null;
       try {
@@ -92,7 +94,10 @@ export function createServer(services: Services) {
         log.error("unhandled error", { requestId: st.requestId, path: new URL(request.url).pathname, error: redact(String((error as Error)?.stack ?? error)) });
         e = appError("internal_error");
       }
-      return toErrorResponse(e, set.headers as Record<string, string>, st.endpoint);
+      const response = toErrorResponse(e, set.headers as Record<string, string>, st.endpoint);
+      // Elysia would otherwise keep a parse-phase 400 over the legacy native chat's 200.
+      set.status = response.status;
+      return response;
     })
     .onAfterResponse(({ request, set }) => {
       const st = state.get(request);
@@ -104,7 +109,9 @@ export function createServer(services: Services) {
     .use(documentsRoutes(services, state))
     .use(widgetRoutes(services, state))
     .use(nativeVisitorRoutes(services, state))
-    .use(nativeChatRoutes(services, state));
+    .use(nativeChatRoutes(services, state))
+    .use(ownerRoutes(services))
+    .use(consoleRoutes());
 
   return app;
 }

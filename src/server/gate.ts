@@ -58,7 +58,8 @@ export function createGate(deps: { keys: KeysRepo; limiter: RateLimiter; trusted
       }
       // Usable once training has completed at least once; a re-train in progress keeps serving the last index.
       const trained = ctx.deployment.trainingStatus === "completed" || ctx.deployment.trainedAt !== null;
-      if (endpoints[endpoint].trained && !trained) throw appError("not_trained");
+      // A Private GPT deployment answers from its persona alone: it has no documents to train.
+      if (endpoints[endpoint].trained && !trained && ctx.deployment.kind !== "private_gpt") throw appError("not_trained");
       return { endpoint, deployment: ctx.deployment, account: ctx.account, clientIp };
     },
   };

@@ -12,7 +12,9 @@ const para = (i: number) => `Paragraph ${i} ${"lorem ipsum dolor ".repeat(8).tri
 
 describe("chunkDocument", () => {
   test("starts a new chunk at every heading and carries the heading path", () => {
-    const chunks = chunkDocument(doc([h(1, "Guide"), p("Intro."), h(2, "Setup"), p("Install it."), h(2, "Usage"), p("Run it."), h(1, "Appendix"), p("Notes.")]));
+    const chunks = chunkDocument(
+      doc([h(1, "Guide"), p("Intro."), h(2, "Setup"), p("Install it."), h(2, "Usage"), p("Run it."), h(1, "Appendix"), p("Notes.")]),
+    );
     expect(chunks.map((c) => [c.headingPath, c.text])).toEqual([
       ["Guide", "Intro."],
       ["Guide > Setup", "Install it."],
@@ -75,7 +77,10 @@ describe("chunkDocument", () => {
 
   test("leaves out a CSV header too wide to repeat, since every row already names its columns", () => {
     const header = Array.from({ length: 40 }, (_, i) => `column name ${i}`).join(" | ");
-    const chunks = chunkDocument(doc([{ type: "row", row: 1, text: "column name 0: x" }], { kind: "csv", header }), { maxTokens: 100, overlapTokens: 0 });
+    const chunks = chunkDocument(doc([{ type: "row", row: 1, text: "column name 0: x" }], { kind: "csv", header }), {
+      maxTokens: 100,
+      overlapTokens: 0,
+    });
     expect(chunks.map((c) => c.text)).toEqual(["column name 0: x"]);
   });
 

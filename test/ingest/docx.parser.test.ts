@@ -1,8 +1,8 @@
 import { describe, expect, test } from "bun:test";
 import { docxParser } from "../../src/ingest/parsers/docx.parser.ts";
 import { htmlToBlocks } from "../../src/ingest/parsers/docx-html.ts";
-import { buildDocx } from "./helpers/docx-builder.ts";
 import { expectAppError, fixtureDoc, TEST_PARSE_OPTIONS } from "./helpers/docs.ts";
+import { buildDocx } from "./helpers/docx-builder.ts";
 import { writeZip } from "./helpers/zip-writer.ts";
 
 const MB = 1024 * 1024;

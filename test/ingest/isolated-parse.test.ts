@@ -5,8 +5,8 @@ import { isAppError } from "../../src/errors/index.ts";
 import { defaultWorkerCommand, isolatedParse } from "../../src/ingest/isolated-parse.ts";
 import { parseDocument } from "../../src/ingest/parse.ts";
 import { PARSE_WORKER_COMMAND } from "../../src/ingest/parse-worker.ts";
-import { buildDocx } from "./helpers/docx-builder.ts";
 import { expectAppError, fixtureDoc, sharedDoc, TEST_PARSE_OPTIONS } from "./helpers/docs.ts";
+import { buildDocx } from "./helpers/docx-builder.ts";
 
 const bun = process.execPath;
 
@@ -30,7 +30,10 @@ describe("isolatedParse", () => {
   }
 
   test("passes the parser's own error code back from the worker", async () => {
-    await expectAppError(isolatedParse(await sharedDoc("pdf/encrypted/pypdf-r3-user-password.pdf"), TEST_PARSE_OPTIONS), "document_encrypted");
+    await expectAppError(
+      isolatedParse(await sharedDoc("pdf/encrypted/pypdf-r3-user-password.pdf"), TEST_PARSE_OPTIONS),
+      "document_encrypted",
+    );
     await expectAppError(isolatedParse(await fixtureDoc("tiny.png"), TEST_PARSE_OPTIONS), "unsupported_document");
   });
 

@@ -5,10 +5,16 @@ import { expectAppError, fixtureDoc, sharedDoc } from "./helpers/docs.ts";
 
 describe("parseDocument", () => {
   test("parses a file by what its bytes are, not by its misleading name", async () => {
-    const pdf = await parseDocument(await sharedDoc("docx/derived-bad/pdf-renamed-as.docx"), { ...DEFAULT_PARSE_OPTIONS, filename: "report.docx" });
+    const pdf = await parseDocument(await sharedDoc("docx/derived-bad/pdf-renamed-as.docx"), {
+      ...DEFAULT_PARSE_OPTIONS,
+      filename: "report.docx",
+    });
     expect(pdf.kind).toBe("pdf");
     expect(pdf.pages).toBe(4);
-    const docx = await parseDocument(await sharedDoc("pdf/derived-bad/docx-renamed-as.pdf"), { ...DEFAULT_PARSE_OPTIONS, filename: "x.pdf" });
+    const docx = await parseDocument(await sharedDoc("pdf/derived-bad/docx-renamed-as.pdf"), {
+      ...DEFAULT_PARSE_OPTIONS,
+      filename: "x.pdf",
+    });
     expect(docx.blocks).toEqual([{ type: "paragraph", text: "Walking on imported air" }]);
   });
 

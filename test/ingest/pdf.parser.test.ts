@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import { pageTextToParagraphs } from "../../src/ingest/parsers/pdf-paragraphs.ts";
 import { pdfParser } from "../../src/ingest/parsers/pdf.parser.ts";
+import { pageTextToParagraphs } from "../../src/ingest/parsers/pdf-paragraphs.ts";
 import { expectAppError, fixtureDoc, sharedDoc, TEST_PARSE_OPTIONS } from "./helpers/docs.ts";
 import { writePdf } from "./helpers/pdf-writer.ts";
 

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { txtParser, textToBlocks } from "../../src/ingest/parsers/txt.parser.ts";
+import { textToBlocks, txtParser } from "../../src/ingest/parsers/txt.parser.ts";
 import { fixtureDoc, sharedDoc, TEST_PARSE_OPTIONS } from "./helpers/docs.ts";
 
 const parse = async (bytes: Uint8Array) => txtParser.parse(bytes, TEST_PARSE_OPTIONS);

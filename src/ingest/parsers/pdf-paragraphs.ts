@@ -19,13 +19,16 @@ export function pageTextToParagraphs(pageText: string): string[] {
     if (current) paragraphs.push(current);
     current = "";
   };
-  lines.forEach((line, i) => {
-    if (!line) return flush();
+  for (const [i, line] of lines.entries()) {
+    if (!line) {
+      flush();
+      continue;
+    }
     current = joinLine(current, line);
     const next = lines[i + 1] ?? "";
     const short = line.length < width * 0.7;
     if (short && (/[.!?:;"”)]$/.test(line) || /^[\p{Lu}\p{N}•\-–]/u.test(next))) flush();
-  });
+  }
   flush();
   return paragraphs;
 }

@@ -15,7 +15,13 @@ export function buildDocx(parts: DocxPart[], extraFiles: ZipFile[] = []): Uint8A
   return writeZip([
     { name: "[Content_Types].xml", data: CONTENT_TYPES },
     { name: "_rels/.rels", data: rels([["officeDocument", "word/document.xml"]]) },
-    { name: "word/_rels/document.xml.rels", data: rels([["styles", "styles.xml"], ["numbering", "numbering.xml"]]) },
+    {
+      name: "word/_rels/document.xml.rels",
+      data: rels([
+        ["styles", "styles.xml"],
+        ["numbering", "numbering.xml"],
+      ]),
+    },
     { name: "word/styles.xml", data: STYLES },
     { name: "word/numbering.xml", data: NUMBERING },
     { name: "word/document.xml", data: documentXml(parts) },

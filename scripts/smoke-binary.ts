@@ -1,0 +1,230 @@
+/**
+ * `bun run smoke`: builds dist/docchat, copies it alone into a temp dir (no node_modules anywhere near it, cwd
+ * there, a clean environment) and drives it like an operator would: doctor, serve, CLI account + deployment,
+ * the official `openai` client, a PDF and a CSV pushed, a grounded answer with sources, a refusal, SIGTERM →
+ * exit 0, restart on the same data dir, answer again. Exits non-zero naming the step that failed.
+ *
+ *   bun scripts/smoke-binary.ts [--no-build] [--keep]
+ *
+ * Steps are a plain list: add one by appending { name, run(ctx) } where it belongs.
+ */
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { parseArgs } from "node:util";
+import OpenAI from "openai";
+import { type ServeProcess, startServeProcess } from "../test/helpers/serve-process.ts";
+import { writePdf } from "../test/ingest/helpers/pdf-writer.ts";
+import { buildBinary } from "./build-binary.ts";
+
+const root = resolve(import.meta.dir, "..");
+
+interface Ctx {
+  work: string;
+  bin: string;
+  data: string;
+  env: Record<string, string>;
+  server?: ServeProcess;
+  apiKey: string;
+  deploymentId: string;
+  client(): OpenAI;
+}
+
+type Step = { name: string; run: (ctx: Ctx) => Promise<string | undefined> };
+
+class SmokeError extends Error {}
+function check(cond: unknown, message: string): asserts cond {
+  if (!cond) throw new SmokeError(message);
+}
+
+/** Runs the binary's CLI with --json and returns the one JSON object it printed. */
+async function cli(ctx: Ctx, args: string[]): Promise<Record<string, unknown>> {
+  const proc = Bun.spawn([ctx.bin, ...args, "--data", ctx.data, "--json"], { cwd: ctx.work, env: ctx.env, stdout: "pipe", stderr: "pipe" });
+  const [out, err, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+  check(code === 0, `docchat ${args.join(" ")} exited ${code}: ${err.trim()}`);
+  try {
+    return JSON.parse(out) as Record<string, unknown>;
+  } catch {
+    throw new SmokeError(`docchat ${args.join(" ")} did not print one JSON object: ${out.slice(0, 200)}`);
+  }
+}
+
+async function startServer(ctx: Ctx): Promise<string> {
+  const started = performance.now();
+  ctx.server = await startServeProcess({ command: [ctx.bin], dataDir: ctx.data, cwd: ctx.work, env: ctx.env });
+  return `${ctx.server.url} healthy after ${Math.round(performance.now() - started)} ms`;
+}
+
+async function stopServer(ctx: Ctx): Promise<string> {
+  check(ctx.server, "no server running");
+  const started = performance.now();
+  const code = await ctx.server.stop("SIGTERM");
+  check(code === 0, `serve exited with ${code} after SIGTERM`);
+  ctx.server = undefined;
+  return `exit 0 in ${Math.round(performance.now() - started)} ms`;
+}
+
+type Reply = { choices: { message: { content: string | null } }[]; sources?: string[]; refused?: boolean; chunks?: unknown[] };
+
+async function ask(ctx: Ctx, question: string, path = "/chat/completions"): Promise<Reply> {
+  return (await ctx.client().post(path, { body: { model: ctx.deploymentId, messages: [{ role: "user", content: question }] } })) as Reply;
+}
+
+async function push(ctx: Ctx, name: string, bytes: Uint8Array): Promise<string> {
+  const form = new FormData();
+  form.append("file", new File([bytes], name));
+  const res = await fetch(`${ctx.server?.url}/api/v1/documents`, { method: "POST", headers: { authorization: `Bearer ${ctx.apiKey}` }, body: form });
+  const body = (await res.json()) as { status?: string; chunk_count?: number; error?: unknown };
+  check(res.status === 200 && body.status === "completed", `push ${name}: HTTP ${res.status} ${JSON.stringify(body)}`);
+  return `${name}: ${body.chunk_count} chunks`;
+}
+
+const HANDBOOK_PDF = writePdf([
+  { lines: ["Larkspur Depot handbook.", "The Larkspur depot opens at 7:30 in the morning and closes at 18:00.", "Visitors sign in at the blue gate."] },
+  { lines: ["Forklifts are charged overnight in bay 4.", "Lost badges are replaced by the night porter, Amara Okonkwo."] },
+]);
+const PRICES_CSV = new TextEncoder().encode("product,price,warranty\nKettle K2,49 EUR,2 years\nToaster T9,35 EUR,1 year\nMixer M5,120 EUR,3 years\n");
+
+const steps: Step[] = [
+  {
+    name: "--version prints version and build commit",
+    async run(ctx) {
+      const proc = Bun.spawn([ctx.bin, "--version"], { cwd: ctx.work, env: ctx.env, stdout: "pipe" });
+      const out = (await new Response(proc.stdout).text()).trim();
+      check((await proc.exited) === 0 && /^docchat \d+\.\d+\.\d+ \(.+\)$/.test(out) && !out.includes("(source)"), `unexpected --version output: ${out}`);
+      return out;
+    },
+  },
+  {
+    name: "doctor: SQLite, FTS5, sqlite-vec, embedder, LLM, SMTP",
+    async run(ctx) {
+      const proc = Bun.spawn([ctx.bin, "doctor", "--offline", "--json", "--data", ctx.data], { cwd: ctx.work, env: ctx.env, stdout: "pipe", stderr: "pipe" });
+      const [out, err] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text()]);
+      const d = JSON.parse(out || "{}") as Record<string, { status?: string; active?: string }> & { ok?: boolean; runtime?: { standalone?: boolean } };
+      check((await proc.exited) === 0 && d.ok === true, `doctor failed: ${out}${err}`);
+      check(d.runtime?.standalone === true, "doctor does not report a standalone executable");
+      return `embedder ${d.embedder?.active}, llm ${d.llm?.active}, smtp ${d.smtp?.active}`;
+    },
+  },
+  { name: "serve on a fresh data dir, /health 200", run: startServer },
+  {
+    name: "account and deployment through the binary's CLI",
+    async run(ctx) {
+      const acct = await cli(ctx, ["account", "create", "--email", "owner@example.com", "--tokens", "100000"]);
+      check(acct.email === "owner@example.com", `account create: ${JSON.stringify(acct)}`);
+      const dep = await cli(ctx, ["deployment", "create", "--account", "owner@example.com", "--name", "Depot handbook", "--publish"]);
+      check(typeof dep.api_key === "string" && typeof dep.id === "string", `deployment create: ${JSON.stringify(dep)}`);
+      ctx.apiKey = dep.api_key;
+      ctx.deploymentId = dep.id;
+      return String(dep.id);
+    },
+  },
+  {
+    name: "openai client: models.list() returns the deployment",
+    async run(ctx) {
+      const page = await ctx.client().models.list();
+      const ids = page.data.map((m) => m.id);
+      check(ids.length === 1 && ids[0] === ctx.deploymentId, `models.list() returned ${JSON.stringify(ids)}`);
+      return ids[0];
+    },
+  },
+  {
+    name: "openai client: a wrong key raises AuthenticationError(bad_key)",
+    async run(ctx) {
+      const bad = new OpenAI({ baseURL: `${ctx.server?.url}/api/v1`, apiKey: "dck_wrongwrongwrongwrongwrongwrong", maxRetries: 0 });
+      try {
+        await bad.models.list();
+      } catch (e) {
+        check(e instanceof OpenAI.AuthenticationError && e.code === "bad_key", `expected AuthenticationError(bad_key), got ${String(e)}`);
+        return "401 bad_key";
+      }
+      throw new SmokeError("a wrong key listed models");
+    },
+  },
+  { name: "push a PDF (parsed in the __parse-worker child)", run: (ctx) => push(ctx, "depot-handbook.pdf", HANDBOOK_PDF) },
+  { name: "push a CSV", run: (ctx) => push(ctx, "prices.csv", PRICES_CSV) },
+  {
+    name: "grounded answer with sources (PDF)",
+    async run(ctx) {
+      const r = await ask(ctx, "When does the Larkspur depot open?");
+      const text = r.choices[0]?.message.content ?? "";
+      check(/7:30/.test(text), `answer does not contain the opening time: ${text}`);
+      check(r.sources?.includes("depot-handbook") && r.refused !== true, `sources ${JSON.stringify(r.sources)}`);
+      return `sources ${JSON.stringify(r.sources)}`;
+    },
+  },
+  {
+    name: "grounded answer with sources and chunks (CSV, with-sources endpoint)",
+    async run(ctx) {
+      const r = await ask(ctx, "What is the warranty of the Kettle K2?", "/chat/completions-with-sources");
+      const text = r.choices[0]?.message.content ?? "";
+      check(/2 years/.test(text), `answer does not contain the warranty: ${text}`);
+      check(r.sources?.includes("prices") && Array.isArray(r.chunks) && r.chunks.length > 0, `sources ${JSON.stringify(r.sources)}, chunks ${r.chunks?.length}`);
+      return `sources ${JSON.stringify(r.sources)}, ${r.chunks.length} chunks`;
+    },
+  },
+  {
+    name: "refusal for an unrelated question",
+    async run(ctx) {
+      const r = await ask(ctx, "What is the capital of Mongolia?");
+      check((r.sources ?? []).length === 0 && r.refused !== false, `expected a refusal, got ${JSON.stringify(r).slice(0, 300)}`);
+      return JSON.stringify(r.choices[0]?.message.content?.slice(0, 60));
+    },
+  },
+  { name: "SIGTERM → exit 0", run: stopServer },
+  { name: "restart on the same data dir", run: startServer },
+  {
+    name: "answers again after the restart",
+    async run(ctx) {
+      const r = await ask(ctx, "Who replaces lost badges?");
+      const text = r.choices[0]?.message.content ?? "";
+      check(/Okonkwo/.test(text) && r.sources?.includes("depot-handbook"), `after restart: ${text} ${JSON.stringify(r.sources)}`);
+      return `sources ${JSON.stringify(r.sources)}`;
+    },
+  },
+  { name: "SIGTERM → exit 0 again", run: stopServer },
+];
+
+async function main(): Promise<number> {
+  const { values } = parseArgs({ args: process.argv.slice(2), options: { "no-build": { type: "boolean" }, keep: { type: "boolean" } } });
+  const t0 = performance.now();
+  const built = join(root, "dist", process.platform === "win32" ? "docchat.exe" : "docchat");
+  if (!values["no-build"]) await buildBinary({ llama: false });
+  const work = mkdtempSync(join(tmpdir(), "docchat-smoke-"));
+  const bin = join(work, "docchat");
+  copyFileSync(built, bin);
+  mkdirSync(join(work, "data"));
+  // A clean environment: nothing from this repo's shell (DOCCHAT_*, NODE_PATH, BUN_*) leaks into the binary.
+  const env: Record<string, string> = { PATH: "/usr/bin:/bin", HOME: work, TMPDIR: tmpdir(), LANG: "C.UTF-8" };
+  const ctx: Ctx = {
+    work,
+    bin,
+    data: join(work, "data"),
+    env,
+    apiKey: "",
+    deploymentId: "",
+    client() {
+      return new OpenAI({ baseURL: `${ctx.server?.url}/api/v1`, apiKey: ctx.apiKey, maxRetries: 0 });
+    },
+  };
+  let failed = false;
+  for (const step of steps) {
+    const started = performance.now();
+    try {
+      const detail = await step.run(ctx);
+      console.log(`ok   ${step.name} (${Math.round(performance.now() - started)} ms)${detail ? ` — ${detail}` : ""}`);
+    } catch (e) {
+      failed = true;
+      console.error(`FAIL ${step.name}: ${e instanceof Error ? e.message : String(e)}`);
+      if (ctx.server) console.error(`--- server log (last lines) ---\n${ctx.server.log().split("\n").slice(-30).join("\n")}`);
+      break;
+    }
+  }
+  if (ctx.server) await ctx.server.stop("SIGKILL");
+  if (values.keep) console.error(`kept ${work}`);
+  else rmSync(work, { recursive: true, force: true });
+  console.log(`smoke ${failed ? "FAILED" : "passed"} in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+  return failed ? 1 : 0;
+}
+
+process.exit(await main());

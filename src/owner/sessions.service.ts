@@ -1,0 +1,113 @@
+import { createHash, randomBytes } from "node:crypto";
+import { appError } from "../errors/index.ts";
+import type { Account, AccountsRepo } from "../store/repos/accounts.repo.ts";
+import type { OwnerSessionsRepo } from "../store/repos/owner-sessions.repo.ts";
+
+/** Login attempts per rolling minute: per account (whether or not it exists) and per client address. */
+export const LOGIN_LIMITS = { perAccount: 5, perIp: 20 } as const;
+export const PASSWORD_MIN = 8;
+const PASSWORD_MAX = 1024;
+
+/** The part of the server's limiter this needs (kept structural so owner/ does not depend on server/). */
+interface Limiter {
+  hit(identity: string, limit: number): { allowed: boolean; retryAfterSeconds: number };
+}
+
+export const hashSessionId = (id: string) => createHash("sha256").update(id, "utf8").digest("hex");
+
+export interface SessionContext {
+  account: Account;
+  idHash: string;
+  expiresAt: number;
+}
+
+const badLogin = () => appError("unauthorized", { message: "The email or password is incorrect." });
+
+/**
+ * Owner sign-in and sessions. A wrong password and an unknown email take the same path (an Argon2id verify,
+ * against a dummy hash when there is no account) and end in the same error, so neither the answer nor its
+ * timing tells which accounts exist.
+ */
+export function createSessionsService(deps: {
+  accounts: AccountsRepo;
+  sessions: OwnerSessionsRepo;
+  limiter: Limiter;
+  idleMs: number;
+  maxMs: number;
+  now?: () => number;
+}) {
+  const now = deps.now ?? Date.now;
+  let dummy: Promise<string> | null = null;
+  const dummyHash = () => {
+    dummy ??= Bun.password.hash(randomBytes(24).toString("base64"), { algorithm: "argon2id" });
+    return dummy;
+  };
+
+  const throttle = (identity: string, limit: number) => {
+    const d = deps.limiter.hit(identity, limit);
+    if (!d.allowed) {
+      throw appError("rate_limited", {
+        message: "Too many sign-in attempts. Wait a minute and try again.",
+        headers: { "retry-after": String(d.retryAfterSeconds) },
+      });
+    }
+  };
+
+  return {
+    idleMs: deps.idleMs,
+    maxMs: deps.maxMs,
+    async login(input: { email: string; password: string; clientIp: string }): Promise<{ token: string; session: SessionContext }> {
+      const email = input.email.trim().toLowerCase();
+      throttle(`owner.login|ip:${input.clientIp}`, LOGIN_LIMITS.perIp);
+      throttle(`owner.login|account:${email}`, LOGIN_LIMITS.perAccount);
+      const found = email ? deps.accounts.passwordHash(email) : null;
+      const hash = found?.hash ?? (await dummyHash());
+      const ok = input.password.length <= PASSWORD_MAX && (await Bun.password.verify(input.password, hash).catch(() => false));
+      if (!ok || !found?.hash) throw badLogin();
+      const account = deps.accounts.findById(found.id);
+      if (!account) throw badLogin();
+      if (account.disabled) throw appError("forbidden", { message: "This account is disabled." });
+      const token = randomBytes(32).toString("base64url");
+      const at = now();
+      const session = { idHash: hashSessionId(token), accountId: account.id, createdAt: at, lastSeenAt: at, expiresAt: at + deps.maxMs };
+      deps.sessions.purge(at, deps.idleMs);
+      deps.sessions.create(session);
+      return { token, session: { account, idHash: session.idHash, expiresAt: session.expiresAt } };
+    },
+
+    /** The session behind a cookie value, or null when unknown, idle too long, past its end or disabled. */
+    authenticate(token: string | null): SessionContext | null {
+      if (!token || token.length > 200) return null;
+      const idHash = hashSessionId(token);
+      const s = deps.sessions.find(idHash);
+      if (!s) return null;
+      const at = now();
+      if (at >= s.expiresAt || at - s.lastSeenAt >= deps.idleMs) {
+        deps.sessions.remove(idHash);
+        return null;
+      }
+      const account = deps.accounts.findById(s.accountId);
+      if (!account || account.disabled) return null;
+      deps.sessions.touch(idHash, at);
+      return { account, idHash, expiresAt: s.expiresAt };
+    },
+
+    logout(token: string | null): void {
+      if (token) deps.sessions.remove(hashSessionId(token));
+    },
+
+    /** Checks the current password, stores the new one and signs every other session out. */
+    async changePassword(ctx: SessionContext, current: string, next: string): Promise<void> {
+      const found = deps.accounts.passwordHash(ctx.account.email);
+      const ok = !!found?.hash && current.length <= PASSWORD_MAX && (await Bun.password.verify(current, found.hash).catch(() => false));
+      if (!ok) throw appError("bad_request", { param: "current_password", message: "The current password is incorrect." });
+      if (next.length < PASSWORD_MIN || next.length > PASSWORD_MAX) {
+        throw appError("bad_request", { param: "new_password", message: `The new password must have ${PASSWORD_MIN}–${PASSWORD_MAX} characters.` });
+      }
+      deps.accounts.setPasswordHash(ctx.account.id, await Bun.password.hash(next, { algorithm: "argon2id" }));
+      deps.sessions.removeForAccount(ctx.account.id, ctx.idHash);
+    },
+  };
+}
+
+export type SessionsService = ReturnType<typeof createSessionsService>;

@@ -1,0 +1,95 @@
+import { Elysia } from "elysia";
+import type { Services } from "../../app.ts";
+import { displayPrefix } from "../../owner/api-keys.ts";
+import type { DeploymentPatch } from "../../store/repos/deployments.repo.ts";
+import type { OwnerGuard } from "../owner-guard.ts";
+import {
+  createDeploymentBody,
+  createDeploymentResponse,
+  deploymentListResponse,
+  deploymentParams,
+  deploymentSchema,
+  keyPatchBody,
+  keyResponse,
+  keyStateResponse,
+  patchDeploymentBody,
+} from "./owner.schemas.ts";
+import { ownerDeploymentView } from "./owner-views.ts";
+
+const KEY_WARNING = "This key is shown only now. Copy it and keep it safe: it cannot be displayed again, only replaced.";
+
+type PatchBody = typeof patchDeploymentBody.static;
+
+function toPatch(b: PatchBody): DeploymentPatch {
+  return {
+    name: b.name,
+    published: b.published,
+    persona: b.persona,
+    temperature: b.temperature,
+    starterQuestions: b.starter_questions?.map((q) => q.trim()).filter(Boolean),
+    qaPairs: b.qa_pairs?.map((p) => ({ question: p.question.trim(), answer: p.answer.trim() })),
+    handoffEnabled: b.handoff_enabled,
+    ipAllow: b.ip_allow?.map((c) => c.trim()).filter(Boolean),
+  };
+}
+
+/** The owner's deployments and their keys; every id is looked up within the signed-in account. */
+export function ownerDeploymentRoutes(services: Services, guard: OwnerGuard) {
+  const tags = ["deployments"];
+  return new Elysia({ name: "owner-deployments", prefix: "/owner/api" })
+    .get(
+      "/deployments",
+      ({ request }) => {
+        const { account } = guard.session(request);
+        return { data: services.repos.deployments.list(account.id).map((d) => ownerDeploymentView(services, d)) };
+      },
+      { response: { 200: deploymentListResponse }, detail: { summary: "List deployments", tags } },
+    )
+    .post(
+      "/deployments",
+      ({ request, body, set }) => {
+        const { account } = guard.session(request);
+        const { deployment, apiKey } = services.deployments.create({ accountId: account.id, name: body.name, kind: body.kind ?? "docs", published: false });
+        set.status = 201;
+        return { deployment: ownerDeploymentView(services, deployment), api_key: apiKey, key_prefix: displayPrefix(apiKey), warning: KEY_WARNING };
+      },
+      { body: createDeploymentBody, response: { 201: createDeploymentResponse }, detail: { summary: "Create a deployment and its key (the key is shown once)", tags } },
+    )
+    .get("/deployments/:id", ({ request, params }) => ownerDeploymentView(services, guard.deployment(request, params.id).deployment), {
+      params: deploymentParams,
+      response: { 200: deploymentSchema },
+      detail: { summary: "One deployment", tags },
+    })
+    .patch(
+      "/deployments/:id",
+      ({ request, params, body }) => {
+        const { session } = guard.deployment(request, params.id);
+        return ownerDeploymentView(services, services.deployments.update(params.id, toPatch(body), session.account.id));
+      },
+      {
+        params: deploymentParams,
+        body: patchDeploymentBody,
+        response: { 200: deploymentSchema },
+        detail: { summary: "Change settings: name, published, persona, temperature, starter questions, Q&A pairs, handoff, IP allow-list", tags },
+      },
+    )
+    .post(
+      "/deployments/:id/key",
+      ({ request, params }) => {
+        const { session } = guard.deployment(request, params.id);
+        const apiKey = services.deployments.regenerateKey(params.id, session.account.id);
+        return { api_key: apiKey, key_prefix: displayPrefix(apiKey), warning: KEY_WARNING };
+      },
+      { params: deploymentParams, response: { 200: keyResponse }, detail: { summary: "Create or regenerate the key (the old one stops working; shown once)", tags } },
+    )
+    .patch(
+      "/deployments/:id/key",
+      ({ request, params, body }) => {
+        const { session } = guard.deployment(request, params.id);
+        services.deployments.setKeyDisabled(params.id, body.disabled, session.account.id);
+        const key = services.deployments.keyInfo(params.id);
+        return { key_prefix: key?.displayPrefix ?? null, key_disabled: key?.disabled ?? null };
+      },
+      { params: deploymentParams, body: keyPatchBody, response: { 200: keyStateResponse }, detail: { summary: "Disable or re-enable the key", tags } },
+    );
+}

@@ -1,0 +1,117 @@
+import { Elysia, t } from "elysia";
+import type { Services } from "../../app.ts";
+import { appError } from "../../errors/index.ts";
+import { correctionItemView, correctionView } from "../../visitor/views.ts";
+import type { OwnerGuard } from "../owner-guard.ts";
+import {
+  chatLogParams,
+  chatLogSchema,
+  chatLogsQuery,
+  correctionBody,
+  correctionResponse,
+  correctionsResponse,
+  deploymentParams,
+  leadSchema,
+  okResponse,
+} from "./owner.schemas.ts";
+import { ownerChatLogView, ownerLeadView } from "./owner-views.ts";
+
+/** What visitors left behind: chat logs, answers rated 0 and their corrections, leads from handoff. */
+export function ownerVisitorRoutes(services: Services, guard: OwnerGuard) {
+  return new Elysia({ name: "owner-visitor", prefix: "/owner/api/deployments/:id" })
+    .get(
+      "/corrections",
+      ({ request, params }) => {
+        const { deployment } = guard.deployment(request, params.id);
+        return {
+          open: services.corrections.list(deployment.id).map(correctionItemView),
+          corrections: services.repos.reports.corrections(deployment.id).map((c) => ({
+            id: c.id,
+            chat_log_id: c.chatLogId,
+            question: c.question,
+            answer: c.answer,
+            active: c.active,
+            served_count: c.servedCount,
+            updated_at: c.updatedAt,
+          })),
+        };
+      },
+      {
+        params: deploymentParams,
+        response: { 200: correctionsResponse },
+        detail: { summary: "Answers rated 0 (question, answer, sources, time) and every correction with its served count", tags: ["corrections"] },
+      },
+    )
+    .put(
+      "/corrections/:chatLogId",
+      ({ request, params, body }) => {
+        const { deployment } = guard.deployment(request, params.id);
+        return correctionView(services.corrections.set(params.chatLogId, body.answer, { deploymentId: deployment.id }));
+      },
+      {
+        params: chatLogParams,
+        body: correctionBody,
+        response: { 200: correctionResponse },
+        detail: { summary: "Write or edit the replacement answer for a rated chat log", tags: ["corrections"] },
+      },
+    )
+    .delete(
+      "/corrections/:chatLogId",
+      ({ request, params }) => {
+        const { deployment } = guard.deployment(request, params.id);
+        if (!services.corrections.remove(params.chatLogId, { deploymentId: deployment.id })) throw appError("not_found", { message: "This answer has no active correction." });
+        return { success: true as const };
+      },
+      { params: chatLogParams, response: { 200: okResponse }, detail: { summary: "Take a correction out of service", tags: ["corrections"] } },
+    )
+    .get(
+      "/chat-logs",
+      ({ request, params, query }) => {
+        const { deployment } = guard.deployment(request, params.id);
+        return { data: services.repos.ownerChatLogs.list(deployment.id, { limit: query.limit ?? 50, beforeId: query.before }).map(ownerChatLogView) };
+      },
+      {
+        params: deploymentParams,
+        query: chatLogsQuery,
+        response: { 200: t.Object({ data: t.Array(chatLogSchema) }) },
+        detail: { summary: "Recent chat logs, newest first (page with `before`)", tags: ["chat logs"] },
+      },
+    )
+    .get(
+      "/chat-logs/:chatLogId",
+      ({ request, params }) => {
+        const { deployment } = guard.deployment(request, params.id);
+        const log = services.repos.ownerChatLogs.find(deployment.id, params.chatLogId);
+        if (!log) throw appError("not_found", { message: "No such chat log.", param: "chat_log_id" });
+        return ownerChatLogView(log);
+      },
+      { params: chatLogParams, response: { 200: chatLogSchema }, detail: { summary: "One chat log", tags: ["chat logs"] } },
+    )
+    .get(
+      "/leads",
+      ({ request, params }) => {
+        const { deployment } = guard.deployment(request, params.id);
+        return { data: services.leads.list(deployment.id).reverse().map(ownerLeadView) };
+      },
+      {
+        params: deploymentParams,
+        response: { 200: t.Object({ data: t.Array(leadSchema) }) },
+        detail: { summary: "Leads from handoff, newest first, with the delivery state of the owner's mail", tags: ["leads"] },
+      },
+    )
+    .get(
+      "/leads.csv",
+      ({ request, params }) => {
+        const { deployment } = guard.deployment(request, params.id);
+        return new Response(services.leads.csv(deployment.id), {
+          headers: {
+            "content-type": "text/csv; charset=utf-8",
+            "content-disposition": `attachment; filename="leads-${deployment.id}.csv"`,
+            "cache-control": "no-store",
+            "x-content-type-options": "nosniff",
+          },
+        });
+      },
+      { params: deploymentParams, detail: { summary: "Leads as CSV (cells that a spreadsheet would run as formulas are defused)", tags: ["leads"] } },
+    );
+}

@@ -1,0 +1,78 @@
+import { api, errorText } from "../api.ts";
+import { alertBox, clear, emptyState, field, h } from "../../shared/dom.ts";
+import { dateTime, number } from "../format.ts";
+import type { PageContext } from "../layout.ts";
+import type { Account } from "../types.ts";
+
+const REASONS: Record<string, string> = { grant: "Starting balance", set: "Balance set", answer: "Answer" };
+
+function passwordForm(ctx: PageContext): HTMLElement {
+  const current = h("input", { type: "password", autocomplete: "current-password", required: true });
+  const next = h("input", { type: "password", autocomplete: "new-password", required: true, minlength: 8 });
+  const again = h("input", { type: "password", autocomplete: "new-password", required: true, minlength: 8 });
+  const status = h("div");
+  const submit = h("button", { class: "btn btn-primary", type: "submit" }, "Change password");
+  return h(
+    "form",
+    {
+      class: "card",
+      onsubmit: async (e: Event) => {
+        e.preventDefault();
+        clear(status);
+        if (next.value !== again.value) return clear(status, alertBox("The new passwords do not match."));
+        submit.disabled = true;
+        try {
+          await api("POST", "/account/password", { current_password: current.value, new_password: next.value });
+          for (const i of [current, next, again]) i.value = "";
+          ctx.toast("Password changed. Other sessions were signed out.", "success");
+        } catch (err) {
+          clear(status, alertBox(errorText(err)));
+        } finally {
+          submit.disabled = false;
+        }
+      },
+    },
+    h("h2", null, "Change password"),
+    status,
+    field("Current password", current),
+    field("New password", next, "At least 8 characters."),
+    field("Repeat new password", again),
+    submit,
+  );
+}
+
+export async function accountPage(ctx: PageContext): Promise<Node> {
+  const a = await api<Account>("GET", "/account");
+  const ledger = a.ledger.length
+    ? h(
+        "div",
+        { class: "table-wrap" },
+        h(
+          "table",
+          { class: "table" },
+          h("thead", null, h("tr", null, h("th", null, "When"), h("th", null, "What"), h("th", { class: "num" }, "Change"), h("th", { class: "num" }, "Balance"))),
+          h(
+            "tbody",
+            null,
+            a.ledger.map((l) =>
+              h("tr", null, h("td", null, dateTime(l.created_at)), h("td", null, REASONS[l.reason] ?? l.reason), h("td", { class: `num ${l.delta < 0 ? "neg" : "pos"}` }, `${l.delta > 0 ? "+" : ""}${number(l.delta)}`), h("td", { class: "num" }, number(l.balance))),
+            ),
+          ),
+        ),
+      )
+    : emptyState("No token history yet", "Answers use tokens from this balance. Refusals and your corrections are free.");
+  return h(
+    "div",
+    { class: "stack" },
+    h("div", { class: "page-head" }, h("h1", null, "Account")),
+    h(
+      "section",
+      { class: "card balance" },
+      h("p", { class: "muted" }, a.email),
+      h("p", { class: "balance-value", "data-testid": "balance" }, number(a.tokens)),
+      h("p", { class: "muted" }, "tokens left", a.tokens === 0 ? " — answers are paused; corrections are still served" : ""),
+    ),
+    h("section", { class: "card" }, h("h2", null, "Token history"), ledger),
+    passwordForm(ctx),
+  );
+}

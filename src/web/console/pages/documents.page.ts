@@ -1,0 +1,121 @@
+import { api, errorText } from "../api.ts";
+import { alertBox, clear, emptyState, h } from "../../shared/dom.ts";
+import { bytes, dateTime } from "../format.ts";
+import { deploymentFrame, type PageContext } from "../layout.ts";
+import type { Deployment, DocumentItem, DocumentList } from "../types.ts";
+import { isBusy, trainingBadge } from "./status.ts";
+
+const ACCEPT = ".pdf,.docx,.txt,.csv,application/pdf,text/plain,text/csv,application/vnd.openxmlformats-officedocument.wordprocessingml.document";
+const POLL_MS = 1000;
+
+function table(docs: DocumentItem[], onRemove: (d: DocumentItem) => void): HTMLElement {
+  if (!docs.length) return emptyState("No documents yet", "Drop PDF, DOCX, TXT or CSV files above. Training starts by itself; the deployment can answer once it reaches Completed.");
+  return h(
+    "div",
+    { class: "table-wrap" },
+    h(
+      "table",
+      { class: "table" },
+      h("thead", null, h("tr", null, h("th", null, "Name"), h("th", null, "Status"), h("th", { class: "hide-sm" }, "Size"), h("th", { class: "hide-sm" }, "Passages"), h("th", { class: "hide-sm" }, "Added"), h("th", null, ""))),
+      h(
+        "tbody",
+        null,
+        docs.map((d) =>
+          h(
+            "tr",
+            { "data-status": d.status },
+            h("td", { class: "wrap" }, h("span", { class: "doc-name" }, d.name), h("span", { class: "muted small" }, ` ${d.kind.toUpperCase()}`)),
+            h("td", null, trainingBadge(d.status), d.error ? h("p", { class: "error-text small" }, d.error.message ?? d.error.code) : null),
+            h("td", { class: "hide-sm" }, bytes(d.size)),
+            h("td", { class: "hide-sm" }, String(d.chunk_count)),
+            h("td", { class: "hide-sm" }, dateTime(d.created_at * 1000)),
+            h("td", { class: "right" }, h("button", { class: "btn btn-ghost btn-sm", type: "button", onclick: () => onRemove(d) }, "Remove")),
+          ),
+        ),
+      ),
+    ),
+  );
+}
+
+function dropZone(onFiles: (files: File[]) => void): HTMLElement {
+  const input = h("input", { type: "file", accept: ACCEPT, multiple: true, class: "visually-hidden", id: "file-picker" });
+  input.addEventListener("change", () => {
+    onFiles([...(input.files ?? [])]);
+    input.value = "";
+  });
+  const zone = h(
+    "div",
+    { class: "dropzone", "data-testid": "dropzone" },
+    h("p", { class: "dropzone-title" }, "Drag and drop documents here"),
+    h("p", { class: "muted" }, "PDF, DOCX, TXT or CSV · or ", h("label", { for: "file-picker", class: "link" }, "choose files"), "."),
+    input,
+  );
+  zone.addEventListener("dragover", (e) => {
+    e.preventDefault();
+    zone.classList.add("over");
+  });
+  zone.addEventListener("dragleave", () => zone.classList.remove("over"));
+  zone.addEventListener("drop", (e) => {
+    e.preventDefault();
+    zone.classList.remove("over");
+    onFiles([...(e.dataTransfer?.files ?? [])]);
+  });
+  return zone;
+}
+
+function body(ctx: PageContext, d: Deployment): Node {
+  const path = `/deployments/${encodeURIComponent(d.id)}`;
+  const status = h("div", { class: "stack" });
+  const banner = h("div", { class: "training-line" });
+  const list = h("div");
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  ctx.onLeave(() => clearTimeout(timer));
+
+  const show = (r: DocumentList) => {
+    clear(banner, "Deployment training: ", trainingBadge(r.training_status));
+    clear(list, table(r.data, remove));
+    clearTimeout(timer);
+    // Live progress: keep polling while anything is queued or training.
+    if (isBusy(r.training_status) || r.data.some((x) => isBusy(x.status))) timer = setTimeout(refresh, POLL_MS);
+  };
+  const refresh = async () => {
+    if (!ctx.isCurrent()) return;
+    try {
+      show(await api<DocumentList>("GET", `${path}/documents`));
+    } catch (err) {
+      clear(status, alertBox(errorText(err)));
+    }
+  };
+  const remove = async (doc: DocumentItem) => {
+    if (!confirm(`Remove “${doc.name}”? Answers stop using it at once.`)) return;
+    try {
+      show(await api<DocumentList>("DELETE", `${path}/documents/${encodeURIComponent(doc.id)}`));
+    } catch (err) {
+      clear(status, alertBox(errorText(err)));
+    }
+  };
+  const upload = async (files: File[]) => {
+    clear(status);
+    for (const file of files) {
+      const note = alertBox(`Uploading ${file.name}…`, "info");
+      status.append(note);
+      const form = new FormData();
+      form.append("file", file, file.name);
+      try {
+        const r = await api<{ unchanged: boolean }>("POST", `${path}/documents`, form);
+        note.replaceWith(alertBox(r.unchanged ? `${file.name} is already there, unchanged.` : `${file.name} uploaded; training started.`, "success"));
+      } catch (err) {
+        note.replaceWith(alertBox(`${file.name}: ${errorText(err)}`));
+      }
+      await refresh();
+    }
+  };
+  void refresh();
+  const note =
+    d.kind === "private_gpt" ? h("p", { class: "alert alert-info" }, "This is a Private GPT deployment: it answers from its persona and does not use documents.") : null;
+  return h("div", { class: "stack" }, note, dropZone(upload), status, h("section", { class: "card" }, h("div", { class: "card-row" }, h("h2", null, "Documents"), banner), list));
+}
+
+export function documentsPage(ctx: PageContext): Promise<Node> {
+  return deploymentFrame(ctx, "documents", (d) => body(ctx, d));
+}

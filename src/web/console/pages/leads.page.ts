@@ -1,0 +1,44 @@
+import { api } from "../api.ts";
+import { emptyState, h } from "../../shared/dom.ts";
+import { dateTime } from "../format.ts";
+import { deploymentFrame, type PageContext } from "../layout.ts";
+import type { Lead } from "../types.ts";
+import { deliveryBadge } from "./status.ts";
+
+function row(l: Lead): HTMLElement {
+  return h(
+    "tr",
+    null,
+    h("td", null, dateTime(l.created_at)),
+    h("td", { class: "wrap" }, h("span", { class: "lead-email" }, l.email), l.name ? h("div", { class: "muted small" }, l.name) : null),
+    h("td", { class: "wrap hide-sm" }, l.refused_question),
+    h("td", { class: "wrap" }, l.message || h("span", { class: "muted" }, "—")),
+    h("td", null, deliveryBadge(l.delivery), l.mail_last_error && l.delivery !== "sent" ? h("p", { class: "muted small" }, l.mail_last_error) : null),
+  );
+}
+
+export function leadsPage(ctx: PageContext): Promise<Node> {
+  return deploymentFrame(ctx, "leads", async (d) => {
+    const path = `/deployments/${encodeURIComponent(d.id)}/leads`;
+    const { data } = await api<{ data: Lead[] }>("GET", path);
+    const exportLink = h("a", { class: "btn", href: `/owner/api${path}.csv`, download: `leads-${d.id}.csv` }, "Export CSV");
+    const content = data.length
+      ? h(
+          "div",
+          { class: "table-wrap" },
+          h(
+            "table",
+            { class: "table" },
+            h("thead", null, h("tr", null, h("th", null, "When"), h("th", null, "Visitor"), h("th", { class: "hide-sm" }, "Unanswered question"), h("th", null, "Message"), h("th", null, "Your mail"))),
+            h("tbody", null, data.map(row)),
+          ),
+        )
+      : emptyState(
+          "No leads yet",
+          d.handoff_enabled
+            ? "When the assistant cannot answer, visitors can leave their email for a person. Their requests appear here and are mailed to you."
+            : "Handoff is off for this deployment. Turn on “Offer handoff” in Settings so visitors can ask for a person after an unanswered question.",
+        );
+    return h("section", { class: "card" }, h("div", { class: "card-row" }, h("h2", null, "Leads"), data.length ? exportLink : null), content);
+  });
+}

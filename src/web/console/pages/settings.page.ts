@@ -1,0 +1,93 @@
+import { api, errorText } from "../api.ts";
+import { alertBox, clear, field, h } from "../../shared/dom.ts";
+import { deploymentFrame, type PageContext } from "../layout.ts";
+import type { Deployment } from "../types.ts";
+import { widgetSnippet } from "./key-once.ts";
+
+const lines = (s: string) => s.split("\n").map((l) => l.trim()).filter(Boolean);
+
+function qaEditor(initial: { question: string; answer: string }[]) {
+  const rows = h("div", { class: "qa-rows" });
+  const add = (q = "", a = "") => {
+    const question = h("input", { type: "text", value: q, placeholder: "Question", "aria-label": "Question", maxlength: 500 });
+    const answer = h("textarea", { rows: 2, value: a, placeholder: "Answer", "aria-label": "Answer", maxlength: 4000 });
+    const row: HTMLElement = h("div", { class: "qa-row" }, question, answer, h("button", { class: "btn btn-ghost btn-sm", type: "button", onclick: () => row.remove() }, "Remove"));
+    rows.append(row);
+  };
+  for (const p of initial) add(p.question, p.answer);
+  const el = h("div", { class: "field" }, h("span", { class: "label" }, "Q&A pairs"), h("p", { class: "hint" }, "Ready answers shown in the widget and returned by the details endpoint."), rows, h("button", { class: "btn btn-sm", type: "button", onclick: () => add() }, "+ Add Q&A pair"));
+  const value = () =>
+    [...rows.querySelectorAll(".qa-row")].map((r) => ({ question: (r.querySelector("input") as HTMLInputElement).value.trim(), answer: (r.querySelector("textarea") as HTMLTextAreaElement).value.trim() })).filter((p) => p.question || p.answer);
+  return { el, value };
+}
+
+function settingsForm(d: Deployment, onSaved: (d: Deployment) => void): HTMLElement {
+  const name = h("input", { type: "text", value: d.name, required: true, maxlength: 200 });
+  const published = h("input", { type: "checkbox", checked: d.published });
+  const persona = h("textarea", { rows: 4, value: d.persona, maxlength: 4000, placeholder: "e.g. You are the friendly help desk of Acme. Answer briefly." });
+  const temperature = h("input", { type: "number", min: 0, max: 2, step: 0.1, value: String(d.temperature) });
+  const starters = h("textarea", { rows: 3, value: d.starter_questions.join("\n"), placeholder: "One question per line" });
+  const handoff = h("input", { type: "checkbox", checked: d.handoff_enabled });
+  const ipAllow = h("textarea", { rows: 3, value: d.ip_allow.join("\n"), class: "mono", placeholder: "203.0.113.0/24\n2001:db8::/32" });
+  const qa = qaEditor(d.qa_pairs);
+  const status = h("div", { class: "form-status" });
+  const submit = h("button", { class: "btn btn-primary", type: "submit" }, "Save settings");
+  return h(
+    "form",
+    {
+      class: "card",
+      onsubmit: async (e: Event) => {
+        e.preventDefault();
+        submit.disabled = true;
+        clear(status);
+        try {
+          const saved = await api<Deployment>("PATCH", `/deployments/${encodeURIComponent(d.id)}`, {
+            name: name.value,
+            published: published.checked,
+            persona: persona.value,
+            temperature: Number(temperature.value),
+            starter_questions: lines(starters.value),
+            qa_pairs: qa.value(),
+            handoff_enabled: handoff.checked,
+            ip_allow: lines(ipAllow.value),
+          });
+          onSaved(saved);
+        } catch (err) {
+          clear(status, alertBox(errorText(err)));
+        } finally {
+          submit.disabled = false;
+        }
+      },
+    },
+    status,
+    field("Name", name),
+    h("label", { class: "check" }, published, h("span", null, h("strong", null, "Published"), " — visitors can chat with it (needs a trained document set)")),
+    field("Persona", persona, "Sets the tone of answers. Visitors cannot override it."),
+    field("Default temperature", temperature, "0 = most precise, 2 = most varied. Requests may override it per call."),
+    field("Starter questions", starters, "Shown as one-tap suggestions in the widget. One per line."),
+    qa.el,
+    h("label", { class: "check" }, handoff, h("span", null, h("strong", null, "Offer handoff"), " — after a question the assistant cannot answer, visitors may leave their email for a person")),
+    field("IP allow-list", ipAllow, "Optional. One address or CIDR per line; when set, only these addresses may call this deployment."),
+    submit,
+  );
+}
+
+export function settingsPage(ctx: PageContext): Promise<Node> {
+  return deploymentFrame(ctx, "settings", (d) =>
+    h(
+      "div",
+      { class: "stack" },
+      settingsForm(d, () => {
+        ctx.toast("Settings saved.", "success");
+        ctx.rerender();
+      }),
+      h(
+        "section",
+        { class: "card" },
+        h("h2", null, "Embed the widget"),
+        h("p", { class: "muted" }, "Put this tag on your site with your key in place of YOUR_KEY (the key is shown once when created; regenerate it on the Key tab if lost)."),
+        h("pre", { class: "code" }, widgetSnippet("YOUR_KEY")),
+      ),
+    ),
+  );
+}

@@ -1,0 +1,24 @@
+import type {
+  accountResponse,
+  correctionsResponse,
+  deploymentSchema,
+  documentsResponse,
+  leadSchema,
+  reportResponse,
+  sessionResponse,
+} from "../../server/routes/owner.schemas.ts";
+
+/** Wire shapes of the owner API, straight from its route schemas (type-only: nothing of the server is bundled). */
+export type Session = typeof sessionResponse.static;
+export type Deployment = typeof deploymentSchema.static;
+export type DocumentList = typeof documentsResponse.static;
+export type DocumentItem = DocumentList["data"][number];
+export type Corrections = typeof correctionsResponse.static;
+export type Lead = typeof leadSchema.static;
+export type Report = typeof reportResponse.static;
+export type Account = typeof accountResponse.static;
+export interface KeyOnce {
+  api_key: string;
+  key_prefix: string;
+  warning: string;
+}

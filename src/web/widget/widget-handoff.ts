@@ -1,0 +1,42 @@
+import { h } from "../shared/dom.ts";
+import type { WidgetClient } from "./widget-client.ts";
+
+/** Offered under a refused answer when the deployment allows handoff: leave an email for a person. */
+export function handoffForm(client: WidgetClient, turn: { conversationId: string | null; chatLogId: number | null }): HTMLElement {
+  const email = h("input", { type: "email", name: "email", required: true, placeholder: "you@example.com", "aria-label": "Your email", maxlength: 254 });
+  const name = h("input", { type: "text", name: "name", placeholder: "Your name (optional)", "aria-label": "Your name", maxlength: 200 });
+  const message = h("textarea", { name: "message", rows: 2, placeholder: "What would you like to ask? (optional)", "aria-label": "Message", maxlength: 4000 });
+  const status = h("p", { class: "form-error", role: "alert" });
+  const submit = h("button", { type: "submit", class: "primary" }, "Send");
+  const form: HTMLFormElement = h(
+    "form",
+    {
+      class: "handoff",
+      onsubmit: async (e: Event) => {
+        e.preventDefault();
+        status.textContent = "";
+        submit.disabled = true;
+        try {
+          await client.handoff({
+            email: email.value.trim(),
+            name: name.value.trim(),
+            message: message.value.trim(),
+            ...(turn.conversationId ? { conversation_id: turn.conversationId } : {}),
+            ...(turn.chatLogId ? { chat_log_id: turn.chatLogId } : {}),
+          });
+          form.replaceWith(h("p", { class: "handoff-done", role: "status" }, `Thanks! A person will email you at ${email.value.trim()}.`));
+        } catch (err) {
+          status.textContent = (err as Error).message;
+          submit.disabled = false;
+        }
+      },
+    },
+    h("p", { class: "handoff-title" }, "Would you like a person to email you?"),
+    email,
+    name,
+    message,
+    status,
+    submit,
+  );
+  return form;
+}

@@ -1,0 +1,54 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import OpenAI from "openai";
+import { type FakeUpstream, startFakeUpstream } from "../helpers/fake-upstream.ts";
+import { startTestServer, type TestServer } from "../helpers/server.ts";
+
+export const FIXTURES = join(import.meta.dir, "../fixtures/chat");
+
+export interface ChatWorld {
+  server: TestServer;
+  upstream: FakeUpstream | null;
+  stop(): Promise<void>;
+}
+
+/** A real server on port 0; with `upstream`, answers come from a fake OpenAI-compatible model that records calls. */
+export async function startChatWorld(opts: { upstream?: boolean; env?: Record<string, string> } = {}): Promise<ChatWorld> {
+  const upstream = opts.upstream ? startFakeUpstream() : null;
+  const env: Record<string, string> = upstream ? { DOCCHAT_LLM_URL: upstream.url, DOCCHAT_LLM_MODEL: "fake-model" } : { DOCCHAT_LLM: "extractive" };
+  const server = await startTestServer({ ...env, ...opts.env });
+  return {
+    server,
+    upstream,
+    async stop() {
+      await server.stop();
+      await upstream?.close();
+    },
+  };
+}
+
+/** Seeds a published deployment and trains it on the named fixture documents. */
+export async function seedWithDocs(server: TestServer, docs: string[] = ["acme-handbook.txt"], seedOpts: Parameters<TestServer["seed"]>[0] = {}) {
+  const seeded = await server.seed(seedOpts);
+  for (const name of docs) {
+    const bytes = new Uint8Array(readFileSync(join(FIXTURES, name)));
+    const r = await server.services.documents.push({ deploymentId: seeded.deploymentId, name, bytes, train: true, replace: true }, { waitMs: 20_000 });
+    if (r.outcome !== "trained") throw new Error(`fixture ${name} did not train: ${r.outcome}`);
+  }
+  return seeded;
+}
+
+export function openaiClient(server: TestServer, apiKey: string): OpenAI {
+  return new OpenAI({ apiKey, baseURL: `${server.url}/api/v1`, maxRetries: 0 });
+}
+
+/** Calls that generated an answer (streamed), as opposed to follow-up rewrites (non-streamed `complete`). */
+export const answerCalls = (u: FakeUpstream) => u.calls.filter((c) => c.body?.stream === true);
+
+export function balanceOf(server: TestServer, accountId: number): number {
+  return server.services.repos.accounts.findById(accountId)?.tokens ?? -1;
+}
+
+export async function postJson(server: TestServer, path: string, apiKey: string, body: unknown): Promise<Response> {
+  return fetch(`${server.url}${path}`, { method: "POST", headers: { authorization: `Bearer ${apiKey}`, "content-type": "application/json" }, body: JSON.stringify(body) });
+}

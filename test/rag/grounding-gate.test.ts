@@ -1,0 +1,44 @@
+import { describe, expect, test } from "bun:test";
+import { blendRelevance, isGrounded, termCoverage, termWeights } from "../../src/rag/grounding-gate.ts";
+
+const stats = (total: number, df: Record<string, number>) => ({
+  totalChunks: () => total,
+  documentFrequencies: (terms: string[]) => new Map(terms.map((t) => [t, df[t] ?? 0])),
+});
+
+describe("grounding gate", () => {
+  test("coverage weighs rare words more than common ones", () => {
+    const w = termWeights(["huguenots", "year"], stats(1000, { huguenots: 3, year: 400 }));
+    expect(termCoverage(w, "The Huguenots fled.")).toBeGreaterThan(0.8);
+    expect(termCoverage(w, "That year was cold.")).toBeLessThan(0.2);
+  });
+
+  test("suffix forms of a word count as the word", () => {
+    const w = termWeights(["refunds"], stats(100, { refund: 5 }));
+    expect(termCoverage(w, "Annual plans can be refunded.")).toBe(1);
+  });
+
+  test("a word the documents never mention pulls coverage down the most", () => {
+    const w = termWeights(["football", "world", "cup"], stats(100, { world: 10 }));
+    expect(termCoverage(w, "The world of plans")).toBeLessThan(0.3);
+  });
+
+  test("a floor on the corpus size keeps a one-chunk deployment from being dominated by one absent word", () => {
+    const tiny = stats(1, { extra: 1, storage: 1 });
+    const raw = termCoverage(termWeights(["extra", "storage", "buy"], tiny), "Extra storage is sold in blocks.");
+    const floored = termCoverage(termWeights(["extra", "storage", "buy"], tiny, 250), "Extra storage is sold in blocks.");
+    expect(raw).toBeLessThan(0.5);
+    expect(floored).toBeGreaterThan(0.6);
+  });
+
+  test("cosine blending is calibrated and only applies when a calibration exists", () => {
+    expect(blendRelevance(0.4, 0.9, null)).toBe(0.4);
+    expect(blendRelevance(0.4, 0.9, { low: 0.2, high: 0.6, weight: 0.5 })).toBeCloseTo(0.7);
+    expect(blendRelevance(0.4, 0.1, { low: 0.2, high: 0.6, weight: 0.5 })).toBeCloseTo(0.2);
+  });
+
+  test("zero relevance never passes, even at a zero threshold", () => {
+    expect(isGrounded(0, 0)).toBe(false);
+    expect(isGrounded(0.5, 0.5)).toBe(true);
+  });
+});

@@ -1,0 +1,45 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { buildMatchQuery } from "../../src/rag/keyword-query.ts";
+import { startTestServer, type TestServer } from "../helpers/server.ts";
+
+describe("buildMatchQuery", () => {
+  test("quotes each content word and ORs them, dropping stopwords and question fillers", () => {
+    expect(buildMatchQuery("What is the refund policy for annual plans?")).toBe('"refund" OR "policy" OR "annual" OR "plans"');
+  });
+
+  test("turns FTS5 operators typed by a visitor into plain quoted words", () => {
+    const q = buildMatchQuery('refund NEAR(policy) AND text:"x" OR -plans* ^annual') ?? "";
+    expect(q).toBe('"refund" OR "near" OR "policy" OR "text" OR "x" OR "plans" OR "annual"');
+  });
+
+  test("returns null when nothing searchable is left", () => {
+    expect(buildMatchQuery("What is it?")).toBeNull();
+    expect(buildMatchQuery("?!* ()")).toBeNull();
+  });
+
+  test("drops the word after 'how' in how-long / how-much questions", () => {
+    expect(buildMatchQuery("How long are backups kept?")).toBe('"backups" OR "kept"');
+  });
+});
+
+describe("keyword search with hostile input", () => {
+  let server: TestServer;
+  let deploymentId: string;
+  beforeAll(async () => {
+    server = await startTestServer();
+    deploymentId = (await server.seed()).deploymentId;
+    const bytes = new TextEncoder().encode("Refund policy\n\nAnnual plans can be refunded within 30 days.");
+    await server.services.documents.push({ deploymentId, name: "policy.txt", bytes, train: true, replace: true }, { waitMs: 20_000 });
+  });
+  afterAll(() => server.stop());
+
+  test("never reaches SQLite as FTS5 syntax: every attempt runs and finds only real words", async () => {
+    const hostile = ['"', "NEAR(", "refund*", "text:annual", "a AND OR NOT", "(((", "^refund", "'; DROP TABLE chunks; --", "refund\u0000annual", "ünïcödé refünd"];
+    for (const query of hostile) {
+      const r = await server.services.retriever.retrieve({ deploymentId, query, topK: 5 });
+      expect(Array.isArray(r.hits)).toBe(true);
+    }
+    const r = await server.services.retriever.retrieve({ deploymentId, query: "refund*", topK: 5 });
+    expect(r.hits[0]?.source).toBe("policy");
+  });
+});
