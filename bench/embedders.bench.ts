@@ -10,15 +10,16 @@
  * synthetic MiniLM-sized ONNX graph (random weights) is always timed, for cost only.
  */
 import { mkdirSync } from "node:fs";
+import { cpus } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import type { EmbedderSpec } from "../src/rag/embedders/embedder-spec.ts";
 import { findModelFolders } from "../src/rag/embedders/onnx-model-folder.ts";
 import { createTinyModelFolder } from "../test/fixtures/onnx/tiny-embedding-model.fixture.ts";
-import { upsertSection } from "./lib/benchmarks-md.ts";
+import { replaceSection } from "./lib/benchmarks-md.ts";
 import type { ChildJob, EmbedResult, ThroughputResult } from "./lib/embedder-child.ts";
 import { createFts5Bm25Index } from "./lib/fts5-bm25.index.ts";
-import { describeMachine } from "./lib/machine-info.ts";
+import { describeMachine, loadAverage } from "./lib/machine-info.ts";
 import { type RunScores, scoreRun } from "./lib/retrieval.metrics.ts";
 import { rrfFuse } from "./lib/rrf.fusion.ts";
 import { loadScifact, passageText } from "./lib/scifact.dataset.ts";
@@ -110,10 +111,30 @@ async function embedCorpus(c: Candidate, queryLimit: number | undefined, corpusS
 }
 
 const fmt = (x: number, digits = 3) => x.toFixed(digits);
+
+/** One line per embedder: does its best hybrid beat keyword-only? This is what `auto` is decided on. */
+function verdicts(quality: { method: string; scores: RunScores }[]): string[] {
+  const bm25 = quality[0]?.scores;
+  if (!bm25) return [];
+  const names = [...new Set(quality.slice(1).map((q) => q.method.split(": ")[0] ?? ""))];
+  return names.map((name) => {
+    const hybrids = quality.filter((q) => q.method.startsWith(`${name}: hybrid`));
+    const top = hybrids.reduce<(typeof hybrids)[number] | undefined>(
+      (a, b) => (!a || b.scores.ndcg10 > a.scores.ndcg10 ? b : a),
+      undefined,
+    );
+    if (!top) return `- ${name}: no hybrid run.`;
+    const delta = top.scores.ndcg10 - bm25.ndcg10;
+    const verdict = delta > 0.005 ? "helps" : delta < -0.005 ? "hurts" : "makes no difference";
+    const sign = delta >= 0 ? "+" : "";
+    return `- ${name}: best hybrid (${top.method.split("hybrid ")[1]}) nDCG@10 ${fmt(top.scores.ndcg10)} vs BM25 ${fmt(bm25.ndcg10)} (${sign}${fmt(delta)}): ${verdict}.`;
+  });
+}
 const row = (cells: (string | number)[]) => `| ${cells.join(" | ")} |`;
 
 async function main(): Promise<void> {
   const queryLimit = args.limit ? Number(args.limit) : undefined;
+  const loadAtStart = loadAverage();
   const ds = await loadScifact({ queryLimit });
   const qids = ds.queries.map((q) => q.id);
   const docIds = ds.corpus.map((p) => p.id);
@@ -165,7 +186,7 @@ async function main(): Promise<void> {
   const best = quality.reduce((a, b) => (b.scores.ndcg10 > a.scores.ndcg10 ? b : a));
   const body = [
     `Command: \`bun bench/embedders.bench.ts${queryLimit ? ` --limit ${queryLimit}` : ""}\``,
-    `Machine: ${describeMachine()}.`,
+    `Machine: ${describeMachine()}. 1-minute load average ${fmt(loadAtStart, 1)} when this report was assembled; each cost row has its own ("load avg": above ${cpus().length}, other jobs were competing and wall-clock figures are pessimistic, CPU ms/passage much less so).`,
     `Data: SciFact corpus, all ${ds.corpus.length} abstracts (title + text); ${ds.queries.length} judged train claims${queryLimit ? ` (the first ${queryLimit} in file order)` : " (all)"}; qrels/train.tsv. Passages are whole abstracts (no chunking).`,
     `BM25: in-memory FTS5 \`unicode61 remove_diacritics 2\`, ${fmt(bm25IndexMs, 0)} ms to index, ${fmt(bm25QueryMs, 1)} ms/query. Vector search: exact cosine over all passages. Hybrid: RRF (k=60) over the top 100 of each list.`,
     "",
@@ -176,37 +197,46 @@ async function main(): Promise<void> {
     ...quality.map((q) => row([q.method, fmt(q.scores.ndcg10), fmt(q.scores.recall10), fmt(q.scores.recall100)])),
     "",
     `Best: ${best.method} (nDCG@10 ${fmt(best.scores.ndcg10)}).`,
+    ...verdicts(quality),
     "",
     "### Cost",
     "",
-    `Throughput over the first ${THROUGHPUT_SAMPLE} abstracts (≈ 250 words each) after one warm-up call, in-thread per batch size, then through the Bun Worker (default batch size). "stall" is the worst event-loop stall while embedding. Peak RSS is the measuring process's (in-thread and worker runs).`,
+    `Throughput over the first ${THROUGHPUT_SAMPLE} abstracts (≈ 250 words each) after one warm-up call, in-thread per batch size, then through the Bun Worker (default batch size). "CPU ms/passage" adds up all threads' CPU time (process.cpuUsage), so it holds even when other jobs compete for the cores; "stall" is the worst event-loop stall while embedding. Peak RSS is the measuring process's (in-thread and worker runs).`,
     "",
     row([
       "embedder",
       "dim",
       "load ms",
-      ...BATCH_SIZES.map((b) => `passages/s (stall ms), batch ${b}`),
+      ...BATCH_SIZES.map((b) => `batch ${b}: passages/s (CPU ms/passage, stall ms)`),
       "worker passages/s (stall ms)",
       "corpus passages/s",
+      "query ms (median)",
       "peak RSS MB",
+      "load avg",
     ]),
-    row(["---", "---:", "---:", ...BATCH_SIZES.map(() => "---:"), "---:", "---:", "---:"]),
+    row(["---", "---:", "---:", ...BATCH_SIZES.map(() => "---:"), "---:", "---:", "---:", "---:", "---:"]),
     ...costs.map((c) =>
       row([
         c.name,
         c.dim,
         fmt(c.loadMs, 0),
-        ...(c.t?.batches ?? []).map((b) => `${fmt(b.perSec, 1)} (${fmt(b.worstStallMs, 0)})`),
+        ...(c.t?.batches ?? []).map((b) => `${fmt(b.perSec, 1)} (${fmt(b.cpuMsPerPassage ?? 0, 1)}, ${fmt(b.worstStallMs, 0)})`),
         c.t ? `${fmt(c.t.worker.perSec, 1)} (${fmt(c.t.worker.worstStallMs, 0)})` : "",
         c.corpusPerSec ?? "n/a",
+        c.t ? fmt(c.t.queryMedianMs ?? 0, 1) : "",
         c.t ? fmt(c.t.peakRssMb, 0) : "",
+        c.t?.loadAverage !== undefined ? fmt(c.t.loadAverage, 1) : "",
       ]),
     ),
     "",
+    "Notes:",
+    "- RRF with k=60 is flat at the top (1/61 vs 1/62), so even a vector list weighted 0.25 reorders BM25's top 10; a retriever much weaker than BM25 therefore costs nDCG in any weighting tried.",
+    "- In-thread stalls are per loop of awaited calls: the TensorFlow.js WASM backend resolves through microtasks only, so a loop of use-lite calls never yields to timers or sockets; onnxruntime-node yields between calls (setImmediate) but blocks for each whole batch. The worker column is what the server sees.",
+    "- use-lite's corpus pass ran in 2 processes (single-threaded engine, one per core); its passages/s column is per process.",
     "onnx:synthetic-minilm-6ffn is the test fixture graph with 6 residual feed-forward blocks (384→1536→384) over the real MiniLM tokenizer: random weights, so no quality row, but roughly MiniLM-L6's matrix work without attention. It stands in for the cost of a real ONNX model, which this machine cannot download.",
   ].join("\n");
   console.log(`\n${body}`);
-  if (!args["no-write"]) upsertSection(join(ROOT, "BENCHMARKS.md"), "Embedders and retrieval quality (SciFact)", body);
+  if (!args["no-write"]) await replaceSection(join(ROOT, "BENCHMARKS.md"), "Embedders and retrieval quality (SciFact)", body);
 }
 
 await main();

@@ -8,12 +8,13 @@
  *
  * Steps are a plain list: add one by appending { name, run(ctx) } where it belongs.
  */
-import { copyFileSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import OpenAI from "openai";
 import { type ServeProcess, startServeProcess } from "../test/helpers/serve-process.ts";
+import { createTinyModelFolder, MINILM_TOKENIZER_DIR } from "../test/fixtures/onnx/tiny-embedding-model.fixture.ts";
 import { writePdf } from "../test/ingest/helpers/pdf-writer.ts";
 import { buildBinary } from "./build-binary.ts";
 
@@ -27,8 +28,9 @@ interface Ctx {
   server?: ServeProcess;
   apiKey: string;
   deploymentId: string;
-  client(): OpenAI;
 }
+
+const openai = (ctx: Ctx) => new OpenAI({ baseURL: `${ctx.server?.url}/api/v1`, apiKey: ctx.apiKey, maxRetries: 0 });
 
 type Step = { name: string; run: (ctx: Ctx) => Promise<string | undefined> };
 
@@ -67,10 +69,10 @@ async function stopServer(ctx: Ctx): Promise<string> {
 type Reply = { choices: { message: { content: string | null } }[]; sources?: string[]; refused?: boolean; chunks?: unknown[] };
 
 async function ask(ctx: Ctx, question: string, path = "/chat/completions"): Promise<Reply> {
-  return (await ctx.client().post(path, { body: { model: ctx.deploymentId, messages: [{ role: "user", content: question }] } })) as Reply;
+  return (await openai(ctx).post(path, { body: { model: ctx.deploymentId, messages: [{ role: "user", content: question }] } })) as Reply;
 }
 
-async function push(ctx: Ctx, name: string, bytes: Uint8Array): Promise<string> {
+async function push(ctx: Ctx, name: string, bytes: Uint8Array<ArrayBuffer>): Promise<string> {
   const form = new FormData();
   form.append("file", new File([bytes], name));
   const res = await fetch(`${ctx.server?.url}/api/v1/documents`, { method: "POST", headers: { authorization: `Bearer ${ctx.apiKey}` }, body: form });
@@ -79,10 +81,10 @@ async function push(ctx: Ctx, name: string, bytes: Uint8Array): Promise<string> 
   return `${name}: ${body.chunk_count} chunks`;
 }
 
-const HANDBOOK_PDF = writePdf([
+const HANDBOOK_PDF = new Uint8Array(writePdf([
   { lines: ["Larkspur Depot handbook.", "The Larkspur depot opens at 7:30 in the morning and closes at 18:00.", "Visitors sign in at the blue gate."] },
   { lines: ["Forklifts are charged overnight in bay 4.", "Lost badges are replaced by the night porter, Amara Okonkwo."] },
-]);
+]));
 const PRICES_CSV = new TextEncoder().encode("product,price,warranty\nKettle K2,49 EUR,2 years\nToaster T9,35 EUR,1 year\nMixer M5,120 EUR,3 years\n");
 
 const steps: Step[] = [
@@ -122,7 +124,7 @@ const steps: Step[] = [
   {
     name: "openai client: models.list() returns the deployment",
     async run(ctx) {
-      const page = await ctx.client().models.list();
+      const page = await openai(ctx).models.list();
       const ids = page.data.map((m) => m.id);
       check(ids.length === 1 && ids[0] === ctx.deploymentId, `models.list() returned ${JSON.stringify(ids)}`);
       return ids[0];
@@ -183,6 +185,31 @@ const steps: Step[] = [
     },
   },
   { name: "SIGTERM → exit 0 again", run: stopServer },
+  {
+    name: "ONNX embedder (embedded onnxruntime) in a Worker: serve with a model in models/, push, answer",
+    async run(ctx) {
+      if (!existsSync(MINILM_TOKENIZER_DIR)) return `skipped: no tokenizer files at ${MINILM_TOKENIZER_DIR}`;
+      createTinyModelFolder({ parentDir: join(ctx.work, "models"), name: "tiny-minilm" });
+      const data = join(ctx.work, "data-onnx");
+      const env = { ...ctx.env, DOCCHAT_MODELS: join(ctx.work, "models") };
+      const started = performance.now();
+      const server = await startServeProcess({ command: [ctx.bin], dataDir: data, cwd: ctx.work, env });
+      const loadMs = Math.round(performance.now() - started);
+      try {
+        const other: Ctx = { ...ctx, data, env, server };
+        await cli(other, ["account", "create", "--email", "onnx@example.com", "--tokens", "1000"]);
+        const dep = await cli(other, ["deployment", "create", "--account", "onnx@example.com", "--name", "Vectors", "--publish"]);
+        Object.assign(other, { apiKey: String(dep.api_key), deploymentId: String(dep.id) });
+        await push(other, "prices.csv", PRICES_CSV);
+        const r = await ask(other, "How much is the Mixer M5?");
+        check(/120 EUR/.test(r.choices[0]?.message.content ?? "") && r.sources?.includes("prices"), `answer: ${JSON.stringify(r).slice(0, 300)}`);
+      } finally {
+        const code = await server.stop("SIGTERM");
+        check(code === 0, `serve exited with ${code} after SIGTERM`);
+      }
+      return `model loaded, /health after ${loadMs} ms; answered with sources`;
+    },
+  },
 ];
 
 async function main(): Promise<number> {
@@ -203,9 +230,6 @@ async function main(): Promise<number> {
     env,
     apiKey: "",
     deploymentId: "",
-    client() {
-      return new OpenAI({ baseURL: `${ctx.server?.url}/api/v1`, apiKey: ctx.apiKey, maxRetries: 0 });
-    },
   };
   let failed = false;
   for (const step of steps) {

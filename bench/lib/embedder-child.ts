@@ -9,7 +9,7 @@ import type { EmbedderSpec } from "../../src/rag/embedders/embedder-spec.ts";
 import { createInThreadEmbedder } from "../../src/rag/embedders/embedder-spec.ts";
 import { createWorkerEmbedder } from "../../src/rag/embedders/worker.embedder.ts";
 import { watchEventLoopLag } from "./event-loop-lag.ts";
-import { peakRssMb } from "./machine-info.ts";
+import { loadAverage, peakRssMb } from "./machine-info.ts";
 import { loadScifact, passageText } from "./scifact.dataset.ts";
 
 export type ChildJob =
@@ -23,15 +23,21 @@ export interface EmbedResult {
   count: number;
   corpusMs: number;
   peakRssMb: number;
+  loadAverage?: number;
 }
 
 export interface ThroughputResult {
   id: string;
   dimension: number;
   loadMs: number;
-  batches: { batchSize: number; perSec: number; worstStallMs: number }[];
+  /** cpuMsPerPassage counts every thread's CPU time, so it stays meaningful when other jobs share the machine */
+  batches: { batchSize: number; perSec: number; cpuMsPerPassage: number; worstStallMs: number }[];
   worker: { perSec: number; worstStallMs: number };
+  /** median time to embed one claim in-thread: the latency a question pays before retrieval */
+  queryMedianMs: number;
   peakRssMb: number;
+  /** 1-minute load average when the measurement ended: above the core count, other jobs were competing */
+  loadAverage: number;
 }
 
 function concatVectors(vectors: Float32Array[]): Uint8Array {
@@ -65,13 +71,15 @@ async function embed(job: Extract<ChildJob, { mode: "embed" }>): Promise<void> {
     count: shard.length,
     corpusMs,
     peakRssMb: peakRssMb(),
+    loadAverage: loadAverage(),
   };
   await embedder.close?.();
   writeFileSync(`${job.out}.json`, JSON.stringify(result));
 }
 
 async function throughput(job: Extract<ChildJob, { mode: "throughput" }>): Promise<void> {
-  const texts = (await loadScifact()).corpus.slice(0, job.sample).map(passageText);
+  const ds = await loadScifact();
+  const texts = ds.corpus.slice(0, job.sample).map(passageText);
   const largest = Math.max(...job.batchSizes);
   const withBatch = (batchSize: number): EmbedderSpec => ({ ...job.spec, options: { ...job.spec.options, batchSize } }) as EmbedderSpec;
   const t0 = performance.now();
@@ -82,9 +90,23 @@ async function throughput(job: Extract<ChildJob, { mode: "throughput" }>): Promi
   for (const batchSize of job.batchSizes) {
     const lag = watchEventLoopLag();
     const t1 = performance.now();
+    const cpu = process.cpuUsage();
     for (let i = 0; i < texts.length; i += batchSize) await embedder.embedDocuments(texts.slice(i, i + batchSize));
-    batches.push({ batchSize, perSec: (texts.length * 1000) / (performance.now() - t1), worstStallMs: lag.stop() });
+    const { user, system } = process.cpuUsage(cpu);
+    batches.push({
+      batchSize,
+      perSec: (texts.length * 1000) / (performance.now() - t1),
+      cpuMsPerPassage: (user + system) / 1000 / texts.length,
+      worstStallMs: lag.stop(),
+    });
   }
+  const queryMs: number[] = [];
+  for (const q of ds.queries.slice(0, 21)) {
+    const t = performance.now();
+    await embedder.embedQuery(q.text);
+    queryMs.push(performance.now() - t);
+  }
+  const queryMedianMs = queryMs.sort((a, b) => a - b)[Math.floor(queryMs.length / 2)] ?? 0;
   await embedder.close?.();
   const worker = await createWorkerEmbedder(job.spec);
   await worker.embedDocuments(texts.slice(0, 2));
@@ -99,7 +121,9 @@ async function throughput(job: Extract<ChildJob, { mode: "throughput" }>): Promi
     loadMs,
     batches,
     worker: workerResult,
+    queryMedianMs,
     peakRssMb: peakRssMb(),
+    loadAverage: loadAverage(),
   };
   writeFileSync(`${job.out}.json`, JSON.stringify(result));
 }

@@ -1,5 +1,5 @@
 /** The facts a benchmark figure needs next to it to be comparable: cores, CPU model, memory, runtime, date. */
-import { cpus, totalmem } from "node:os";
+import { cpus, loadavg, totalmem } from "node:os";
 
 export function describeMachine(): string {
   const cpu = cpus()[0]?.model ?? "unknown CPU";
@@ -10,3 +10,6 @@ export function describeMachine(): string {
 
 /** Peak resident set size of this process so far, in MB (getrusage ru_maxrss). */
 export const peakRssMb = (): number => process.resourceUsage().maxRSS / 1024;
+
+/** 1-minute load average: on a shared 2-core machine, throughput figures mean little without it. */
+export const loadAverage = (): number => loadavg()[0] ?? 0;

@@ -1,4 +1,4 @@
-import { closeSync, copyFileSync, existsSync, fsyncSync, openSync, renameSync, rmSync, statSync } from "node:fs";
+import { closeSync, copyFileSync, existsSync, fsyncSync, mkdirSync, openSync, renameSync, rmSync, statSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
 import { closeDatabase, type Db, openDatabase, openDatabaseFile } from "./db.ts";
 import { migrations } from "./migrations/index.ts";
@@ -100,6 +100,7 @@ export async function restoreDatabase(dataDir: string, backupPath: string): Prom
   const target = join(data, DB_FILE);
   const staging = join(data, `.${DB_FILE}.restore-${process.pid}`);
   const latest = migrations.at(-1)?.version ?? 0;
+  mkdirSync(data, { recursive: true });
   copyFileSync(from, staging);
   try {
     let db: Db;

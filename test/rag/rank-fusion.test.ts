@@ -5,9 +5,9 @@ describe("weighted reciprocal rank fusion", () => {
   test("a passage ranked well by both lists beats one ranked first by only one", () => {
     const fused = fuseByRank([
       { ids: [1, 2, 3], weight: 1 },
-      { ids: [4, 2, 1], weight: 1 },
+      { ids: [4, 2, 5], weight: 1 },
     ]);
-    expect(fused.map((f) => f.id).slice(0, 2)).toEqual([2, 1]);
+    expect(fused[0]?.id).toBe(2);
   });
 
   test("scores are normalised so first in every list is 1", () => {

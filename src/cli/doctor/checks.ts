@@ -108,14 +108,6 @@ export async function checkEmbedder(config: Config, opts: { load: boolean }): Pr
   }
 }
 
-/** The same rule as the DOCCHAT_LLM documentation: openai when a URL is set, llama for a .gguf model, else extractive. */
-export function resolveLlmKind(config: Config): "extractive" | "openai" | "llama" {
-  if (config.llm !== "auto") return config.llm;
-  if (config.llmUrl) return "openai";
-  if (config.llmModel.toLowerCase().endsWith(".gguf")) return "llama";
-  return "extractive";
-}
-
 /** Where node-llama-cpp comes from: lib/ next to a compiled binary, node_modules from source. */
 export function nodeLlamaCppLocation(): string | null {
   if (Bun.isStandaloneExecutable) {
@@ -130,7 +122,10 @@ export function nodeLlamaCppLocation(): string | null {
 }
 
 export async function checkLlm(config: Config, opts: { load: boolean; offline: boolean }): Promise<Check> {
-  const kind = resolveLlmKind(config);
+  // The same decision the server makes (DOCCHAT_LLM=auto: URL → openai, .gguf → llama, else extractive).
+  const { llmBackendConfig } = await import("../../chat/llm-config.ts");
+  const llmConfig = llmBackendConfig(config);
+  const kind = llmConfig.kind;
   const configured = config.llm;
   if (kind === "extractive") {
     return { status: "ok", summary: "extractive — answers quote the best passages (no model configured)", configured, active: kind };
@@ -165,14 +160,7 @@ export async function checkLlm(config: Config, opts: { load: boolean; offline: b
   const size = `${(statSync(modelPath).size / 1048576).toFixed(0)} MiB`;
   if (!opts.load) return { status: "ok", summary: `local GGUF ${modelPath} (${size}); not loaded (doctor --load tries it)`, ...base };
   const { createLlmBackend } = await import("../../llm/create-backend.ts");
-  const backend = createLlmBackend({
-    kind: "llama",
-    modelPath,
-    threads: config.llmThreads || undefined,
-    contextSize: 512,
-    startTimeoutMs: 120_000,
-    workerCommand: Bun.isStandaloneExecutable ? [process.execPath, "__llama-worker"] : undefined,
-  });
+  const backend = createLlmBackend({ ...llmConfig, contextSize: 512, startTimeoutMs: 120_000, concurrency: undefined });
   try {
     const started = performance.now();
     let text = "";

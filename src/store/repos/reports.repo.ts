@@ -57,10 +57,10 @@ export function createReportsRepo(db: Db) {
       const chat = db
         .query<ChatDayRow, [number, string, number, number]>(
           `SELECT ${DAY} AS day, COUNT(*) AS questions,
-                  SUM(refused = 0) AS answers, SUM(refused = 1) AS refusals,
+                  COUNT(CASE WHEN refused = 0 THEN 1 END) AS answers, COUNT(CASE WHEN refused = 1 THEN 1 END) AS refusals,
                   SUM(prompt_tokens + completion_tokens) AS tokens,
-                  SUM(rating = 1) AS rated_up, SUM(rating = 0) AS rated_down,
-                  SUM(correction_id IS NOT NULL) AS corrections_served
+                  COUNT(CASE WHEN rating = 1 THEN 1 END) AS rated_up, COUNT(CASE WHEN rating = 0 THEN 1 END) AS rated_down,
+                  COUNT(correction_id) AS corrections_served
              FROM chat_logs WHERE deployment_id = ? AND created_at >= ? AND created_at < ?
             GROUP BY day`,
         )

@@ -57,7 +57,10 @@ async function render(): Promise<void> {
   }
   if (mine !== generation) return;
   if (!session) {
-    if (route.name !== "sign-in") return void (location.hash = "#/sign-in");
+    if (route.name !== "sign-in") {
+      location.hash = "#/sign-in";
+      return;
+    }
     document.title = "Sign in · docchat";
     clear(root, signInPage((s) => {
       session = s;
@@ -65,7 +68,10 @@ async function render(): Promise<void> {
     }));
     return;
   }
-  if (route.name === "sign-in") return void (location.hash = "#/deployments");
+  if (route.name === "sign-in") {
+    location.hash = "#/deployments";
+    return;
+  }
   const [title, page] = PAGES[route.name];
   document.title = `${title} · docchat`;
   const main = h("main", { class: "content", "aria-busy": "true" }, h("p", { class: "loading" }, h("span", { class: "spinner" }), " Loading…"));

@@ -3,6 +3,9 @@ import type { TurnEnd, WidgetClient, WidgetConfig } from "./widget-client.ts";
 import { handoffForm } from "./widget-handoff.ts";
 
 const CHAT_ICON = "M4 4h16a2 2 0 0 1 2 2v10a2 2 0 0 1-2 2H9l-5 4v-4H4a2 2 0 0 1-2-2V6a2 2 0 0 1 2-2z";
+// Drawn, not emoji: a host or phone without an emoji font would show empty boxes.
+const THUMB_UP = "M2 21h4V9H2v12zm20-11a2 2 0 0 0-2-2h-6.3l1-4.6V3a1.5 1.5 0 0 0-.4-1L13.2 1 7.6 6.6A2 2 0 0 0 7 8v11a2 2 0 0 0 2 2h9a2 2 0 0 0 1.8-1.2l3-7.1c.1-.2.2-.5.2-.7v-2z";
+const THUMB_DOWN = "M22 3h-4v12h4V3zM2 14a2 2 0 0 0 2 2h6.3l-1 4.6v.4c0 .4.2.8.4 1l1.1 1 5.6-5.6c.4-.4.6-.9.6-1.4V5a2 2 0 0 0-2-2H6a2 2 0 0 0-1.8 1.2l-3 7.1c-.1.2-.2.5-.2.7v2z";
 
 function icon(path: string): SVGElement {
   const svg = document.createElementNS("http://www.w3.org/2000/svg", "svg");
@@ -52,8 +55,8 @@ export function mountWidget(shadow: ShadowRoot, client: WidgetClient, config: Wi
             row.append(h("span", { class: "form-error" }, (err as Error).message));
           }
         },
-      }, glyph);
-    row.append(vote(1, "Helpful", "👍"), vote(0, "Not helpful", "👎"));
+      }, icon(glyph));
+    row.append(vote(1, "Helpful", THUMB_UP), vote(0, "Not helpful", THUMB_DOWN));
     return row;
   };
 

@@ -27,7 +27,7 @@ function card(d: Deployment): HTMLElement {
   );
 }
 
-function createForm(onCreated: (d: Deployment, k: KeyOnce) => void): HTMLElement {
+function createForm(onCreated: (d: Deployment, k: KeyOnce) => void): HTMLFormElement {
   const name = h("input", { type: "text", name: "name", required: true, maxlength: 200, placeholder: "e.g. Help centre assistant" });
   const kind = h("select", { name: "kind" }, h("option", { value: "docs" }, "Documents: answers from uploaded files"), h("option", { value: "private_gpt" }, "Private GPT: persona only, no documents"));
   const status = h("div");
@@ -57,13 +57,18 @@ function createForm(onCreated: (d: Deployment, k: KeyOnce) => void): HTMLElement
   );
 }
 
+function listOf(data: Deployment[]): HTMLElement {
+  return data.length
+    ? h("div", { class: "cards" }, data.map(card))
+    : emptyState("No deployments yet", "A deployment is one assistant: its documents, persona and key. Create your first one below, upload documents, then put the widget on your site.");
+}
+
 export async function deploymentsPage(_ctx: PageContext): Promise<Node> {
   const { data } = await api<{ data: Deployment[] }>("GET", "/deployments");
   const top = h("div");
-  const list = data.length
-    ? h("div", { class: "cards" }, data.map(card))
-    : emptyState("No deployments yet", "A deployment is one assistant: its documents, persona and key. Create your first one below, upload documents, then put the widget on your site.");
+  const list = h("div", null, listOf(data));
   const form = createForm((d, k) => {
+    form.reset();
     clear(
       top,
       h(
@@ -74,7 +79,9 @@ export async function deploymentsPage(_ctx: PageContext): Promise<Node> {
         h("p", null, h("a", { class: "btn btn-primary", href: deploymentHref(d.id, "documents") }, "Continue: upload documents →")),
       ),
     );
+    clear(list, listOf([...data, d]));
+    data.push(d);
     top.scrollIntoView({ behavior: "smooth" });
   });
-  return h("div", null, h("div", { class: "page-head" }, h("h1", null, "Deployments")), top, list, form);
+  return h("div", { class: "stack" }, h("div", { class: "page-head" }, h("h1", null, "Deployments")), top, list, form);
 }

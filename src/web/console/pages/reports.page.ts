@@ -26,14 +26,16 @@ function topList(title: string, rows: Report["top_questions"], empty: string): H
 }
 
 function dayTable(r: Report): HTMLElement {
+  const active = r.days.filter((d) => METRICS.some(([k]) => d[k] > 0)).reverse();
   return h(
     "div",
     { class: "table-wrap" },
+    h("p", { class: "muted small" }, "Newest first; days without any activity are left out."),
     h(
       "table",
       { class: "table table-dense" },
       h("thead", null, h("tr", null, h("th", null, "Day"), METRICS.map(([, l]) => h("th", { class: "num" }, l)))),
-      h("tbody", null, [...r.days].reverse().map((d) => h("tr", null, h("td", null, d.day), METRICS.map(([k]) => h("td", { class: "num" }, number(d[k])))))),
+      h("tbody", null, active.map((d) => h("tr", null, h("td", { class: "nowrap" }, d.day), METRICS.map(([k]) => h("td", { class: "num" }, number(d[k])))))),
       h("tfoot", null, h("tr", null, h("th", null, "Total"), METRICS.map(([k]) => h("th", { class: "num" }, number(r.totals[k]))))),
     ),
   );

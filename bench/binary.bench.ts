@@ -1,0 +1,134 @@
+/**
+ * The single executable: size, time from exec to the first `/health` 200 (median of N, on a fresh and on an
+ * existing data dir), idle RSS after start, and the HTTP throughput figures measured on the binary.
+ *
+ *   bun bench/binary.bench.ts [--no-build] [--runs 10] [--duration 10] [--connections 64] [--threads 1] [--write]
+ *
+ * The binary is copied alone into a temp dir and run from there (no node_modules near it).
+ * --write replaces the "Single binary" section of BENCHMARKS.md.
+ */
+import { copyFileSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { parseArgs } from "node:util";
+import { buildBinary } from "../scripts/build-binary.ts";
+import { replaceSection } from "./lib/benchmarks-md.ts";
+import { REPO, startDocchat } from "./lib/http-servers.ts";
+import { measureThroughput, throughputOptions, throughputTable } from "./lib/http-throughput.ts";
+import { describeMachine } from "./lib/machine-info.ts";
+import { percentile } from "./lib/percentiles.ts";
+
+const { values } = parseArgs({
+  args: process.argv.slice(2),
+  options: {
+    "no-build": { type: "boolean" },
+    runs: { type: "string" },
+    duration: { type: "string" },
+    connections: { type: "string" },
+    threads: { type: "string" },
+    warmup: { type: "string" },
+    write: { type: "boolean" },
+  },
+});
+const runs = Number(values.runs ?? 10);
+const log = (s: string) => process.stderr.write(`${s}\n`);
+const mib = (b: number) => `${(b / 1048576).toFixed(1)} MiB`;
+
+function freePort(): number {
+  const s = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: () => new Response() });
+  const port = s.port as number;
+  s.stop(true);
+  return port;
+}
+
+function rssKb(pid: number): { rss: number; hwm: number } {
+  const status = readFileSync(`/proc/${pid}/status`, "utf8");
+  const kb = (k: string) => Number(new RegExp(`${k}:\\s+(\\d+) kB`).exec(status)?.[1] ?? 0);
+  return { rss: kb("VmRSS"), hwm: kb("VmHWM") };
+}
+
+/** Spawns `serve` and resolves when /health first answers 200: [ms from exec, the process]. */
+async function timeToHealth(bin: string, cwd: string, dataDir: string, env: Record<string, string>) {
+  const port = freePort();
+  const started = performance.now();
+  const proc = Bun.spawn([bin, "serve", "--port", String(port), "--data", dataDir], { cwd, env, stdout: "ignore", stderr: "pipe" });
+  const url = `http://127.0.0.1:${port}/health`;
+  for (;;) {
+    if (proc.exitCode !== null) throw new Error(`serve exited ${proc.exitCode}: ${await new Response(proc.stderr).text()}`);
+    const ok = await fetch(url).then((r) => r.status === 200, () => false);
+    if (ok) return { ms: performance.now() - started, proc };
+    if (performance.now() - started > 30_000) throw new Error("serve did not answer /health within 30 s");
+    await Bun.sleep(2);
+  }
+}
+
+async function stop(proc: Bun.Subprocess): Promise<void> {
+  proc.kill("SIGTERM");
+  const code = await proc.exited;
+  if (code !== 0) throw new Error(`serve exited ${code} after SIGTERM`);
+}
+
+const work = mkdtempSync(join(tmpdir(), "docchat-binbench-"));
+try {
+  const built = values["no-build"] ? null : await buildBinary({ log });
+  const source = join(REPO, "dist", "docchat");
+  const bin = join(work, "docchat");
+  copyFileSync(source, bin);
+  const size = Bun.file(bin).size;
+  const env: Record<string, string> = { PATH: "/usr/bin:/bin", HOME: work, LANG: "C.UTF-8", DOCCHAT_LOG_LEVEL: "warn" };
+
+  const fresh: number[] = [];
+  const existing: number[] = [];
+  const existingDir = join(work, "data-existing");
+  for (let i = 0; i < runs; i++) {
+    const dir = mkdtempSync(join(work, "fresh-"));
+    const a = await timeToHealth(bin, work, dir, env);
+    fresh.push(a.ms);
+    await stop(a.proc);
+    rmSync(dir, { recursive: true, force: true });
+    const b = await timeToHealth(bin, work, existingDir, env);
+    existing.push(b.ms);
+    await stop(b.proc);
+  }
+  log(`startup: fresh median ${percentile(fresh, 50).toFixed(0)} ms, existing median ${percentile(existing, 50).toFixed(0)} ms`);
+
+  const idle = await timeToHealth(bin, work, existingDir, env);
+  await Bun.sleep(2000);
+  const idleRss = rssKb(idle.proc.pid);
+  await stop(idle.proc);
+
+  const opts = throughputOptions(values);
+  const docchat = await startDocchat([bin], { cwd: work, env });
+  const r = await measureThroughput(docchat, opts, log);
+  const afterLoad = rssKb(docchat.serve.pid);
+  const code = await docchat.stop();
+  if (code !== 0) throw new Error(`docchat serve exited ${code} after SIGTERM`);
+
+  const q = (xs: number[]) => `${percentile(xs, 50).toFixed(0)} ms (min ${Math.min(...xs).toFixed(0)}, max ${Math.max(...xs).toFixed(0)})`;
+  const body = `Command: \`bun bench/binary.bench.ts --runs ${runs} --duration ${opts.seconds} --connections ${opts.connections} --threads ${opts.threads}\`
+(builds with \`bun run build\`, copies \`dist/docchat\` alone into a temp dir and runs it from there, default configuration:
+keyword-only retrieval, extractive answers, no local model loaded).
+
+Machine: ${describeMachine()}.
+
+| Figure | Value | Aim |
+|---|---|---|
+| \`dist/docchat\` size (linux-x64) | ${mib(size)} | |
+| \`dist/lib/\` (node-llama-cpp, only for local GGUF models) | ${built ? mib(built.libBytes) : "not rebuilt"} | |
+| exec → first \`/health\` 200, fresh data dir (median of ${runs}) | ${q(fresh)} | < 500 ms |
+| exec → first \`/health\` 200, existing data dir (median of ${runs}) | ${q(existing)} | < 500 ms |
+| idle RSS 2 s after start | ${(idleRss.rss / 1024).toFixed(0)} MiB | < 250 MiB |
+| RSS after the throughput run (peak) | ${(afterLoad.rss / 1024).toFixed(0)} MiB (${(afterLoad.hwm / 1024).toFixed(0)} MiB) | |
+
+Throughput on the binary (wrk \`-t${opts.threads} -c${opts.connections} -d${opts.seconds}s\`, same method as "HTTP throughput (from source)";
+the bare Elysia baseline runs from source in the same run):
+
+${throughputTable(r, "`dist/docchat serve`: `GET /api/v1/models` with a valid key")}`;
+  console.log(body);
+  if (values.write) await replaceSection(join(REPO, "BENCHMARKS.md"), "Single binary", body);
+} catch (e) {
+  console.error(`benchmark failed: ${e instanceof Error ? e.message : String(e)}`);
+  process.exitCode = 1;
+} finally {
+  rmSync(work, { recursive: true, force: true });
+}

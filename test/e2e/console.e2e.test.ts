@@ -1,0 +1,283 @@
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
+import { existsSync, mkdirSync } from "node:fs";
+import { join } from "node:path";
+import type { Browser, BrowserContext, Page } from "playwright-core";
+import { startTestServer, type TestServer } from "../helpers/server.ts";
+import { hostPageServer } from "./host-page.ts";
+
+/**
+ * The owner console and the widget in headless Chromium: sign in, create a deployment, upload and train a
+ * document, copy the key; a visitor on another origin asks, gets a streamed answer with sources, gets a
+ * refusal and leaves a lead, rates an answer 0; the owner corrects it; the visitor then gets the correction.
+ * XSS payloads ride along in the document, a question, a lead and the correction. Screenshots of every
+ * page land in .tmp/screenshots/.
+ */
+const CHROMIUM = "/usr/bin/chromium";
+const hasChromium = existsSync(CHROMIUM);
+if (!hasChromium) console.warn(`NOTICE: ${CHROMIUM} not found — browser tests skipped (apt-get install chromium to run them).`);
+
+setDefaultTimeout(60_000);
+const SHOTS = join(import.meta.dir, "../../.tmp/screenshots");
+const EMAIL = "owner@acme.example";
+const PASSWORD = "correct horse battery staple";
+const DOC_NAME = "acme-hours <img src=x onerror=window.__xss=3>";
+const DOC_TEXT = [
+  "Acme Bikes opening hours",
+  "",
+  `Our shop in Berlin is open Monday to Friday from 9:00 to 18:00 and on Saturday from 10:00 to 14:00. <img src=x onerror="window.__xss=1"> On Sundays the shop is closed.`,
+  "",
+  "Repairs take two working days. <script>window.__xss=2</script> We repair all bike brands.",
+].join("\n");
+const QUESTION = "What are the opening hours of the shop?";
+const XSS_QUESTION = "<b onmouseover=alert(4)>How do I bake sourdough bread?</b>";
+const CORRECTION = `<img src=x onerror="window.__xss=7">We are open 8:00 to 20:00 every weekday.`;
+
+let server: TestServer;
+let host: { url: string; setKey(k: string): void; stop(): void };
+let browser: Browser;
+let owner: BrowserContext;
+let visitor: BrowserContext;
+let consolePage: Page;
+let widgetPage: Page;
+const cspViolations: string[] = [];
+const pageErrors: string[] = [];
+const state = { key: "", deploymentId: "" };
+
+async function shot(page: Page, name: string): Promise<void> {
+  await page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });
+}
+
+function watch(page: Page): void {
+  page.on("console", (m) => {
+    if (/Content Security Policy|Refused to/i.test(m.text())) cspViolations.push(m.text());
+  });
+  page.on("pageerror", (e) => pageErrors.push(String(e)));
+}
+
+/** The widget's shadow root, read from the host page. */
+const shadowCount = (page: Page, selector: string) =>
+  page.evaluate((sel) => document.getElementById("docchat-widget")?.shadowRoot?.querySelectorAll(sel).length ?? -1, selector);
+const xssFired = (page: Page) => page.evaluate(() => (window as unknown as { __xss?: unknown }).__xss ?? null);
+
+describe.skipIf(!hasChromium)("owner console and widget in Chromium", () => {
+  beforeAll(async () => {
+    mkdirSync(SHOTS, { recursive: true });
+    const { chromium } = await import("playwright-core");
+    server = await startTestServer();
+    await server.services.accounts.create({ email: EMAIL, password: PASSWORD, tokens: 50_000 });
+    host = hostPageServer(server.url);
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      headless: true,
+      args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"],
+    });
+    owner = await browser.newContext({ viewport: { width: 1280, height: 860 } });
+    await owner.grantPermissions(["clipboard-read", "clipboard-write"], { origin: server.url });
+    visitor = await browser.newContext({ viewport: { width: 1280, height: 860 } });
+    consolePage = await owner.newPage();
+    watch(consolePage);
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    host?.stop();
+    await server?.stop();
+  });
+
+  test("the owner signs in", async () => {
+    await consolePage.goto(`${server.url}/console/`);
+    await consolePage.waitForSelector("form.signin-card");
+    await shot(consolePage, "01-sign-in");
+    await consolePage.fill('input[name="email"]', EMAIL);
+    await consolePage.fill('input[name="password"]', "wrong password");
+    await consolePage.click('button[type="submit"]');
+    await expect(consolePage.locator(".alert-error").textContent()).resolves.toContain("email or password is incorrect");
+    await shot(consolePage, "01b-sign-in-error");
+    await consolePage.fill('input[name="password"]', PASSWORD);
+    await consolePage.click('button[type="submit"]');
+    await consolePage.waitForSelector("text=No deployments yet");
+    await shot(consolePage, "02-deployments-empty");
+  });
+
+  test("creates a deployment and copies its key, shown once", async () => {
+    await consolePage.fill('input[name="name"]', "Acme Bikes <i>help</i>");
+    await consolePage.click("text=Create deployment");
+    await consolePage.waitForSelector('[data-testid="api-key"] input');
+    state.key = await consolePage.inputValue('[data-testid="api-key"] input');
+    expect(state.key).toMatch(/^dck_[0-9A-Za-z]{32}$/);
+    await consolePage.click('[data-testid="api-key"] button');
+    await consolePage.waitForSelector('[data-testid="api-key"] button:has-text("Copied")');
+    expect(await consolePage.evaluate(() => navigator.clipboard.readText())).toBe(state.key);
+    await shot(consolePage, "03-key-shown-once");
+    const d = server.services.repos.deployments.list()[0];
+    state.deploymentId = d?.id ?? "";
+    expect(d?.name).toBe("Acme Bikes <i>help</i>");
+    expect(await consolePage.locator("i").count()).toBe(0);
+  });
+
+  test("uploads a document and watches training reach Completed", async () => {
+    await consolePage.click("text=Continue: upload documents");
+    await consolePage.waitForSelector('[data-testid="dropzone"]');
+    await consolePage.setInputFiles('input[type="file"]', { name: `${DOC_NAME}.txt`, mimeType: "text/plain", buffer: Buffer.from(DOC_TEXT) });
+    await consolePage.waitForSelector('tr[data-status="completed"]', { timeout: 30_000 });
+    await consolePage.waitForSelector(".training-line >> text=Completed");
+    expect(await consolePage.locator(".doc-name").first().textContent()).toBe(`${DOC_NAME}.txt`);
+    // Drag and drop: a CSV is accepted, a PNG is refused with the server's message.
+    const drop = (name: string, type: string, content: string) =>
+      consolePage.evaluate(
+        ([n, t, c]) => {
+          const dt = new DataTransfer();
+          dt.items.add(new File([c as string], n as string, { type: t as string }));
+          document.querySelector('[data-testid="dropzone"]')?.dispatchEvent(new DragEvent("drop", { dataTransfer: dt, bubbles: true, cancelable: true }));
+        },
+        [name, type, content],
+      );
+    await drop("prices.csv", "text/csv", "item,price\nCity bike service,49 EUR\nTyre change,15 EUR\n");
+    await consolePage.waitForSelector("tr:has-text('prices.csv')[data-status='completed']", { timeout: 30_000 });
+    await drop("photo.png", "image/png", "\u0089PNG\r\n\u001a\n\u0000\u0000\u0000\rIHDR");
+    await consolePage.waitForSelector(".alert-error:has-text('photo.png')");
+    expect(await consolePage.locator(".alert-error").textContent()).toContain("Upload PDF, DOCX, TXT or CSV");
+    await shot(consolePage, "04-documents");
+  });
+
+  test("publishes the deployment, turns handoff on and adds a starter question", async () => {
+    await consolePage.click('.tabs a:has-text("Settings")');
+    await consolePage.waitForSelector("text=Save settings");
+    await consolePage.check('label.check:has-text("Published") input');
+    await consolePage.check('label.check:has-text("Offer handoff") input');
+    await consolePage.fill('.field:has-text("Starter questions") textarea', QUESTION);
+    await consolePage.click("text=+ Add Q&A pair");
+    await consolePage.fill('.qa-row input', "Do you sell e-bikes?");
+    await consolePage.fill('.qa-row textarea', "Yes, from three brands.");
+    await consolePage.click("text=Save settings");
+    await consolePage.waitForSelector("text=Settings saved.");
+    await consolePage.waitForSelector(".page-head >> text=Published");
+    await shot(consolePage, "05-settings");
+    const d = server.services.repos.deployments.findById(state.deploymentId);
+    expect(d).toMatchObject({ published: true, handoffEnabled: true, starterQuestions: [QUESTION] });
+  });
+
+  test("a visitor on another site asks and gets a streamed answer with sources", async () => {
+    host.setKey(state.key);
+    widgetPage = await visitor.newPage();
+    watch(widgetPage);
+    await widgetPage.goto(host.url);
+    await widgetPage.waitForSelector(".launcher");
+    await shot(widgetPage, "06-widget-closed");
+    await widgetPage.click(".launcher");
+    await widgetPage.waitForSelector(".panel:not([hidden])");
+    expect(await widgetPage.locator(".head .title").textContent()).toBe("Acme Bikes <i>help</i>");
+    await shot(widgetPage, "07-widget-open");
+    const streamed = widgetPage.waitForResponse((r) => r.url().includes("/api/v1/chat/completions?") && r.request().method() === "GET");
+    await widgetPage.click(`.chip:has-text("${QUESTION}")`);
+    const res = await streamed;
+    expect(res.url()).toContain("stream=true");
+    expect(res.headers()["content-type"]).toContain("text/event-stream");
+    await widgetPage.waitForSelector(".msg.bot:not(.streaming) .sources");
+    const answer = widgetPage.locator(".msg.bot").last();
+    expect(await answer.locator(".text").textContent()).toMatch(/9:00 to 18:00|10:00 to 14:00/);
+    expect(await answer.locator(".source").allTextContents()).toEqual([DOC_NAME]);
+    expect(await shadowCount(widgetPage, "img, script:not([src]), b")).toBe(0);
+    await shot(widgetPage, "08-widget-answer");
+  });
+
+  test("the visitor rates the answer not helpful", async () => {
+    await widgetPage.locator(".msg.bot").last().locator('button[aria-label="Not helpful"]').click();
+    await widgetPage.waitForSelector("text=the owner will review this answer");
+  });
+
+  test("an unrelated question is refused and the handoff form records a lead", async () => {
+    await widgetPage.fill(".compose textarea", XSS_QUESTION);
+    await widgetPage.press(".compose textarea", "Enter");
+    await widgetPage.waitForSelector(".handoff");
+    const refused = widgetPage.locator(".msg.bot").last();
+    expect(await refused.locator(".text").textContent()).toContain("couldn't find an answer");
+    expect(await widgetPage.locator(".msg.user").last().textContent()).toBe(XSS_QUESTION);
+    await widgetPage.fill('.handoff input[name="email"]', "visitor@example.com");
+    await widgetPage.fill('.handoff input[name="name"]', "Vera Visitor");
+    await widgetPage.fill('.handoff textarea[name="message"]', "<script>window.__xss=6</script>Please call me back.");
+    await widgetPage.click('.handoff button[type="submit"]');
+    await widgetPage.waitForSelector(".handoff-done");
+    await shot(widgetPage, "09-widget-handoff");
+    expect(await shadowCount(widgetPage, "b, img")).toBe(0);
+    const leads = server.services.leads.list(state.deploymentId);
+    expect(leads.map((l) => [l.email, l.refusedQuestion])).toEqual([["visitor@example.com", XSS_QUESTION]]);
+  });
+
+  test("the owner writes a correction on the corrections screen", async () => {
+    await consolePage.click('.tabs a:has-text("Corrections")');
+    await consolePage.waitForSelector(".correction");
+    expect(await consolePage.locator(".correction .question-text").first().textContent()).toBe(QUESTION);
+    expect(await consolePage.locator(".correction .chip").first().textContent()).toBe(DOC_NAME);
+    await shot(consolePage, "10-corrections-open");
+    await consolePage.fill('.correction textarea[aria-label="Replacement answer"]', CORRECTION);
+    await consolePage.click("text=Save correction");
+    await consolePage.waitForSelector("text=Corrected · served 0×");
+    expect(await consolePage.locator(".correction textarea").first().inputValue()).toBe(CORRECTION);
+  });
+
+  test("the widget then receives the correction, inert, in the same conversation", async () => {
+    const asked = widgetPage.waitForRequest((r) => r.url().includes("/api/v1/chat/completions?"));
+    await widgetPage.fill(".compose textarea", QUESTION);
+    await widgetPage.press(".compose textarea", "Enter");
+    const url = new URL((await asked).url());
+    expect(url.searchParams.get("conversation_id")).toMatch(/^conv-/);
+    await widgetPage.waitForFunction(
+      (text) => [...(document.getElementById("docchat-widget")?.shadowRoot?.querySelectorAll(".msg.bot:not(.streaming) .text") ?? [])].some((e) => e.textContent === text),
+      CORRECTION,
+    );
+    expect(await shadowCount(widgetPage, "img")).toBe(0);
+    await shot(widgetPage, "11-widget-correction");
+    await consolePage.reload();
+    await consolePage.waitForSelector("text=Corrected · served 1×");
+    await shot(consolePage, "12-corrections-served");
+  });
+
+  test("leads, reports, key and account pages render, with visitor text as text", async () => {
+    await consolePage.click('.tabs a:has-text("Leads")');
+    await consolePage.waitForSelector(".lead-email");
+    expect(await consolePage.locator(".lead-email").textContent()).toBe("visitor@example.com");
+    expect(await consolePage.locator("td", { hasText: "How do I bake sourdough bread?" }).first().textContent()).toBe(XSS_QUESTION);
+    expect(await consolePage.locator('a:has-text("Export CSV")').getAttribute("href")).toBe(`/owner/api/deployments/${state.deploymentId}/leads.csv`);
+    await shot(consolePage, "13-leads");
+
+    await consolePage.click('.tabs a:has-text("Reports")');
+    await consolePage.waitForSelector("svg.chart");
+    expect(await consolePage.locator(".top-list").last().textContent()).toContain(XSS_QUESTION);
+    await shot(consolePage, "14-reports");
+
+    await consolePage.click('.tabs a:has-text("Key")');
+    await consolePage.waitForSelector('[data-testid="key-prefix"]');
+    expect(await consolePage.content()).not.toContain(state.key);
+    await shot(consolePage, "15-key");
+
+    await consolePage.click('.topnav a:has-text("Account")');
+    await consolePage.waitForSelector('[data-testid="balance"]');
+    await shot(consolePage, "16-account");
+
+    await consolePage.click('.topnav a:has-text("Deployments")');
+    await consolePage.waitForSelector(".deployment-card");
+    await shot(consolePage, "17-deployments");
+    expect(await consolePage.locator("b, i, img").count()).toBe(0);
+  });
+
+  test("console and widget work at phone width", async () => {
+    await consolePage.setViewportSize({ width: 390, height: 844 });
+    await consolePage.goto(`${server.url}/console/#/deployments/${state.deploymentId}/documents`);
+    await consolePage.waitForSelector('tr[data-status="completed"]');
+    expect(await consolePage.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth + 1)).toBe(true);
+    await shot(consolePage, "18-phone-documents");
+    await consolePage.goto(`${server.url}/console/#/deployments/${state.deploymentId}/corrections`);
+    await consolePage.waitForSelector(".correction");
+    await shot(consolePage, "19-phone-corrections");
+    await widgetPage.setViewportSize({ width: 390, height: 844 });
+    await shot(widgetPage, "20-phone-widget");
+  });
+
+  test("no payload ran and the CSP was never violated", async () => {
+    expect(await xssFired(consolePage)).toBeNull();
+    expect(await xssFired(widgetPage)).toBeNull();
+    expect(cspViolations).toEqual([]);
+    expect(pageErrors).toEqual([]);
+  });
+});
