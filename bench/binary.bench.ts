@@ -8,7 +8,7 @@
  * --write replaces the "Single binary" section of BENCHMARKS.md.
  */
 import { copyFileSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { buildBinary } from "../scripts/build-binary.ts";
@@ -18,6 +18,7 @@ import { measureThroughput, throughputOptions, throughputTable } from "./lib/htt
 import { describeMachine } from "./lib/machine-info.ts";
 import { percentile } from "./lib/percentiles.ts";
 
+const startLoad = loadavg();
 const { values } = parseArgs({
   args: process.argv.slice(2),
   options: {
@@ -109,7 +110,7 @@ try {
 (builds with \`bun run build\`, copies \`dist/docchat\` alone into a temp dir and runs it from there, default configuration:
 keyword-only retrieval, extractive answers, no local model loaded).
 
-Machine: ${describeMachine()}.
+Machine: ${describeMachine()}; load average ${startLoad.map((l) => l.toFixed(1)).join(" / ")} (1/5/15 min) when the run started.
 
 | Figure | Value | Aim |
 |---|---|---|

@@ -89,7 +89,6 @@ async function embedCorpus(c: Candidate, queryLimit: number | undefined, corpusS
   const base = join(WORK, fileName(c.name));
   const outs = Array.from({ length: c.shards }, (_, s) => `${base}.${queryLimit ?? "all"}.shard${s}of${c.shards}`);
   const cached = args.reuse && (await Promise.all(outs.map((o) => Bun.file(`${o}.json`).exists()))).every(Boolean);
-  const t0 = performance.now();
   if (!cached) {
     await Promise.all(
       outs.map((out, shard) =>
@@ -97,7 +96,6 @@ async function embedCorpus(c: Candidate, queryLimit: number | undefined, corpusS
       ),
     );
   }
-  const wallMs = performance.now() - t0;
   const metas = await Promise.all(outs.map(async (o) => (await Bun.file(`${o}.json`).json()) as EmbedResult));
   const dim = metas[0]?.dimension ?? 0;
   const shardVectors = await Promise.all(outs.map((o) => readVectors(`${o}.corpus.f32`, dim)));
@@ -107,7 +105,7 @@ async function embedCorpus(c: Candidate, queryLimit: number | undefined, corpusS
     (_, i) => shardVectors[i % c.shards]?.[Math.floor(i / c.shards)] ?? new Float32Array(dim),
   );
   const queries = await readVectors(`${outs[0]}.queries.f32`, dim);
-  return { meta: metas[0] as EmbedResult, metas, corpus, queries, wallMs: cached ? undefined : wallMs };
+  return { meta: metas[0] as EmbedResult, corpus, queries };
 }
 
 const fmt = (x: number, digits = 3) => x.toFixed(digits);
@@ -151,18 +149,12 @@ async function main(): Promise<void> {
   ];
   console.log(quality[0]);
 
-  const costs: { name: string; dim: number; loadMs: number; corpusPerSec?: string; t?: ThroughputResult }[] = [];
+  const costs: { name: string; t: ThroughputResult }[] = [];
   for (const c of candidates()) {
     console.log(`— ${c.name}`);
-    let dim = 0;
-    let loadMs = 0;
-    let corpusPerSec: string | undefined;
     if (c.quality) {
       const e = await embedCorpus(c, queryLimit, ds.corpus.length);
-      dim = e.meta.dimension;
-      loadMs = e.meta.loadMs;
-      const perProcess = e.metas.reduce((n, m) => n + (m.count * 1000) / m.corpusMs, 0) / e.metas.length;
-      corpusPerSec = `${fmt(perProcess, 1)}${c.shards > 1 ? ` per process (${c.shards} in parallel)` : ""}`;
+      const dim = e.meta.dimension;
       const index = createVectorIndex(docIds, e.corpus);
       const vecRun = new Map(ds.queries.map((q, i) => [q.id, index.search(e.queries[i] ?? new Float32Array(dim), 100)]));
       quality.push({ method: `${c.name}: vector only`, scores: scoreRun(vecRun, ds.qrels, qids) });
@@ -179,7 +171,7 @@ async function main(): Promise<void> {
       await runChild({ mode: "throughput", spec: c.spec, batchSizes: BATCH_SIZES, sample: THROUGHPUT_SAMPLE, out });
     }
     const t = (await Bun.file(`${out}.json`).json()) as ThroughputResult;
-    costs.push({ name: c.name, dim: dim || t.dimension, loadMs: loadMs || t.loadMs, corpusPerSec, t });
+    costs.push({ name: c.name, t });
     console.log(t);
   }
 
@@ -209,30 +201,28 @@ async function main(): Promise<void> {
       "load ms",
       ...BATCH_SIZES.map((b) => `batch ${b}: passages/s (CPU ms/passage, stall ms)`),
       "worker passages/s (stall ms)",
-      "corpus passages/s",
       "query ms (median)",
       "peak RSS MB",
       "load avg",
     ]),
-    row(["---", "---:", "---:", ...BATCH_SIZES.map(() => "---:"), "---:", "---:", "---:", "---:", "---:"]),
+    row(["---", "---:", "---:", ...BATCH_SIZES.map(() => "---:"), "---:", "---:", "---:", "---:"]),
     ...costs.map((c) =>
       row([
         c.name,
-        c.dim,
-        fmt(c.loadMs, 0),
-        ...(c.t?.batches ?? []).map((b) => `${fmt(b.perSec, 1)} (${fmt(b.cpuMsPerPassage ?? 0, 1)}, ${fmt(b.worstStallMs, 0)})`),
-        c.t ? `${fmt(c.t.worker.perSec, 1)} (${fmt(c.t.worker.worstStallMs, 0)})` : "",
-        c.corpusPerSec ?? "n/a",
-        c.t ? fmt(c.t.queryMedianMs ?? 0, 1) : "",
-        c.t ? fmt(c.t.peakRssMb, 0) : "",
-        c.t?.loadAverage !== undefined ? fmt(c.t.loadAverage, 1) : "",
+        c.t.dimension,
+        fmt(c.t.loadMs, 0),
+        ...c.t.batches.map((b) => `${fmt(b.perSec, 1)} (${fmt(b.cpuMsPerPassage, 1)}, ${fmt(b.worstStallMs, 0)})`),
+        `${fmt(c.t.worker.perSec, 1)} (${fmt(c.t.worker.worstStallMs, 0)})`,
+        fmt(c.t.queryMedianMs, 1),
+        fmt(c.t.peakRssMb, 0),
+        fmt(c.t.loadAverage, 1),
       ]),
     ),
     "",
     "Notes:",
     "- RRF with k=60 is flat at the top (1/61 vs 1/62), so even a vector list weighted 0.25 reorders BM25's top 10; a retriever much weaker than BM25 therefore costs nDCG in any weighting tried.",
     "- In-thread stalls are per loop of awaited calls: the TensorFlow.js WASM backend resolves through microtasks only, so a loop of use-lite calls never yields to timers or sockets; onnxruntime-node yields between calls (setImmediate) but blocks for each whole batch. The worker column is what the server sees.",
-    "- use-lite's corpus pass ran in 2 processes (single-threaded engine, one per core); its passages/s column is per process.",
+    "",
     "onnx:synthetic-minilm-6ffn is the test fixture graph with 6 residual feed-forward blocks (384→1536→384) over the real MiniLM tokenizer: random weights, so no quality row, but roughly MiniLM-L6's matrix work without attention. It stands in for the cost of a real ONNX model, which this machine cannot download.",
   ].join("\n");
   console.log(`\n${body}`);

@@ -7,12 +7,14 @@
  * --write replaces the "HTTP throughput (from source)" section of BENCHMARKS.md.
  */
 import { join } from "node:path";
+import { loadavg } from "node:os";
 import { parseArgs } from "node:util";
 import { replaceSection } from "./lib/benchmarks-md.ts";
 import { REPO, startDocchat } from "./lib/http-servers.ts";
 import { measureThroughput, throughputOptions, throughputTable } from "./lib/http-throughput.ts";
 import { describeMachine } from "./lib/machine-info.ts";
 
+const startLoad = loadavg();
 const { values } = parseArgs({
   args: process.argv.slice(2),
   options: { duration: { type: "string" }, connections: { type: "string" }, threads: { type: "string" }, warmup: { type: "string" }, write: { type: "boolean" } },
@@ -29,7 +31,7 @@ try {
 (wrk \`-t${opts.threads} -c${opts.connections} -d${opts.seconds}s\` after a ${opts.warmupSeconds} s warm-up of each target; server and wrk share the machine,
 \`DOCCHAT_RATE_LIMIT_SCALE=100000\` so the limiter counts but never answers 429; every answer was 2xx).
 
-Machine: ${describeMachine()}.
+Machine: ${describeMachine()}; load average ${startLoad.map((l) => l.toFixed(1)).join(" / ")} (1/5/15 min) when the run started.
 
 ${table}`;
   console.log(body);

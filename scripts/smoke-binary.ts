@@ -110,6 +110,21 @@ const steps: Step[] = [
   },
   { name: "serve on a fresh data dir, /health 200", run: startServer },
   {
+    name: "embedded web console and widget are served",
+    async run(ctx) {
+      const get = (path: string) => fetch(`${ctx.server?.url}${path}`);
+      const shell = await get("/console/");
+      const html = await shell.text();
+      check(shell.status === 200 && /<html/i.test(html), `/console/ answered ${shell.status}`);
+      for (const path of ["/console/app.js", "/console/app.css", "/widget.js"]) {
+        const res = await get(path);
+        const body = await res.text();
+        check(res.status === 200 && body.length > 100, `${path} answered ${res.status} with ${body.length} bytes`);
+      }
+      return "console shell, app.js, app.css, widget.js";
+    },
+  },
+  {
     name: "account and deployment through the binary's CLI",
     async run(ctx) {
       const acct = await cli(ctx, ["account", "create", "--email", "owner@example.com", "--tokens", "100000"]);
