@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from "node:crypto";
+import { randomBytes } from "node:crypto";
 
 const KEY_PREFIX = "dck_";
 const ALPHABET = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
@@ -15,7 +15,7 @@ export function generateApiKey(): string {
 }
 
 export function hashApiKey(key: string): string {
-  return createHash("sha256").update(key, "utf8").digest("hex");
+  return new Bun.CryptoHasher("sha256").update(key).digest("hex");
 }
 
 /** The non-secret part shown to owners afterwards, e.g. "dck_a1B2c3…". */

@@ -3,6 +3,7 @@ import type { Services } from "../app.ts";
 import { appError, isAppError } from "../errors/index.ts";
 import { redact } from "../log.ts";
 import { parseBody } from "./body.ts";
+import { pathOf } from "./path-of.ts";
 import { endpointFor, isNative } from "./endpoints.ts";
 import { toErrorResponse } from "./error-response.ts";
 import { createGate, extractKey, type GateResult } from "./gate.ts";
@@ -50,14 +51,15 @@ export function createServer(services: Services) {
     .onRequest(({ request, set, server }) => {
       const st = state.init(request);
       set.headers["x-request-id"] = st.requestId;
-      const url = new URL(request.url);
-      if (url.pathname.startsWith("/api/")) Object.assign(set.headers, CORS);
-      if (request.method === "OPTIONS" && url.pathname.startsWith("/api/")) return new Response(null, { status: 204, headers: set.headers as Record<string, string> });
-      st.endpoint = endpointFor(url.pathname);
+      const path = pathOf(request.url);
+      if (path.startsWith("/api/")) Object.assign(set.headers, CORS);
+      if (request.method === "OPTIONS" && path.startsWith("/api/")) return new Response(null, { status: 204, headers: set.headers as Record<string, string> });
+      st.endpoint = endpointFor(path);
       // With the native family switched off its paths are not gated either: they are plain 404s.
       if (st.endpoint && isNative(st.endpoint) && !config.nativeApi) st.endpoint = undefined;
       if (!st.endpoint) return;
       st.clientIp = gate.clientIp(server?.requestIP(request)?.address ?? "0.0.0.0", request.headers);
+      const url = new URL(request.url);
       const keyInHeaderOrQuery = extractKey(request.headers, url) !== null;
       if (keyInHeaderOrQuery || !hasFormBody(request)) runGate(request, url, set.headers as Record<string, string>, st.clientIp);
     })
@@ -100,8 +102,9 @@ export function createServer(services: Services) {
       return response;
     })
     .onAfterResponse(({ request, set }) => {
+      if (config.logLevel !== "debug") return;
       const st = state.get(request);
-      log.debug("request", { id: st.requestId, method: request.method, path: new URL(request.url).pathname, status: set.status, ms: Math.round(performance.now() - st.started) });
+      log.debug("request", { id: st.requestId, method: request.method, path: pathOf(request.url), status: set.status, ms: Math.round(performance.now() - st.started) });
     })
     .use(healthRoutes(services))
     .use(openaiV1Routes(services, state))

@@ -1,6 +1,7 @@
 /**
- * Sliding-log limiter: exact "N per rolling minute". At most `limit` timestamps are kept per identity,
- * so memory is bounded by limit × active identities; idle identities are swept.
+ * Sliding-log limiter: exact "N per rolling minute". Each identity keeps at most `limit` timestamps in
+ * arrival order; expiry advances a head index instead of shifting (O(1) amortised even for large limits),
+ * and idle identities are swept once a window.
  */
 export interface RateDecision {
   allowed: boolean;
@@ -9,16 +10,21 @@ export interface RateDecision {
   retryAfterSeconds: number;
 }
 
+interface Log {
+  times: number[];
+  head: number;
+}
+
 export function createRateLimiter(opts: { windowMs?: number; now?: () => number } = {}) {
   const windowMs = opts.windowMs ?? 60_000;
   const now = opts.now ?? Date.now;
-  const logs = new Map<string, number[]>();
+  const logs = new Map<string, Log>();
   let lastSweep = now();
 
   const sweep = (t: number) => {
     if (t - lastSweep < windowMs) return;
     lastSweep = t;
-    for (const [k, v] of logs) if ((v[v.length - 1] ?? 0) <= t - windowMs) logs.delete(k);
+    for (const [k, v] of logs) if ((v.times[v.times.length - 1] ?? 0) <= t - windowMs) logs.delete(k);
   };
 
   return {
@@ -27,16 +33,22 @@ export function createRateLimiter(opts: { windowMs?: number; now?: () => number 
       sweep(t);
       let log = logs.get(identity);
       if (!log) {
-        log = [];
+        log = { times: [], head: 0 };
         logs.set(identity, log);
       }
-      while (log.length > 0 && (log[0] as number) <= t - windowMs) log.shift();
-      if (log.length >= limit) {
-        const retry = Math.max(1, Math.ceil(((log[0] as number) + windowMs - t) / 1000));
+      const { times } = log;
+      while (log.head < times.length && (times[log.head] as number) <= t - windowMs) log.head++;
+      if (log.head > 1024 && log.head * 2 > times.length) {
+        times.splice(0, log.head);
+        log.head = 0;
+      }
+      const inWindow = times.length - log.head;
+      if (inWindow >= limit) {
+        const retry = Math.max(1, Math.ceil(((times[log.head] as number) + windowMs - t) / 1000));
         return { allowed: false, limit, remaining: 0, retryAfterSeconds: retry };
       }
-      log.push(t);
-      return { allowed: true, limit, remaining: limit - log.length, retryAfterSeconds: 0 };
+      times.push(t);
+      return { allowed: true, limit, remaining: limit - inWindow - 1, retryAfterSeconds: 0 };
     },
   };
 }

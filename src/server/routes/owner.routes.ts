@@ -1,4 +1,5 @@
 import { toOpenAPISchema } from "@elysiajs/openapi";
+import { pathOf } from "../path-of.ts";
 import { Elysia } from "elysia";
 import type { Services } from "../../app.ts";
 import { createOwnerGuard, OWNER_API } from "../owner-guard.ts";
@@ -25,7 +26,7 @@ export function ownerRoutes(services: Services) {
   let spec: unknown = null;
   const app = new Elysia({ name: "owner" })
     .onRequest(({ request, set, server }) => {
-      if (!new URL(request.url).pathname.startsWith(`${OWNER_API}/`)) return;
+      if (!pathOf(request.url).startsWith(`${OWNER_API}/`)) return;
       set.headers["cache-control"] = "no-store";
       set.headers["x-content-type-options"] = "nosniff";
       guard.checkCsrf(request, server);

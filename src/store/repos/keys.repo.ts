@@ -35,7 +35,7 @@ export function createKeysRepo(db: Db) {
   // total_changes() counts this connection's writes and PRAGMA data_version every other connection's (the CLI,
   // another process). A CLI change is therefore still seen on the server's next request.
   const version = db.query<{ c: number; v: number }, []>("SELECT total_changes() AS c, (SELECT data_version FROM pragma_data_version) AS v");
-  const cache = new Map<string, { row: JoinedRow; account: Account } | null>();
+  const cache = new Map<string, KeyContext | null>();
   let stamp = "";
   const byHash = {
     get(keyHash: string): JoinedRow | null {
@@ -66,7 +66,10 @@ export function createKeysRepo(db: Db) {
     setDisabled(deploymentId: string, disabled: boolean): boolean {
       return db.run("UPDATE api_keys SET disabled = ? WHERE deployment_id = ?", [disabled ? 1 : 0, deploymentId]).changes > 0;
     },
-    /** Key hash → key, deployment and owner account (fresh objects on every call; the rows may be cached). */
+    /**
+     * Key hash → key, deployment and owner account. The result is cached until the database changes (in
+     * this process or another), so callers must treat it as read-only.
+     */
     resolve(keyHash: string): KeyContext | null {
       const v = version.get();
       const current = `${v?.c}:${v?.v}`;
@@ -76,19 +79,20 @@ export function createKeysRepo(db: Db) {
       }
       let hit = cache.get(keyHash);
       if (hit === undefined) {
-        const row = byHash.get(keyHash);
-        const account = row ? accounts.findById(row.account_id) : null;
-        hit = row && account ? { row, account } : null;
+        const r = byHash.get(keyHash);
+        const account = r ? accounts.findById(r.account_id) : null;
+        hit =
+          r && account
+            ? {
+                key: { deploymentId: r.id, displayPrefix: r.key_prefix, disabled: r.key_disabled === 1, createdAt: r.key_created_at },
+                deployment: toDeployment(r),
+                account,
+              }
+            : null;
         if (cache.size >= MAX_CACHED_KEYS) cache.clear();
         cache.set(keyHash, hit);
       }
-      if (!hit) return null;
-      const { row: r, account } = hit;
-      return {
-        key: { deploymentId: r.id, displayPrefix: r.key_prefix, disabled: r.key_disabled === 1, createdAt: r.key_created_at },
-        deployment: toDeployment(r),
-        account: { ...account },
-      };
+      return hit;
     },
   };
 }
