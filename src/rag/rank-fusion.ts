@@ -11,7 +11,7 @@ export function fuseByRank(lists: RankedIds[], k = 60): { id: number; score: num
   const scores = new Map<number, number>();
   for (const { ids, weight } of lists) {
     if (weight <= 0) continue;
-    ids.forEach((id, i) => scores.set(id, (scores.get(id) ?? 0) + weight / (k + i + 1)));
+    for (const [i, id] of ids.entries()) scores.set(id, (scores.get(id) ?? 0) + weight / (k + i + 1));
   }
   // Normalised so that 1 means "first in every list that counts".
   const best = lists.reduce((s, l) => s + (l.weight > 0 && l.ids.length > 0 ? l.weight / (k + 1) : 0), 0) || 1;

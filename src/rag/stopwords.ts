@@ -10,5 +10,5 @@ me mightn more most mustn my myself needn no nor not now o of off on once only o
 own re s same shan she should shouldn so some such t than that the their theirs them themselves then there these
 they this those through to too under until up ve very was wasn we were weren what when where which while who whom
 why will with won wouldn y you your yours yourself yourselves also may might must shall would whose
-please tell explain describe know let us anything something thing things`.split(/\s+/),
+please tell explain describe know let us anything something thing things else`.split(/\s+/),
 );

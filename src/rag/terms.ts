@@ -35,9 +35,17 @@ export function queryTerms(text: string, max = 32): string[] {
  */
 export function stem(word: string): string {
   if (word.length <= 3 || /\d/.test(word)) return word;
-  if (word.endsWith("ies") && word.length > 4) return `${word.slice(0, -3)}y`;
-  for (const suffix of ["ingly", "edly", "ing", "ed", "ly", "es", "s"]) {
-    if (word.endsWith(suffix) && word.length - suffix.length >= 3 && !word.endsWith("ss")) return word.slice(0, -suffix.length);
+  let w = word;
+  if (w.endsWith("ies") && w.length > 4) w = `${w.slice(0, -3)}y`;
+  else if (/(s|x|z|ch|sh)es$/.test(w)) w = w.slice(0, -2);
+  else {
+    for (const suffix of ["ingly", "edly", "ing", "ed", "ly", "s"]) {
+      if (w.endsWith(suffix) && w.length - suffix.length >= 3 && !w.endsWith("ss")) {
+        w = w.slice(0, -suffix.length);
+        break;
+      }
+    }
   }
-  return word;
+  // "include", "includes", "included", "including" all end as "includ"
+  return w.length > 3 && w.endsWith("e") ? w.slice(0, -1) : w;
 }

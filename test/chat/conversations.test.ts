@@ -43,6 +43,18 @@ describe("conversation rules", () => {
     expect(lastPrompt()).toContain("How much does the Pro plan cost?");
   });
 
+  test("with a model configured, a grounded follow-up is rewritten by one bounded model call and that query is searched", async () => {
+    const first = await ask(a.apiKey, { message: "How much does the Pro plan cost?" });
+    world.upstream!.setMode({ kind: "reply", text: "What does the Pro plan include besides storage?" });
+    const calls = world.upstream!.calls.length;
+    const second = await ask(a.apiKey, { message: "What else does it include?", conversation_id: first.conversation_id });
+    world.upstream!.setMode({ kind: "reply" });
+    const rewrite = world.upstream!.calls.slice(calls).filter((c) => c.body?.stream !== true);
+    expect(rewrite).toHaveLength(1);
+    expect(JSON.stringify(rewrite[0]?.body?.messages)).toContain("Follow-up: What else does it include?");
+    expect(second.search_query).toBe("What does the Pro plan include besides storage?");
+  });
+
   test("a follow-up's search_query equals the question when there is no history", async () => {
     const r = await ask(a.apiKey, { message: "Does the Pro plan include single sign-on?" });
     expect(r.search_query).toBe("Does the Pro plan include single sign-on?");

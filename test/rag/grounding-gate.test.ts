@@ -18,6 +18,11 @@ describe("grounding gate", () => {
     expect(termCoverage(w, "Annual plans can be refunded.")).toBe(1);
   });
 
+  test("inflections meet: include, includes, included and including are one word", () => {
+    const w = termWeights(["include"], stats(100, { include: 5 }));
+    for (const text of ["It includes SSO.", "SSO is included.", "including SSO"]) expect(termCoverage(w, text)).toBe(1);
+  });
+
   test("a word the documents never mention pulls coverage down the most", () => {
     const w = termWeights(["football", "world", "cup"], stats(100, { world: 10 }));
     expect(termCoverage(w, "The world of plans")).toBeLessThan(0.3);

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { buildMatchQuery } from "../../src/rag/keyword-query.ts";
+import { buildMatchQuery, searchTerms } from "../../src/rag/keyword-query.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
 
 describe("buildMatchQuery", () => {
@@ -42,5 +42,19 @@ describe("keyword search with hostile input", () => {
     }
     const r = await server.services.retriever.retrieve({ deploymentId, query: "refund*", topK: 5 });
     expect(r.hits[0]?.source).toBe("policy");
+  });
+});
+
+describe("searchTerms", () => {
+  const df = new Map([["cells", 9000], ["tumour", 40], ["apoptosis", 12], ["increase", 8000], ["mice", 3000]]);
+  const terms = ["cells", "tumour", "apoptosis", "increase", "mice"];
+
+  test("keeps the rarest words, in the question's order, within the row budget", () => {
+    expect(searchTerms(terms, df, { maxTerms: 12, maxRows: 5000, minTerms: 2 })).toEqual(["tumour", "apoptosis", "mice"]);
+  });
+
+  test("keeps at least minTerms and at most maxTerms", () => {
+    expect(searchTerms(terms, df, { maxTerms: 12, maxRows: 0, minTerms: 3 })).toEqual(["tumour", "apoptosis", "mice"]);
+    expect(searchTerms(terms, df, { maxTerms: 1, maxRows: 1e9, minTerms: 1 })).toEqual(["apoptosis"]);
   });
 });
