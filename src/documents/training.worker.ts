@@ -93,7 +93,7 @@ export function createTrainingWorker(deps: TrainingDeps) {
     }));
     deps.db.transaction(() => {
       const current = deps.documents.get(doc.id);
-      if (!current || current.status !== "processing") return; // removed or re-queued meanwhile
+      if (current?.status !== "processing") return; // removed or re-queued meanwhile
       if (current.replaceOnTrain) {
         for (const old of deps.documents.findByName(doc.deploymentId, doc.name)) {
           if (old.id === doc.id || old.createdAt > doc.createdAt) continue;

@@ -107,7 +107,7 @@ export function createServer(services: Services) {
       log.debug("request", { id: st.requestId, method: request.method, path: pathOf(request.url), status: set.status, ms: Math.round(performance.now() - st.started) });
     })
     .use(healthRoutes(services))
-    .use(openaiV1Routes(services, state))
+    .use(openaiV1Routes(state))
     .use(chatRoutes(services, state))
     .use(documentsRoutes(services, state))
     .use(widgetRoutes(services, state))

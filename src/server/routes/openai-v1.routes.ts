@@ -1,8 +1,7 @@
 import { Elysia } from "elysia";
-import type { Services } from "../../app.ts";
 import type { RequestStates } from "../request-state.ts";
 
-export function openaiV1Routes(services: Services, state: RequestStates) {
+export function openaiV1Routes(state: RequestStates) {
   return new Elysia({ name: "openai-v1" }).get("/api/v1/models", ({ request }) => {
     const { deployment, account } = state.gateOf(request);
     return {
