@@ -1,14 +1,32 @@
+import { readdirSync } from "node:fs";
+import { join } from "node:path";
 import type { Config } from "../config/index.ts";
 import type { LlmBackendConfig } from "../llm/create-backend.ts";
 
-/** DOCCHAT_LLM=auto: an upstream URL means openai, a .gguf model path means llama, otherwise extractive. */
+/** GGUF chat models dropped into the models folder, sorted by name. */
+export function findGgufModels(modelsDir: string): string[] {
+  try {
+    return readdirSync(modelsDir)
+      .filter((f) => /\.gguf$/i.test(f))
+      .sort()
+      .map((f) => join(modelsDir, f));
+  } catch {
+    return [];
+  }
+}
+
+/**
+ * DOCCHAT_LLM=auto: an upstream URL means openai, a .gguf model path means llama, else the first .gguf file in
+ * the models folder, otherwise extractive.
+ */
 export function llmBackendConfig(config: Config): LlmBackendConfig {
-  const kind = config.llm !== "auto" ? config.llm : config.llmUrl ? "openai" : /\.gguf$/i.test(config.llmModel) ? "llama" : "extractive";
+  const gguf = /\.gguf$/i.test(config.llmModel) ? config.llmModel : config.llm === "auto" && !config.llmUrl ? findGgufModels(config.modelsDir)[0] : undefined;
+  const kind = config.llm !== "auto" ? config.llm : config.llmUrl ? "openai" : gguf ? "llama" : "extractive";
   return {
     kind,
     url: config.llmUrl || undefined,
     model: config.llmModel || undefined,
-    modelPath: kind === "llama" ? config.llmModel : undefined,
+    modelPath: kind === "llama" ? (gguf ?? config.llmModel) : undefined,
     apiKey: config.llmApiKey || undefined,
     threads: config.llmThreads || undefined,
     firstTokenTimeoutMs: config.llmFirstTokenTimeoutMs,

@@ -5,7 +5,18 @@ import { deploymentCommands } from "./commands/deployment.commands.ts";
 import { doctorCommand } from "./commands/doctor.command.ts";
 import { documentsCommands } from "./commands/documents.commands.ts";
 import { internalCommands } from "./commands/internal.commands.ts";
+import { modelsCommand } from "./commands/models.command.ts";
 import { serveCommand } from "./commands/serve.command.ts";
 import { visitorCommands } from "./commands/visitor.commands.ts";
 
-export const commands: Command[] = [serveCommand, ...accountCommands, ...deploymentCommands, ...documentsCommands, ...visitorCommands, doctorCommand, ...backupCommands, ...internalCommands];
+export const commands: Command[] = [
+  serveCommand,
+  ...accountCommands,
+  ...deploymentCommands,
+  ...documentsCommands,
+  modelsCommand,
+  ...visitorCommands,
+  doctorCommand,
+  ...backupCommands,
+  ...internalCommands,
+];
