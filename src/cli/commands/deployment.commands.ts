@@ -1,30 +1,10 @@
-import type { Services } from "../../app.ts";
 import { appError } from "../../errors/index.ts";
-import type { Deployment, DeploymentPatch } from "../../store/repos/deployments.repo.ts";
+import { ownerDeploymentView } from "../../server/routes/owner-views.ts";
+import type { DeploymentPatch } from "../../store/repos/deployments.repo.ts";
 import type { Command } from "../command.ts";
 
-/** What an owner sees of a deployment: settings and status, never the key (only its display prefix). */
-export function deploymentView(s: Services, d: Deployment) {
-  const key = s.deployments.keyInfo(d.id);
-  return {
-    id: d.id,
-    name: d.name,
-    kind: d.kind,
-    published: d.published,
-    persona: d.persona,
-    temperature: d.temperature,
-    starter_questions: d.starterQuestions,
-    qa_pairs: d.qaPairs,
-    handoff_enabled: d.handoffEnabled,
-    ip_allow: d.ipAllow,
-    training_status: d.trainingStatus,
-    documents: s.repos.documents.statusCounts(d.id),
-    trained_at: d.trainedAt,
-    key_prefix: key ? key.displayPrefix : null,
-    key_disabled: key ? key.disabled : null,
-    created_at: d.createdAt,
-  };
-}
+/** What an owner sees of a deployment: the console's view (settings, status, key display prefix, never the key). */
+export const deploymentView = ownerDeploymentView;
 
 function positionalId(ctx: { positionals: string[] }): string {
   const id = ctx.positionals[0];
