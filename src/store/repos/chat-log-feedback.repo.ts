@@ -29,7 +29,8 @@ interface TurnRow {
 
 const COLS = "id, deployment_id, conversation_id, question, answer, sources, refused, rating, rated_at, created_at";
 
-const parseSources = (raw: string): string[] => {
+/** chat_logs.sources is a JSON array of document names; anything else reads as no sources. */
+export const parseSources = (raw: string): string[] => {
   try {
     const v = JSON.parse(raw) as unknown;
     return Array.isArray(v) ? v.filter((s): s is string => typeof s === "string") : [];

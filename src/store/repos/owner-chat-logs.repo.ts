@@ -1,4 +1,5 @@
 import type { Db } from "../db.ts";
+import { parseSources } from "./chat-log-feedback.repo.ts";
 
 export interface OwnerChatLog {
   id: number;
@@ -30,21 +31,12 @@ interface Row {
 
 const COLS = "id, conversation_id, question, answer, sources, refused, rating, correction_id, prompt_tokens + completion_tokens AS tokens, visitor_email, created_at";
 
-const sourcesOf = (raw: string): string[] => {
-  try {
-    const v = JSON.parse(raw) as unknown;
-    return Array.isArray(v) ? v.filter((s): s is string => typeof s === "string") : [];
-  } catch {
-    return [];
-  }
-};
-
 const toLog = (r: Row): OwnerChatLog => ({
   id: r.id,
   conversationId: r.conversation_id,
   question: r.question,
   answer: r.answer,
-  sources: sourcesOf(r.sources),
+  sources: parseSources(r.sources),
   refused: r.refused === 1,
   rating: r.rating,
   correctionId: r.correction_id,
