@@ -1,5 +1,6 @@
-import { api, errorText } from "../api.ts";
-import { alertBox, clear, emptyState, field, h } from "../../shared/dom.ts";
+import { api } from "../api.ts";
+import { onSubmit } from "../form-submit.ts";
+import { emptyState, field, h } from "../../shared/dom.ts";
 import { dateTime, number } from "../format.ts";
 import type { PageContext } from "../layout.ts";
 import type { Account } from "../types.ts";
@@ -16,21 +17,12 @@ function passwordForm(ctx: PageContext): HTMLElement {
     "form",
     {
       class: "card",
-      onsubmit: async (e: Event) => {
-        e.preventDefault();
-        clear(status);
-        if (next.value !== again.value) return clear(status, alertBox("The new passwords do not match."));
-        submit.disabled = true;
-        try {
-          await api("POST", "/account/password", { current_password: current.value, new_password: next.value });
-          for (const i of [current, next, again]) i.value = "";
-          ctx.toast("Password changed. Other sessions were signed out.", "success");
-        } catch (err) {
-          clear(status, alertBox(errorText(err)));
-        } finally {
-          submit.disabled = false;
-        }
-      },
+      onsubmit: onSubmit(submit, status, async () => {
+        if (next.value !== again.value) throw new Error("The new passwords do not match.");
+        await api("POST", "/account/password", { current_password: current.value, new_password: next.value });
+        for (const i of [current, next, again]) i.value = "";
+        ctx.toast("Password changed. Other sessions were signed out.", "success");
+      }),
     },
     h("h2", null, "Change password"),
     status,

@@ -1,5 +1,6 @@
-import { api, errorText } from "../api.ts";
-import { alertBox, badge, clear, emptyState, h } from "../../shared/dom.ts";
+import { api } from "../api.ts";
+import { onSubmit } from "../form-submit.ts";
+import { badge, emptyState, h } from "../../shared/dom.ts";
 import { dateTime } from "../format.ts";
 import { deploymentFrame, type PageContext } from "../layout.ts";
 import type { Corrections } from "../types.ts";
@@ -16,19 +17,11 @@ function openItem(ctx: PageContext, path: string, item: Item): HTMLElement {
     {
       class: "card correction",
       "data-chat-log": String(item.chat_log_id),
-      onsubmit: async (e: Event) => {
-        e.preventDefault();
-        save.disabled = true;
-        clear(status);
-        try {
-          await api("PUT", `${path}/${item.chat_log_id}`, { answer: answer.value });
-          ctx.toast("Correction saved. Visitors asking this question now get your answer.", "success");
-          ctx.rerender();
-        } catch (err) {
-          clear(status, alertBox(errorText(err)));
-          save.disabled = false;
-        }
-      },
+      onsubmit: onSubmit(save, status, async () => {
+        await api("PUT", `${path}/${item.chat_log_id}`, { answer: answer.value });
+        ctx.toast("Correction saved. Visitors asking this question now get your answer.", "success");
+        ctx.rerender();
+      }),
     },
     h("div", { class: "card-row" }, h("p", { class: "muted small" }, "Rated not helpful · ", dateTime(item.rated_at ?? item.created_at)), item.correction?.active ? badge(`Corrected · served ${item.correction.served_count}×`, "ok") : badge("Needs a correction", "warn")),
     h("p", { class: "q" }, h("span", { class: "label" }, "Question"), h("span", { class: "question-text" }, item.question)),

@@ -1,4 +1,5 @@
-import { api, errorText } from "../api.ts";
+import { api } from "../api.ts";
+import { onSubmit } from "../form-submit.ts";
 import { alertBox, badge, clear, emptyState, field, h } from "../../shared/dom.ts";
 import { dateTime } from "../format.ts";
 import type { PageContext } from "../layout.ts";
@@ -36,19 +37,10 @@ function createForm(onCreated: (d: Deployment, k: KeyOnce) => void): HTMLFormEle
     "form",
     {
       class: "card",
-      onsubmit: async (e: Event) => {
-        e.preventDefault();
-        submit.disabled = true;
-        clear(status);
-        try {
-          const r = await api<{ deployment: Deployment } & KeyOnce>("POST", "/deployments", { name: name.value, kind: kind.value });
-          onCreated(r.deployment, r);
-        } catch (err) {
-          clear(status, alertBox(errorText(err)));
-        } finally {
-          submit.disabled = false;
-        }
-      },
+      onsubmit: onSubmit(submit, status, async () => {
+        const r = await api<{ deployment: Deployment } & KeyOnce>("POST", "/deployments", { name: name.value, kind: kind.value });
+        onCreated(r.deployment, r);
+      }),
     },
     h("h2", null, "New deployment"),
     status,

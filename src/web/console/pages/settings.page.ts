@@ -1,5 +1,6 @@
-import { api, errorText } from "../api.ts";
-import { alertBox, clear, field, h } from "../../shared/dom.ts";
+import { api } from "../api.ts";
+import { onSubmit } from "../form-submit.ts";
+import { field, h } from "../../shared/dom.ts";
 import { deploymentFrame, type PageContext } from "../layout.ts";
 import type { Deployment } from "../types.ts";
 import { widgetSnippet } from "./key-once.ts";
@@ -36,28 +37,19 @@ function settingsForm(d: Deployment, onSaved: (d: Deployment) => void): HTMLElem
     "form",
     {
       class: "card",
-      onsubmit: async (e: Event) => {
-        e.preventDefault();
-        submit.disabled = true;
-        clear(status);
-        try {
-          const saved = await api<Deployment>("PATCH", `/deployments/${encodeURIComponent(d.id)}`, {
-            name: name.value,
-            published: published.checked,
-            persona: persona.value,
-            temperature: Number(temperature.value),
-            starter_questions: lines(starters.value),
-            qa_pairs: qa.value(),
-            handoff_enabled: handoff.checked,
-            ip_allow: lines(ipAllow.value),
-          });
-          onSaved(saved);
-        } catch (err) {
-          clear(status, alertBox(errorText(err)));
-        } finally {
-          submit.disabled = false;
-        }
-      },
+      onsubmit: onSubmit(submit, status, async () => {
+        const saved = await api<Deployment>("PATCH", `/deployments/${encodeURIComponent(d.id)}`, {
+          name: name.value,
+          published: published.checked,
+          persona: persona.value,
+          temperature: Number(temperature.value),
+          starter_questions: lines(starters.value),
+          qa_pairs: qa.value(),
+          handoff_enabled: handoff.checked,
+          ip_allow: lines(ipAllow.value),
+        });
+        onSaved(saved);
+      }),
     },
     status,
     field("Name", name),

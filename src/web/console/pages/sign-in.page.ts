@@ -1,5 +1,6 @@
-import { api, errorText } from "../api.ts";
-import { alertBox, clear, field, h } from "../../shared/dom.ts";
+import { api } from "../api.ts";
+import { onSubmit } from "../form-submit.ts";
+import { field, h } from "../../shared/dom.ts";
 import type { Session } from "../types.ts";
 
 export function signInPage(onSignedIn: (s: Session) => void): Node {
@@ -11,20 +12,15 @@ export function signInPage(onSignedIn: (s: Session) => void): Node {
     "form",
     {
       class: "card signin-card",
-      onsubmit: async (e: Event) => {
-        e.preventDefault();
-        submit.disabled = true;
-        clear(status);
-        try {
-          onSignedIn(await api<Session>("POST", "/session", { email: email.value, password: password.value }));
-        } catch (err) {
-          clear(status, alertBox(errorText(err)));
+      onsubmit: onSubmit(
+        submit,
+        status,
+        async () => onSignedIn(await api<Session>("POST", "/session", { email: email.value, password: password.value })),
+        () => {
           password.value = "";
           password.focus();
-        } finally {
-          submit.disabled = false;
-        }
-      },
+        },
+      ),
     },
     h("h1", null, "Sign in"),
     h("p", { class: "muted" }, "Manage your assistants, documents, corrections and leads."),
