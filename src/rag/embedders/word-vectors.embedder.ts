@@ -11,6 +11,7 @@
  */
 import { createRequire } from "node:module";
 import type { Embedder } from "../embedder.ts";
+import { l2Normalize } from "./l2-normalise.ts";
 
 export interface WordVectorsOptions {
   /** keep only the most frequent N words (the list is frequency-ordered); all 341k by default */
@@ -35,14 +36,6 @@ function tokenize(text: string): string[] {
     .toLowerCase()
     .split(/[^\p{L}\p{N}]+/u)
     .filter((t) => t !== "");
-}
-
-function l2Normalize(v: Float32Array): Float32Array {
-  let norm = 0;
-  for (const x of v) norm += x * x;
-  norm = Math.sqrt(norm);
-  if (norm > 0) for (let i = 0; i < v.length; i++) v[i] = (v[i] ?? 0) / norm;
-  return v;
 }
 
 export async function createWordVectorsEmbedder(options: WordVectorsOptions = {}): Promise<Embedder> {
