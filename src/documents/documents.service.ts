@@ -47,7 +47,10 @@ export function createDocumentsService(deps: {
 }) {
   const { documents, config } = deps;
 
-  /** Resolves when every document has left queued/processing, or when `ms` has passed. */
+  /**
+   * Resolves when every document has left queued/processing, or when `ms` has passed. The worker's change events
+   * answer at once; the poll covers training done by another process on the same data dir (CLI `train --wait`).
+   */
   async function waitFor(ids: string[], ms: number): Promise<boolean> {
     const settled = () => ids.every((id) => {
       const d = documents.get(id);
