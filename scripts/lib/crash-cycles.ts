@@ -56,13 +56,16 @@ export function checkInvariants(dbPath: string, vecLib: string | null, acknowled
     if (vecLib) db.loadExtension(vecLib);
     const ic = db.query<{ integrity_check: string }, []>("PRAGMA integrity_check").all();
     if (ic.length !== 1 || ic[0]?.integrity_check !== "ok") problems.push(`integrity_check: ${JSON.stringify(ic)}`);
-    try {
-      db.run("INSERT INTO chunks_fts(chunks_fts) VALUES ('integrity-check')");
-    } catch (e) {
-      problems.push(`fts integrity-check: ${(e as Error).message}`);
+    const kwTables = new Map(db.query<{ n: number; deployment_id: string }, []>("SELECT n, deployment_id FROM keyword_tables").all().map((r) => [r.deployment_id, `kw_${r.n}`]));
+    for (const t of kwTables.values()) {
+      try {
+        db.run(`INSERT INTO ${t}(${t}) VALUES ('integrity-check')`);
+      } catch (e) {
+        problems.push(`fts integrity-check ${t}: ${(e as Error).message}`);
+      }
     }
     const hasVec = db.query("SELECT 1 FROM sqlite_master WHERE name = 'chunks_vec'").get() !== null;
-    const docs = db.query<{ id: string; status: string; error_code: string | null; chunk_count: number }, []>("SELECT id, status, error_code, chunk_count FROM documents").all();
+    const docs = db.query<{ id: string; deployment_id: string; status: string; error_code: string | null; chunk_count: number }, []>("SELECT id, deployment_id, status, error_code, chunk_count FROM documents").all();
     const byId = new Map(docs.map((d) => [d.id, d]));
     for (const id of acknowledged) {
       const d = byId.get(id);
@@ -71,7 +74,8 @@ export function checkInvariants(dbPath: string, vecLib: string | null, acknowled
     }
     for (const d of docs) {
       const chunks = db.query<{ n: number }, [string]>("SELECT COUNT(*) AS n FROM chunks WHERE document_id = ?").get(d.id)?.n ?? 0;
-      const fts = db.query<{ n: number }, [string]>("SELECT COUNT(*) AS n FROM chunks_fts WHERE rowid IN (SELECT id FROM chunks WHERE document_id = ?)").get(d.id)?.n ?? 0;
+      const kw = kwTables.get(d.deployment_id);
+      const fts = kw ? (db.query<{ n: number }, [string]>(`SELECT COUNT(*) AS n FROM ${kw}_docsize WHERE id IN (SELECT id FROM chunks WHERE document_id = ?)`).get(d.id)?.n ?? 0) : 0;
       const vec = hasVec ? (db.query<{ n: number }, [string]>("SELECT COUNT(*) AS n FROM chunks_vec WHERE rowid IN (SELECT id FROM chunks WHERE document_id = ?)").get(d.id)?.n ?? 0) : chunks;
       if (chunks !== fts || chunks !== vec) problems.push(`document ${d.id}: chunks=${chunks} fts=${fts} vec=${vec}`);
       if (d.status === "completed" && chunks !== d.chunk_count) problems.push(`document ${d.id}: completed with ${chunks} chunks, recorded ${d.chunk_count}`);

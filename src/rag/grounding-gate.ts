@@ -8,9 +8,10 @@ import { stem, wordTokens } from "./terms.ts";
  * out-of-corpus questions fall below the threshold. With vectors, cosine similarity is blended in
  * (calibrated per embedder) so that paraphrases are not refused for lack of shared words.
  */
+/** One deployment's statistics: every weight the gate uses comes from that deployment's own documents. */
 export interface TermStats {
-  documentFrequencies(terms: string[]): Map<string, number>;
-  totalChunks(): number;
+  documentFrequencies(deploymentId: string, terms: string[]): Map<string, number>;
+  totalChunks(deploymentId: string): number;
 }
 
 export type TermWeights = Map<string, number>;
@@ -20,9 +21,9 @@ export type TermWeights = Map<string, number>;
  * floored at `minCorpus` chunks: in a deployment of a few chunks every word it contains would otherwise weigh
  * almost nothing and any one word it lacks would outweigh the whole question.
  */
-export function termWeights(terms: string[], stats: TermStats, minCorpus = 0): TermWeights {
-  const n = Math.max(1, minCorpus, stats.totalChunks());
-  const df = stats.documentFrequencies([...terms, ...terms.map(stem)]);
+export function termWeights(deploymentId: string, terms: string[], stats: TermStats, minCorpus = 0): TermWeights {
+  const n = Math.max(1, minCorpus, stats.totalChunks(deploymentId));
+  const df = stats.documentFrequencies(deploymentId, [...terms, ...terms.map(stem)]);
   const weights: TermWeights = new Map();
   for (const t of terms) {
     const f = Math.min(n, Math.max(df.get(t) ?? 0, df.get(stem(t)) ?? 0));

@@ -69,7 +69,7 @@ export function createRetriever(deps: {
     async retrieve(input: RetrieveInput): Promise<Retrieval> {
       const mode = input.mode ?? "hybrid";
       const terms = queryTerms(input.query);
-      const match = mode === "vector" ? null : matchExpression(searchTerms(terms, deps.stats.documentFrequencies(terms), SEARCH_TERMS));
+      const match = mode === "vector" ? null : matchExpression(searchTerms(terms, deps.stats.documentFrequencies(input.deploymentId, terms), SEARCH_TERMS));
       const keyword = match ? index.keywordSearch(input.deploymentId, match, settings.candidates).map((r) => r.id) : [];
       const vector = mode === "keyword" || (mode === "hybrid" && settings.vectorWeight <= 0) ? null : await vectorRanking(input.deploymentId, input.query);
       const fused = fuseByRank([
@@ -77,7 +77,7 @@ export function createRetriever(deps: {
         { ids: vector?.ids ?? [], weight: mode === "keyword" ? 0 : mode === "vector" ? 1 : settings.vectorWeight },
       ]).slice(0, input.topK);
       const rows = new Map(index.getChunks(fused.map((f) => f.id)).map((r) => [r.id, r]));
-      const weights = termWeights(terms, deps.stats, settings.minIdfCorpus);
+      const weights = termWeights(input.deploymentId, terms, deps.stats, settings.minIdfCorpus);
       const calibration = vector ? settings.calibration(vector.embedderId) : null;
       const hits: RetrievalHit[] = [];
       for (const f of fused) {

@@ -1,6 +1,7 @@
 import { Database } from "bun:sqlite";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
+import { ensureKeywordTables } from "./keyword-tables.ts";
 import { migrate } from "./migrate.ts";
 import { extractVecExtension } from "./vec-extension.ts";
 
@@ -20,6 +21,7 @@ export async function openDatabase(dataDir: string, opts: { file?: string } = {}
   db.run("PRAGMA synchronous = FULL");
   db.loadExtension(await extractVecExtension(dataDir));
   migrate(db);
+  ensureKeywordTables(db);
   return db;
 }
 

@@ -22,7 +22,8 @@ const handbook = "Vacation policy\n\nEmployees receive twenty-five days of paid 
 function indexCounts(deploymentId: string) {
   const db = srv.services.db;
   const chunks = db.query<{ n: number }, [string]>("SELECT COUNT(*) AS n FROM chunks WHERE deployment_id = ?").get(deploymentId)?.n ?? 0;
-  const fts = db.query<{ n: number }, [string]>("SELECT COUNT(*) AS n FROM chunks_fts WHERE rowid IN (SELECT id FROM chunks WHERE deployment_id = ?)").get(deploymentId)?.n ?? 0;
+  const kw = db.query<{ n: number }, [string]>("SELECT n FROM keyword_tables WHERE deployment_id = ?").get(deploymentId);
+  const fts = kw ? (db.query<{ n: number }, []>(`SELECT COUNT(*) AS n FROM kw_${kw.n}_docsize`).get()?.n ?? 0) : 0;
   return { chunks, fts };
 }
 

@@ -3,35 +3,35 @@ import { blendRelevance, isGrounded, termCoverage, termWeights } from "../../src
 
 const stats = (total: number, df: Record<string, number>) => ({
   totalChunks: () => total,
-  documentFrequencies: (terms: string[]) => new Map(terms.map((t) => [t, df[t] ?? 0])),
+  documentFrequencies: (_deploymentId: string, terms: string[]) => new Map(terms.map((t) => [t, df[t] ?? 0])),
 });
 
 describe("grounding gate", () => {
   test("coverage weighs rare words more than common ones", () => {
-    const w = termWeights(["huguenots", "year"], stats(1000, { huguenots: 3, year: 400 }));
+    const w = termWeights("d", ["huguenots", "year"], stats(1000, { huguenots: 3, year: 400 }));
     expect(termCoverage(w, "The Huguenots fled.")).toBeGreaterThan(0.8);
     expect(termCoverage(w, "That year was cold.")).toBeLessThan(0.2);
   });
 
   test("suffix forms of a word count as the word", () => {
-    const w = termWeights(["refunds"], stats(100, { refund: 5 }));
+    const w = termWeights("d", ["refunds"], stats(100, { refund: 5 }));
     expect(termCoverage(w, "Annual plans can be refunded.")).toBe(1);
   });
 
   test("inflections meet: include, includes, included and including are one word", () => {
-    const w = termWeights(["include"], stats(100, { include: 5 }));
+    const w = termWeights("d", ["include"], stats(100, { include: 5 }));
     for (const text of ["It includes SSO.", "SSO is included.", "including SSO"]) expect(termCoverage(w, text)).toBe(1);
   });
 
   test("a word the documents never mention pulls coverage down the most", () => {
-    const w = termWeights(["football", "world", "cup"], stats(100, { world: 10 }));
+    const w = termWeights("d", ["football", "world", "cup"], stats(100, { world: 10 }));
     expect(termCoverage(w, "The world of plans")).toBeLessThan(0.3);
   });
 
   test("a floor on the corpus size keeps a one-chunk deployment from being dominated by one absent word", () => {
     const tiny = stats(1, { extra: 1, storage: 1 });
-    const raw = termCoverage(termWeights(["extra", "storage", "buy"], tiny), "Extra storage is sold in blocks.");
-    const floored = termCoverage(termWeights(["extra", "storage", "buy"], tiny, 250), "Extra storage is sold in blocks.");
+    const raw = termCoverage(termWeights("d", ["extra", "storage", "buy"], tiny), "Extra storage is sold in blocks.");
+    const floored = termCoverage(termWeights("d", ["extra", "storage", "buy"], tiny, 250), "Extra storage is sold in blocks.");
     expect(raw).toBeLessThan(0.5);
     expect(floored).toBeGreaterThan(0.6);
   });

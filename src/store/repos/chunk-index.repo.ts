@@ -1,4 +1,5 @@
 import type { Db } from "../db.ts";
+import { ensureKeywordTable, findKeywordTable } from "../keyword-tables.ts";
 
 export interface ChunkRow {
   id: number;
@@ -33,8 +34,8 @@ export interface NewChunk {
 const VEC_TABLE = "chunks_vec";
 
 /**
- * The hybrid index: chunk rows, their FTS5 rows and their vec0 rows always change together inside the
- * caller's transaction, so retrieval never sees a half-indexed document.
+ * The hybrid index: chunk rows, their FTS5 rows (in the deployment's own keyword table) and their vec0 rows
+ * always change together inside the caller's transaction, so retrieval never sees a half-indexed document.
  */
 export function createChunkIndexRepo(db: Db) {
   const hasVecTable = () => db.query("SELECT 1 FROM sqlite_master WHERE name = ?").get(VEC_TABLE) !== null;
@@ -43,7 +44,6 @@ export function createChunkIndexRepo(db: Db) {
     `INSERT INTO chunks (deployment_id, document_id, ord, source, text, heading_path, page_start, page_end, row_start, row_end, token_count, text_hash)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
   );
-  const insertFts = db.query("INSERT INTO chunks_fts (rowid, text, heading) VALUES (?, ?, ?)");
   return {
     hasVectors: () => vec,
     meta(key: string): string | null {
@@ -62,6 +62,9 @@ export function createChunkIndexRepo(db: Db) {
     },
     insert(deploymentId: string, documentId: string, chunks: NewChunk[]): number[] {
       const ids: number[] = [];
+      if (chunks.length === 0) return ids;
+      const kw = ensureKeywordTable(db, deploymentId);
+      const insertFts = db.query(`INSERT INTO ${kw.fts} (rowid, text, heading_path) VALUES (?, ?, ?)`);
       for (const c of chunks) {
         const row = insertChunk.get(deploymentId, documentId, c.ord, c.source, c.text, c.headingPath, c.pageStart ?? null, c.pageEnd ?? null, c.rowStart ?? null, c.rowEnd ?? null, c.tokenCount, c.textHash);
         const id = (row as { id: number }).id;
@@ -71,22 +74,26 @@ export function createChunkIndexRepo(db: Db) {
       }
       return ids;
     },
-    /** Removes a document's chunks from all three places. */
+    /** Removes a document's chunks from all three places (an external-content FTS row is deleted with its old values). */
     deleteDocument(documentId: string): void {
-      const ids = db.query<{ id: number }, [string]>("SELECT id FROM chunks WHERE document_id = ?").all(documentId).map((r) => r.id);
-      for (const id of ids) {
-        db.run("DELETE FROM chunks_fts WHERE rowid = ?", [id]);
-        if (vec) db.run(`DELETE FROM ${VEC_TABLE} WHERE rowid = ?`, [id]);
+      const rows = db
+        .query<{ id: number; deployment_id: string; text: string; heading_path: string }, [string]>("SELECT id, deployment_id, text, heading_path FROM chunks WHERE document_id = ?")
+        .all(documentId);
+      const kw = rows[0] ? findKeywordTable(db, rows[0].deployment_id) : null;
+      const deleteFts = kw ? db.query(`INSERT INTO ${kw.fts} (${kw.fts}, rowid, text, heading_path) VALUES ('delete', ?, ?, ?)`) : null;
+      for (const r of rows) {
+        deleteFts?.run(r.id, r.text, r.heading_path);
+        if (vec) db.run(`DELETE FROM ${VEC_TABLE} WHERE rowid = ?`, [r.id]);
       }
       db.run("DELETE FROM chunks WHERE document_id = ?", [documentId]);
     },
+    /** BM25 over the deployment's own keyword table: its statistics only (lower = better, as FTS5 returns it). */
     keywordSearch(deploymentId: string, match: string, limit: number): { id: number; score: number }[] {
+      const kw = findKeywordTable(db, deploymentId);
+      if (!kw) return [];
       return db
-        .query<{ id: number; score: number }, [string, string, number]>(
-          `SELECT c.id AS id, bm25(chunks_fts, 1.0, 0.5) AS score FROM chunks_fts JOIN chunks c ON c.id = chunks_fts.rowid
-            WHERE chunks_fts MATCH ? AND c.deployment_id = ? ORDER BY score LIMIT ?`,
-        )
-        .all(match, deploymentId, limit);
+        .query<{ id: number; score: number }, [string, number]>(`SELECT rowid AS id, bm25(${kw.fts}, 1.0, 0.5) AS score FROM ${kw.fts} WHERE ${kw.fts} MATCH ? ORDER BY score LIMIT ?`)
+        .all(match, limit);
     },
     vectorSearch(deploymentId: string, query: Float32Array, k: number): { id: number; distance: number }[] {
       if (!vec) return [];
@@ -114,11 +121,14 @@ export function createChunkIndexRepo(db: Db) {
       db.run("INSERT OR IGNORE INTO embedding_cache (embedder_id, text_hash, vector) VALUES (?, ?, ?)", [embedderId, textHash, v]);
     },
     counts(documentId: string): { chunks: number; fts: number; vec: number } {
-      const ids = db.query<{ id: number }, [string]>("SELECT id FROM chunks WHERE document_id = ?").all(documentId).map((r) => r.id);
+      const rows = db.query<{ id: number; deployment_id: string }, [string]>("SELECT id, deployment_id FROM chunks WHERE document_id = ?").all(documentId);
+      const ids = rows.map((r) => r.id);
+      const kw = rows[0] ? findKeywordTable(db, rows[0].deployment_id) : null;
       let fts = 0;
       let v = 0;
       for (const id of ids) {
-        if (db.query("SELECT 1 FROM chunks_fts WHERE rowid = ?").get(id)) fts++;
+        // external content keeps no text copy; FTS5's docsize row says the rowid is indexed
+        if (kw && db.query(`SELECT 1 FROM ${kw.fts}_docsize WHERE id = ?`).get(id)) fts++;
         if (vec && db.query(`SELECT 1 FROM ${VEC_TABLE} WHERE rowid = ?`).get(id)) v++;
       }
       return { chunks: ids.length, fts, vec: v };

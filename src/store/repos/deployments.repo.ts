@@ -1,4 +1,5 @@
 import type { Db } from "../db.ts";
+import { dropKeywordTable } from "../keyword-tables.ts";
 
 export type DeploymentKind = "docs" | "private_gpt";
 export type TrainingStatus = "none" | "queued" | "processing" | "completed" | "failed";
@@ -131,7 +132,12 @@ export function createDeploymentsRepo(db: Db) {
       db.run("UPDATE deployments SET training_status = ?, trained_at = CASE WHEN ? = 'completed' THEN ? ELSE trained_at END, updated_at = ? WHERE id = ?", [status, status, at, at, id]);
     },
     remove(id: string): void {
-      db.run("DELETE FROM deployments WHERE id = ?", [id]);
+      db.transaction(() => {
+        dropKeywordTable(db, id);
+        // vec0 rows have no foreign key to cascade through
+        if (db.query("SELECT 1 FROM sqlite_master WHERE name = 'chunks_vec'").get()) db.run("DELETE FROM chunks_vec WHERE deployment_id = ?", [id]);
+        db.run("DELETE FROM deployments WHERE id = ?", [id]);
+      }).immediate();
     },
   };
 }

@@ -1,27 +1,34 @@
 import type { Db } from "../db.ts";
+import { findKeywordTable } from "../keyword-tables.ts";
 
 /**
- * Term statistics for IDF weights, read from the FTS5 index itself (fts5vocab 'row': rows containing each
- * term). They span every deployment, exactly like FTS5's own bm25(), so the gate and the ranking agree.
+ * Term statistics for the gate's IDF weights, read from the deployment's own keyword table (fts5vocab 'row':
+ * chunks containing each term). Only that deployment's documents count, exactly like its bm25() ranking, so the
+ * gate and the ranking agree and another tenant's uploads change neither.
  */
 export function createTermStatsRepo(db: Db, opts: { cacheMs?: number; now?: () => number } = {}) {
   const cacheMs = opts.cacheMs ?? 5000;
   const now = opts.now ?? Date.now;
-  const df = db.query<{ doc: number }, [string]>("SELECT doc FROM chunks_fts_vocab WHERE term = ?");
-  const count = db.query<{ n: number }, []>("SELECT count(*) AS n FROM chunks");
-  let total: { n: number; at: number } | null = null;
+  const count = db.query<{ n: number }, [string]>("SELECT count(*) AS n FROM chunks WHERE deployment_id = ?");
+  const totals = new Map<string, { n: number; at: number }>();
   return {
-    /** Rows (chunks) containing each term; absent terms are 0. One indexed lookup per term. */
-    documentFrequencies(terms: string[]): Map<string, number> {
+    /** Chunks of the deployment containing each term; absent terms are 0. One indexed lookup per term. */
+    documentFrequencies(deploymentId: string, terms: string[]): Map<string, number> {
       const out = new Map<string, number>();
-      for (const t of new Set(terms)) out.set(t, df.get(t)?.doc ?? 0);
+      const kw = findKeywordTable(db, deploymentId);
+      const df = kw ? db.query<{ doc: number }, [string]>(`SELECT doc FROM ${kw.vocab} WHERE term = ?`) : null;
+      for (const t of new Set(terms)) out.set(t, df?.get(t)?.doc ?? 0);
       return out;
     },
-    /** Indexed chunks, cached briefly: it only scales the weights, and counting 100k rows per question adds up. */
-    totalChunks(): number {
+    /** The deployment's indexed chunks, cached briefly: it only scales the weights, and counting 100k rows per question adds up. */
+    totalChunks(deploymentId: string): number {
       const t = now();
-      if (!total || t - total.at > cacheMs) total = { n: count.get()?.n ?? 0, at: t };
-      return total.n;
+      const hit = totals.get(deploymentId);
+      if (hit && t - hit.at <= cacheMs) return hit.n;
+      const n = count.get(deploymentId)?.n ?? 0;
+      if (totals.size > 10_000) totals.clear();
+      totals.set(deploymentId, { n, at: t });
+      return n;
     },
   };
 }
