@@ -43,6 +43,12 @@ export interface ChatDeps {
 
 const distinctSources = (hits: RetrievalHit[]) => [...new Set(hits.map((h) => h.source))];
 
+/** The passages an answer may stand on: the best one, and any other that reaches half the refusal bar itself. */
+function answerPassages(hits: RetrievalHit[], threshold: number): RetrievalHit[] {
+  const best = hits.reduce<RetrievalHit | null>((b, h) => (!b || h.relevance > b.relevance ? h : b), null);
+  return hits.filter((h) => h === best || h.relevance >= threshold / 2);
+}
+
 /**
  * The answering pipeline: corrections → (private GPT: persona chat) → follow-up resolution → hybrid
  * retrieval → grounding gate (refusal: free, no model call) → balance check → model → chat log + debit.
@@ -93,12 +99,16 @@ export function createChatService(deps: ChatDeps) {
     const refined = await refineWithModel(deps.backend, deps.retriever, grounding, { deploymentId: dep.id, question: req.question, history: thread.history, signal }, { ...gs, timeoutMs: s.rewriteTimeoutMs, maxTokens: s.rewriteMaxTokens });
     grounding = refined.grounding;
     const hits = grounding.retrieval.hits;
-    const sources = distinctSources(hits);
+    // A model reads only the passages that themselves come near the bar; a quoting backend says what it quotes.
+    const given = answerPassages(hits, s.refusalThreshold);
+    const messages = buildAnswerPrompt({ persona: dep.persona, passages: given, question: req.question, history: thread.history, lang: req.lang });
+    const passages = given.map((h) => ({ text: h.text, source: h.source, headingPath: h.headingPath }));
+    const genReq = { ...generation, messages, passages, question: req.question, termWeights: grounding.retrieval.weights };
+    const quoted = deps.backend.compose?.(genReq);
+    const sources = distinctSources(quoted ? quoted.used.flatMap((i) => given[i] ?? []) : given);
     const ev: SourcesEvent = { type: "sources", ...base, searchQuery: grounding.searchQuery, sources, hits, refused: false, retrievalFallback: grounding.retrievalFallback, correctionId: null };
     yield ev;
-    const messages = buildAnswerPrompt({ persona: dep.persona, passages: hits, question: req.question, history: thread.history, lang: req.lang });
-    const passages = hits.map((h) => ({ text: h.text, source: h.source }));
-    yield* generated({ ...generation, messages, passages, question: req.question }, { searchQuery: grounding.searchQuery, sources, extra: refined }, record);
+    yield* generated(genReq, { searchQuery: grounding.searchQuery, sources, extra: refined }, record);
   }
 
   function ensureBalance(accountId: number): void {

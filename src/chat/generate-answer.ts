@@ -29,7 +29,8 @@ export async function* generateAnswer(backend: LlmBackend, req: GenerateRequest 
     return;
   }
   // Aborted (or ended without `done`): charge what the model actually produced.
-  const promptTokens = text ? await backend.countTokens(req.messages.map((m) => m.content).join("\n")) : 0;
+  // a quoting backend (compose) reads no prompt, so none is charged
+  const promptTokens = text && !backend.compose ? await backend.countTokens(req.messages.map((m) => m.content).join("\n")) : 0;
   const completionTokens = text ? await backend.countTokens(text) : 0;
   yield { type: "end", text, promptTokens, completionTokens, finishReason: "stop", complete: false };
 }

@@ -9,9 +9,19 @@ export interface GenerateRequest {
   maxTokens: number;
   signal?: AbortSignal;
   /** passages the answer must stand on (the extractive backend composes from these) */
-  passages?: { text: string; source: string }[];
+  passages?: { text: string; source: string; headingPath?: string }[];
   /** the visitor's question in its original wording */
   question?: string;
+  /** the question's term weights in this deployment (stemmed term → IDF), for choosing sentences */
+  termWeights?: Map<string, number>;
+}
+
+/** What an extractive answer quotes, known before it streams: the passages used become the answer's sources. */
+export interface ComposedReply {
+  text: string;
+  /** indexes into `passages` */
+  used: number[];
+  truncated: boolean;
 }
 
 /** A plain, non-streaming completion, e.g. rewriting a follow-up into a standalone question. */
@@ -38,6 +48,8 @@ export interface LlmBackend {
   generate(req: GenerateRequest): AsyncIterable<GenerateEvent>;
   /** counts tokens with the model's own tokenizer where there is one */
   countTokens(text: string): Promise<number>;
+  /** Backends that quote rather than generate say up front what they will quote (see ComposedReply). */
+  compose?(req: GenerateRequest): ComposedReply;
   /** Returns the whole reply as one string; only backends with a real model offer it. */
   complete?(req: CompleteRequest): Promise<string>;
   close(): Promise<void>;

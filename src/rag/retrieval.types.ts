@@ -26,6 +26,8 @@ export interface Retrieval {
   hits: RetrievalHit[];
   /** the best hit's relevance (0 without hits); the gate compares it with the threshold */
   relevance: number;
+  /** the query's term weights (stemmed term → IDF in this deployment), for composing an extractive answer */
+  weights: Map<string, number>;
   /** which rankings actually ran */
   used: { keyword: boolean; vector: boolean };
 }

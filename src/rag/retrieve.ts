@@ -1,7 +1,7 @@
 import type { Logger } from "../log.ts";
 import type { ChunkRow } from "../store/repos/chunk-index.repo.ts";
 import type { Embedder } from "./embedder.ts";
-import { blendRelevance, type CosineCalibration, type TermStats, termCoverage, termWeights } from "./grounding-gate.ts";
+import { answerability, blendRelevance, type CosineCalibration, type TermStats, termWeights } from "./grounding-gate.ts";
 import { matchExpression, searchTerms } from "./keyword-query.ts";
 import { fuseByRank } from "./rank-fusion.ts";
 import type { Retrieval, RetrievalHit, RetrievalMode } from "./retrieval.types.ts";
@@ -84,7 +84,7 @@ export function createRetriever(deps: {
         const row = rows.get(f.id);
         if (!row) continue;
         const cosine = vector?.cosine.get(f.id);
-        const coverage = termCoverage(weights, `${row.source}\n${row.heading_path}\n${row.text}`);
+        const coverage = answerability(weights, input.query, { text: row.text, source: row.source, headingPath: row.heading_path });
         hits.push({
           chunkId: row.id,
           documentId: row.document_id,
@@ -101,7 +101,7 @@ export function createRetriever(deps: {
         });
       }
       const relevance = hits.reduce((m, h) => Math.max(m, h.relevance), 0);
-      return { query: input.query, hits, relevance, used: { keyword: match !== null, vector: vector !== null } };
+      return { query: input.query, hits, relevance, weights, used: { keyword: match !== null, vector: vector !== null } };
     },
   };
 }

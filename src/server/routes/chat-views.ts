@@ -5,7 +5,16 @@ export type CompletionFlavour = "default" | "with-sources" | "contextual";
 const round = (n: number) => Math.round(n * 10_000) / 10_000;
 
 /** Retrieved passages on the wire: verbatim text, document name, relevance 0..1. */
-export const chunksView = (s: SourcesEvent) => s.hits.map((h) => ({ text: h.text, source: h.source, score: round(h.relevance) }));
+export const chunksView = (s: SourcesEvent) =>
+  s.hits.map((h) => ({
+    text: h.text,
+    source: h.source,
+    score: round(h.relevance),
+    // additive citation fields (Versioning rule 2): where in the document the passage is
+    ...(h.pageStart !== null ? { page_start: h.pageStart, page_end: h.pageEnd ?? h.pageStart } : {}),
+    ...(h.rowStart !== null ? { row_start: h.rowStart, row_end: h.rowEnd ?? h.rowStart } : {}),
+    ...(h.headingPath ? { heading_path: h.headingPath } : {}),
+  }));
 
 /** The non-standard, additive fields each endpoint adds to the chat format. */
 export function flavourFields(flavour: CompletionFlavour, s: SourcesEvent, includeChunks: boolean): Record<string, unknown> {

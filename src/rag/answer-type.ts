@@ -1,0 +1,39 @@
+import { wordTokens } from "./terms.ts";
+
+/**
+ * What kind of answer a question asks for, and whether a piece of text holds one. A "when" question is not
+ * answered by a sentence without a date in it, however many of its words that sentence shares: this is how
+ * the gate tells an on-topic question the documents cannot answer from one they can.
+ */
+export type AnswerType = "number" | "time" | "name";
+
+const NUMBER_Q = /\bhow (many|much|long|far|old|large|big|tall|high|heavy|fast|often|deep|wide)\b|\bwhat (percentage|percent|proportion|number|amount|fraction|share|size|price|cost)\b/;
+const TIME_Q = /\b(when|what year|which year|what century|which century|what decade|what date|what time|what period|what month|what day|in what year)\b/;
+const NAME_Q = /\b(who|whom|whose|where)\b/;
+const INTERROGATIVE = /^\s*(who|whom|whose|what|when|where|which|why|how|is|are|was|were|do|does|did|can|could|should|would|will|has|have|had|in what|on what|at what)\b/i;
+
+const NUMBER_WORD = /\b(one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|forty|fifty|dozens?|hundreds?|thousands?|millions?|billions?|half|twice|several|once)\b/i;
+const MONTH = /\b(jan(uary)?|feb(ruary)?|mar(ch)?|apr(il)?|may|june?|july?|aug(ust)?|sep(t(ember)?)?|oct(ober)?|nov(ember)?|dec(ember)?)\b/i;
+const ERA = /\b(centur(y|ies)|decades?|\d+s|ad|bc|bce|ce|today|yesterday|monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b/i;
+
+/** A question asks; a statement or a keyword query looks up (SciFact-style claims, "refund policy annual plan"). */
+export function isQuestion(text: string): boolean {
+  return /\?\s*$/.test(text) || INTERROGATIVE.test(text);
+}
+
+export function expectedAnswerType(question: string): AnswerType | null {
+  const q = question.toLowerCase();
+  if (NUMBER_Q.test(q)) return "number";
+  if (TIME_Q.test(q)) return "time";
+  if (NAME_Q.test(q)) return "name";
+  return null;
+}
+
+/** Whether `text` holds a candidate of `type` that is not just a word of the question itself. */
+export function holdsAnswerType(type: AnswerType, text: string, question: string): boolean {
+  const asked = new Set(wordTokens(question));
+  const numbers = (text.match(/\d[\d,.]*/g) ?? []).map((n) => n.replace(/[,.]+$/, "")).filter((n) => !asked.has(n.toLowerCase()));
+  if (type === "number") return numbers.length > 0 || NUMBER_WORD.test(text);
+  if (type === "time") return numbers.length > 0 || MONTH.test(text) || ERA.test(text);
+  return (text.match(/\b\p{Lu}[\p{L}'’-]+/gu) ?? []).some((w) => !asked.has(w.toLowerCase()));
+}

@@ -1,0 +1,139 @@
+import { estimateTokens } from "../llm/estimate-tokens.ts";
+import { expectedAnswerType, holdsAnswerType } from "./answer-type.ts";
+import { segmentPassage, type TextUnit } from "./sentences.ts";
+import { stem, wordTokens } from "./terms.ts";
+
+/**
+ * The extractive answer: the sentences (or CSV rows, list items) of the best passages that answer the
+ * question, never whole chunks. One document answers unless the question needs another (its words are only
+ * there); a heading is never part of an answer sentence; no sentence twice; CSV rows read as "Column: value".
+ */
+export interface ComposePassage {
+  text: string;
+  source: string;
+  headingPath?: string;
+}
+
+export interface ComposedAnswer {
+  text: string;
+  /** indexes of the passages the answer quotes (for honest `sources`) */
+  used: number[];
+  truncated: boolean;
+}
+
+export const DEFAULT_MAX_SENTENCES = 3;
+/** Further sentences must carry this share of the best one's score: one shared word makes noise, not an answer. */
+const MIN_RELATIVE_SCORE = 0.5;
+/** Only the best few passages are read: lower ones are what the ranking doubted. */
+const MAX_PASSAGES = 4;
+
+interface Candidate {
+  unit: TextUnit;
+  passage: number;
+  score: number;
+  terms: Set<string>;
+}
+
+const termSet = (text: string) => new Set(wordTokens(text).map(stem));
+const normalise = (s: string) => wordTokens(s).join(" ");
+
+/** Weights for the question's terms: the deployment's IDF when the retriever gave them, else IDF over the passages. */
+function questionWeights(question: string, passages: ComposePassage[], given?: Map<string, number>): Map<string, number> {
+  if (given && given.size > 0) return given;
+  const terms = [...termSet(question)];
+  const sets = passages.map((p) => termSet(p.text));
+  return new Map(terms.map((t) => [t, Math.log(1 + passages.length / Math.max(1, sets.filter((s) => s.has(t)).length))]));
+}
+
+/** A CSV row as readable lines, without empty cells, auto-named columns or spreadsheet formulas. */
+export function formatRow(row: string): string {
+  return row
+    .split("; ")
+    .map((pair) => {
+      const i = pair.indexOf(": ");
+      return i < 0 ? null : { key: pair.slice(0, i).trim(), value: pair.slice(i + 2).trim() };
+    })
+    .filter((p): p is { key: string; value: string } => p !== null && p.value !== "" && !p.value.startsWith("=") && !/^column \d+$/i.test(p.key))
+    .map((p) => `${p.key}: ${p.value}`)
+    .join("\n");
+}
+
+function render(c: Candidate): string {
+  return c.unit.kind === "row" ? formatRow(c.unit.text) : c.unit.text;
+}
+
+export function composeAnswer(input: { passages: ComposePassage[]; question: string; maxTokens: number; weights?: Map<string, number>; maxSentences?: number }): ComposedAnswer {
+  const passages = input.passages.slice(0, MAX_PASSAGES);
+  const weights = questionWeights(input.question, passages, input.weights);
+  const type = expectedAnswerType(input.question);
+  const candidates: Candidate[] = [];
+  for (const [passage, p] of passages.entries()) {
+    const head = termSet(`${p.source}\n${p.headingPath ?? ""}`);
+    for (const unit of segmentPassage(p.text)) {
+      if (unit.kind === "heading" || unit.kind === "header") continue;
+      // a CSV row is found by its values, not by column names every row repeats
+      const terms = termSet(unit.kind === "row" ? unit.text.replace(/(^|; )[^:;]*: /g, " ") : unit.text);
+      let score = 0;
+      for (const [t, w] of weights) if (terms.has(t)) score += w;
+      for (const [t, w] of weights) if (!terms.has(t) && head.has(t)) score += w * 0.25;
+      if (type && holdsAnswerType(type, unit.text, input.question)) score *= 1.25;
+      // earlier passages ranked higher; ties go to them
+      score *= 1 - passage * 0.05;
+      candidates.push({ unit, passage, score, terms });
+    }
+  }
+  const ranked = candidates.filter((c) => c.score > 0).sort((a, b) => b.score - a.score || a.passage - b.passage || a.unit.position - b.unit.position);
+  const first = ranked[0] ?? candidates[0];
+  if (!first) return { text: "", used: [], truncated: false };
+
+  const maxSentences = input.maxSentences ?? DEFAULT_MAX_SENTENCES;
+  const chosen: Candidate[] = [first];
+  const seen = new Set([normalise(first.unit.text)]);
+  const coveredTerms = new Set(first.terms);
+  const primary = passages[first.passage]?.source;
+  let used = estimateTokens(render(first));
+  for (const c of ranked.slice(1)) {
+    if (chosen.length >= maxSentences || c.score < first.score * MIN_RELATIVE_SCORE) break;
+    const key = normalise(c.unit.text);
+    if (seen.has(key)) continue;
+    // another document only when it brings question words the answer does not have yet
+    const otherDoc = passages[c.passage]?.source !== primary;
+    if (otherDoc && ![...weights.keys()].some((t) => c.terms.has(t) && !coveredTerms.has(t))) continue;
+    // rows answer one at a time: a second row only when it matches as well as the first
+    if (c.unit.kind === "row" && c.score < first.score * 0.9) continue;
+    const cost = estimateTokens(render(c));
+    if (used + cost > input.maxTokens) continue;
+    chosen.push(c);
+    seen.add(key);
+    for (const t of c.terms) coveredTerms.add(t);
+    used += cost;
+  }
+  chosen.sort((a, b) => a.passage - b.passage || a.unit.position - b.unit.position);
+  const text = joinUnits(chosen);
+  const usedPassages = [...new Set(chosen.map((c) => c.passage))];
+  if (estimateTokens(text) <= input.maxTokens) return { text, used: usedPassages, truncated: false };
+  return { text: truncateToTokens(text, input.maxTokens), used: usedPassages, truncated: true };
+}
+
+/** Sentences of one passage run on as prose; rows, items and a new passage start on their own line. */
+function joinUnits(chosen: Candidate[]): string {
+  let out = "";
+  for (const [i, c] of chosen.entries()) {
+    const prev = chosen[i - 1];
+    const text = render(c);
+    if (!prev) out = text;
+    else if (c.unit.kind === "sentence" && prev.unit.kind === "sentence" && prev.passage === c.passage) out += ` ${text}`;
+    else out += c.unit.kind === "row" || prev.unit.kind === "row" ? `\n\n${text}` : `\n${text}`;
+  }
+  return out;
+}
+
+/** Cuts at a word boundary so the quote stays a verbatim prefix. */
+export function truncateToTokens(text: string, maxTokens: number): string {
+  let out = "";
+  for (const word of text.match(/\S+\s*/g) ?? []) {
+    if (out && estimateTokens(out + word) > maxTokens) break;
+    out += word;
+  }
+  return out.trimEnd();
+}

@@ -1,0 +1,83 @@
+import sbd from "sbd";
+
+/**
+ * Splits a retrieved passage into the pieces an answer is made of: sentences (sbd: abbreviations, initials,
+ * decimals and "e.g." never end one), list items, CSV rows, and headings, which are kept apart so that a
+ * heading is never glued to the sentence under it.
+ */
+export type UnitKind = "sentence" | "item" | "row" | "header" | "heading";
+
+export interface TextUnit {
+  text: string;
+  kind: UnitKind;
+  /** position in the passage, for restoring reading order */
+  position: number;
+}
+
+const SBD_OPTIONS = { newline_boundaries: false, preserve_whitespace: false, sanitize: false } as const;
+/** "State Name: ALABAMA; Code: 01": one CSV row as the ingest pipeline writes it */
+const ROW = /^[^:;\n]{1,80}: [^\n]*$/;
+const CSV_HEADER = /^[^|\n]+( \| [^|\n]+)+$/;
+const BULLET = /^\s*(?:[-*•▪◦‣·]|\d{1,3}[.)]|[a-z][.)])\s+/u;
+/** "SUMMARY :", "Results:" — a label that PDFs and DOCX put on the same line as the text it introduces */
+const LEADING_LABEL = /^((?:\p{Lu}[\p{Lu}\d&/-]*\s?){1,4}|\p{Lu}\p{Ll}+(?:\s\p{Ll}+)?)\s?:\s+(?=\p{Lu}|\d)/u;
+
+const words = (s: string) => s.split(/\s+/).filter(Boolean).length;
+
+/** A short line with no sentence punctuation at its end, or a label ending in a colon. */
+export function isHeadingLine(line: string): boolean {
+  const t = line.trim();
+  if (!t || words(t) > 12 || t.length > 90) return false;
+  if (/[:：]$/.test(t)) return words(t) <= 8;
+  if (/[.!?;,"”)]$/.test(t)) return false;
+  return /^\p{Lu}|^\d+(\.\d+)*\s+\p{Lu}/u.test(t);
+}
+
+export function isCsvRow(line: string): boolean {
+  return ROW.test(line) && line.includes("; ");
+}
+
+export function splitSentences(text: string): string[] {
+  return sbd.sentences(text.replace(/\s+/g, " ").trim(), SBD_OPTIONS).map((s) => s.trim()).filter((s) => /[\p{L}\p{N}]/u.test(s));
+}
+
+export function segmentPassage(text: string): TextUnit[] {
+  const units: TextUnit[] = [];
+  const push = (t: string, kind: UnitKind) => {
+    const clean = t.trim();
+    if (/[\p{L}\p{N}]/u.test(clean)) units.push({ text: clean, kind, position: units.length });
+  };
+  let prose: string[] = [];
+  const flushProse = () => {
+    for (const s of splitSentences(prose.join(" "))) {
+      const label = LEADING_LABEL.exec(s);
+      if (label && words(label[1] ?? "") <= 4 && s.length - label[0].length > 20) {
+        push(label[1] ?? "", "heading");
+        push(s.slice(label[0].length), "sentence");
+      } else push(s, "sentence");
+    }
+    prose = [];
+  };
+  const lines = text.split("\n");
+  for (const [i, raw] of lines.entries()) {
+    const line = raw.trim();
+    if (!line) {
+      flushProse();
+      continue;
+    }
+    const nextIsRow = isCsvRow(lines[i + 1]?.trim() ?? "");
+    let kind: UnitKind | null = null;
+    if (isCsvRow(line)) kind = "row";
+    else if (CSV_HEADER.test(line) && (nextIsRow || i === 0)) kind = "header";
+    else if (BULLET.test(line)) kind = "item";
+    else if (isHeadingLine(line) && prose.length === 0) kind = "heading";
+    if (kind === null) {
+      prose.push(line);
+      continue;
+    }
+    flushProse();
+    push(kind === "item" ? line.replace(BULLET, "") : line, kind);
+  }
+  flushProse();
+  return units;
+}
