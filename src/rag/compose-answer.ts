@@ -24,8 +24,10 @@ export interface ComposedAnswer {
 export const DEFAULT_MAX_SENTENCES = 3;
 /** Further sentences must carry this share of the best one's score: one shared word makes noise, not an answer. */
 const MIN_RELATIVE_SCORE = 0.5;
+const OTHER_PASSAGE_SCORE = 0.8;
 /** Only the best few passages are read: lower ones are what the ranking doubted. */
 const MAX_PASSAGES = 4;
+const SOFT_MAX_TOKENS = 160;
 
 interface Candidate {
   unit: TextUnit;
@@ -45,21 +47,24 @@ function questionWeights(question: string, passages: ComposePassage[], given?: M
   return new Map(terms.map((t) => [t, Math.log(1 + passages.length / Math.max(1, sets.filter((s) => s.has(t)).length))]));
 }
 
-/** A CSV row as readable lines, without empty cells, auto-named columns or spreadsheet formulas. */
-export function formatRow(row: string): string {
-  return row
+/**
+ * A CSV row as readable "Column: value" lines, without empty cells, auto-named columns or spreadsheet
+ * formulas. When the question names columns of a wide row ("the total for Alaska"), only the cells that
+ * identify the row (their values match the question) and the cells asked for are shown.
+ */
+export function formatRow(row: string, questionTerms?: Set<string>): string {
+  const cells = row
     .split("; ")
     .map((pair) => {
       const i = pair.indexOf(": ");
       return i < 0 ? null : { key: pair.slice(0, i).trim(), value: pair.slice(i + 2).trim() };
     })
-    .filter((p): p is { key: string; value: string } => p !== null && p.value !== "" && !p.value.startsWith("=") && !/^column \d+$/i.test(p.key))
-    .map((p) => `${p.key}: ${p.value}`)
-    .join("\n");
-}
-
-function render(c: Candidate): string {
-  return c.unit.kind === "row" ? formatRow(c.unit.text) : c.unit.text;
+    .filter((p): p is { key: string; value: string } => p !== null && p.value !== "" && !p.value.startsWith("=") && !/^column \d+$/i.test(p.key));
+  const hits = (text: string) => !!questionTerms && [...termSet(text)].some((t) => questionTerms.has(t));
+  const identifying = cells.filter((c) => hits(c.value));
+  const asked = cells.filter((c) => hits(c.key) && !identifying.includes(c));
+  const shown = cells.length > 4 && identifying.length > 0 && asked.length > 0 ? cells.filter((c) => identifying.includes(c) || asked.includes(c)) : cells;
+  return shown.map((p) => `${p.key}: ${p.value}`).join("\n");
 }
 
 export function composeAnswer(input: { passages: ComposePassage[]; question: string; maxTokens: number; weights?: Map<string, number>; maxSentences?: number }): ComposedAnswer {
@@ -86,7 +91,11 @@ export function composeAnswer(input: { passages: ComposePassage[]; question: str
   const first = ranked[0] ?? candidates[0];
   if (!first) return { text: "", used: [], truncated: false };
 
+  const asked = new Set(weights.keys());
+  const render = (c: Candidate) => (c.unit.kind === "row" ? formatRow(c.unit.text, asked) : c.unit.text);
   const maxSentences = input.maxSentences ?? DEFAULT_MAX_SENTENCES;
+  // a few sentences read as an answer; more read as a page (max_tokens still bounds the first one)
+  const softTokens = Math.min(input.maxTokens, SOFT_MAX_TOKENS);
   const chosen: Candidate[] = [first];
   const seen = new Set([normalise(first.unit.text)]);
   const coveredTerms = new Set(first.terms);
@@ -94,6 +103,8 @@ export function composeAnswer(input: { passages: ComposePassage[]; question: str
   let used = estimateTokens(render(first));
   for (const c of ranked.slice(1)) {
     if (chosen.length >= maxSentences || c.score < first.score * MIN_RELATIVE_SCORE) break;
+    // another passage (another section, another notice in the same file) must match nearly as well
+    if (c.passage !== first.passage && c.score < first.score * OTHER_PASSAGE_SCORE) continue;
     const key = normalise(c.unit.text);
     if (seen.has(key)) continue;
     // another document only when it brings question words the answer does not have yet
@@ -102,21 +113,21 @@ export function composeAnswer(input: { passages: ComposePassage[]; question: str
     // rows answer one at a time: a second row only when it matches as well as the first
     if (c.unit.kind === "row" && c.score < first.score * 0.9) continue;
     const cost = estimateTokens(render(c));
-    if (used + cost > input.maxTokens) continue;
+    if (used + cost > softTokens) continue;
     chosen.push(c);
     seen.add(key);
     for (const t of c.terms) coveredTerms.add(t);
     used += cost;
   }
   chosen.sort((a, b) => a.passage - b.passage || a.unit.position - b.unit.position);
-  const text = joinUnits(chosen);
+  const text = joinUnits(chosen, render);
   const usedPassages = [...new Set(chosen.map((c) => c.passage))];
   if (estimateTokens(text) <= input.maxTokens) return { text, used: usedPassages, truncated: false };
   return { text: truncateToTokens(text, input.maxTokens), used: usedPassages, truncated: true };
 }
 
 /** Sentences of one passage run on as prose; rows, items and a new passage start on their own line. */
-function joinUnits(chosen: Candidate[]): string {
+function joinUnits(chosen: Candidate[], render: (c: Candidate) => string): string {
   let out = "";
   for (const [i, c] of chosen.entries()) {
     const prev = chosen[i - 1];

@@ -67,6 +67,13 @@ function covered(weights: TermWeights, ...sets: Set<string>[]): number {
   return c;
 }
 
+/** Question terms found in `inside` and in none of `exclude`. */
+function countIn(weights: TermWeights, inside: Set<string>, exclude?: Set<string>): number {
+  let n = 0;
+  for (const t of weights.keys()) if (inside.has(t) && !exclude?.has(t)) n++;
+  return n;
+}
+
 /** How well one passage answers `query` (0..1); see the module comment. */
 export function answerability(weights: TermWeights, query: string, passage: GatePassage): number {
   let total = 0;
@@ -78,9 +85,13 @@ export function answerability(weights: TermWeights, query: string, passage: Gate
     return Math.min(1, mass / total + (mass >= EVIDENCE_MASS ? EVIDENCE_BONUS : 0));
   }
   const type = expectedAnswerType(query);
+  // one shared word is a coincidence, not an answer ("Capital!" for "What is the capital of Australia?")
+  const minTerms = Math.min(2, weights.size);
   let best = 0;
   for (const unit of segmentPassage(passage.text)) {
-    const score = covered(weights, head, stemSet(unit.text)) / total;
+    const words = stemSet(unit.text);
+    if (countIn(weights, words) + countIn(weights, head, words) < minTerms) continue;
+    const score = covered(weights, head, words) / total;
     if (score > best && (!type || holdsAnswerType(type, unit.text, query))) best = score;
   }
   return best;
