@@ -59,16 +59,30 @@ export function segmentPassage(text: string): TextUnit[] {
     prose = [];
   };
   const lines = text.split("\n");
+  // a table (DOCX, PDF) arrives as "a | b | c" lines under a header line of the same shape
+  let tableHeader: string[] | null = null;
   for (const [i, raw] of lines.entries()) {
     const line = raw.trim();
     if (!line) {
       flushProse();
+      tableHeader = null;
       continue;
     }
     const nextIsRow = isCsvRow(lines[i + 1]?.trim() ?? "");
     let kind: UnitKind | null = null;
     if (isCsvRow(line)) kind = "row";
-    else if (CSV_HEADER.test(line) && (nextIsRow || i === 0)) kind = "header";
+    else if (CSV_HEADER.test(line)) {
+      const cells = line.split(" | ").map((c) => c.trim());
+      if (nextIsRow || tableHeader === null) {
+        tableHeader = nextIsRow ? null : cells;
+        kind = "header";
+      } else {
+        flushProse();
+        const header = tableHeader;
+        push(cells.map((c, j) => `${header[j] ?? `column ${j + 1}`}: ${c}`).join("; "), "row");
+        continue;
+      }
+    }
     else if (BULLET.test(line)) kind = "item";
     else if (isHeadingLine(line) && prose.length === 0) kind = "heading";
     if (kind === null) {
