@@ -12,7 +12,7 @@ afterAll(async () => {
   await srv.stop();
 });
 
-async function upload(key: string, name: string, bytes: Uint8Array | string): Promise<void> {
+async function upload(key: string, name: string, bytes: Uint8Array<ArrayBuffer> | string): Promise<void> {
   const form = new FormData();
   form.append("file", new Blob([bytes]), name);
   const r = await fetch(`${srv.url}/api/v1/documents`, { method: "POST", headers: { authorization: `Bearer ${key}` }, body: form });
