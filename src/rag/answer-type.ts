@@ -7,13 +7,18 @@ import { wordTokens } from "./terms.ts";
  */
 export type AnswerType = "number" | "time" | "name";
 
-const NUMBER_Q = /\bhow (many|much|long|far|old|large|big|tall|high|heavy|fast|often|deep|wide)\b|\bwhat (percentage|percent|proportion|number|amount|fraction|share|size|price|cost)\b/;
-const TIME_Q = /\b(when|what year|which year|what century|which century|what decade|what date|what time|what period|what month|what day|in what year)\b/;
+const NUMBER_Q =
+  /\bhow (many|much|long|far|old|large|big|tall|high|heavy|fast|often|deep|wide)\b|\bwhat (percentage|percent|proportion|number|amount|fraction|share|size|price|cost)\b/;
+const TIME_Q =
+  /\b(when|what year|which year|what century|which century|what decade|what date|what time|what period|what month|what day|in what year)\b/;
 const NAME_Q = /\b(who|whom|whose|where)\b/;
-const INTERROGATIVE = /^\s*(who|whom|whose|what|when|where|which|why|how|is|are|was|were|do|does|did|can|could|should|would|will|has|have|had|in what|on what|at what)\b/i;
+const INTERROGATIVE =
+  /^\s*(who|whom|whose|what|when|where|which|why|how|is|are|was|were|do|does|did|can|could|should|would|will|has|have|had|in what|on what|at what)\b/i;
 
-const NUMBER_WORD = /\b(one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|forty|fifty|dozens?|hundreds?|thousands?|millions?|billions?|half|twice|several|once)\b/i;
-const MONTH = /\b(jan(uary)?|feb(ruary)?|mar(ch)?|apr(il)?|may|june?|july?|aug(ust)?|sep(t(ember)?)?|oct(ober)?|nov(ember)?|dec(ember)?)\b/i;
+const NUMBER_WORD =
+  /\b(one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|forty|fifty|dozens?|hundreds?|thousands?|millions?|billions?|half|twice|several|once)\b/i;
+const MONTH =
+  /\b(jan(uary)?|feb(ruary)?|mar(ch)?|apr(il)?|may|june?|july?|aug(ust)?|sep(t(ember)?)?|oct(ober)?|nov(ember)?|dec(ember)?)\b/i;
 const ERA = /\b(centur(y|ies)|decades?|\d+s|ad|bc|bce|ce|today|yesterday|monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b/i;
 
 /** A question asks; a statement or a keyword query looks up (SciFact-style claims, "refund policy annual plan"). */

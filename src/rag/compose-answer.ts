@@ -59,15 +59,26 @@ export function formatRow(row: string, questionTerms?: Set<string>): string {
       const i = pair.indexOf(": ");
       return i < 0 ? null : { key: pair.slice(0, i).trim(), value: pair.slice(i + 2).trim() };
     })
-    .filter((p): p is { key: string; value: string } => p !== null && p.value !== "" && !p.value.startsWith("=") && !/^column \d+$/i.test(p.key));
+    .filter(
+      (p): p is { key: string; value: string } => p !== null && p.value !== "" && !p.value.startsWith("=") && !/^column \d+$/i.test(p.key),
+    );
   const hits = (text: string) => !!questionTerms && [...termSet(text)].some((t) => questionTerms.has(t));
   const identifying = cells.filter((c) => hits(c.value));
   const asked = cells.filter((c) => hits(c.key) && !identifying.includes(c));
-  const shown = cells.length > 4 && identifying.length > 0 && asked.length > 0 ? cells.filter((c) => identifying.includes(c) || asked.includes(c)) : cells;
+  const shown =
+    cells.length > 4 && identifying.length > 0 && asked.length > 0
+      ? cells.filter((c) => identifying.includes(c) || asked.includes(c))
+      : cells;
   return shown.map((p) => `${p.key}: ${p.value}`).join("\n");
 }
 
-export function composeAnswer(input: { passages: ComposePassage[]; question: string; maxTokens: number; weights?: Map<string, number>; maxSentences?: number }): ComposedAnswer {
+export function composeAnswer(input: {
+  passages: ComposePassage[];
+  question: string;
+  maxTokens: number;
+  weights?: Map<string, number>;
+  maxSentences?: number;
+}): ComposedAnswer {
   const passages = input.passages.slice(0, MAX_PASSAGES);
   const weights = questionWeights(input.question, passages, input.weights);
   const type = expectedAnswerType(input.question);
@@ -87,7 +98,9 @@ export function composeAnswer(input: { passages: ComposePassage[]; question: str
       candidates.push({ unit, passage, score, terms });
     }
   }
-  const ranked = candidates.filter((c) => c.score > 0).sort((a, b) => b.score - a.score || a.passage - b.passage || a.unit.position - b.unit.position);
+  const ranked = candidates
+    .filter((c) => c.score > 0)
+    .sort((a, b) => b.score - a.score || a.passage - b.passage || a.unit.position - b.unit.position);
   const first = ranked[0] ?? candidates[0];
   if (!first) return { text: "", used: [], truncated: false };
 

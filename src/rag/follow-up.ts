@@ -9,12 +9,15 @@ export interface PriorTurn {
 const ANAPHOR = /\b(it|its|they|them|their|theirs|he|him|his|she|her|hers|this|these|those|that one|the same)\b/i;
 const ELLIPTIC_LEAD = /^\s*(and|but|also|so|then|what about|how about|what of|same for|what if|and what about|and how about)\b/i;
 const WH_LEAD = /^\s*(what|which|who|whom|whose|when|where|why|how(\s+(much|many|long|often|old|far|big|large|soon))?)\b\s*/i;
-const IMPERATIVE_LEAD = /^\s*(please\s+)?(tell me|explain|describe|give me|show me|i want to know|i'd like to know)(\s+(more\s+)?about)?\s*/i;
+const IMPERATIVE_LEAD =
+  /^\s*(please\s+)?(tell me|explain|describe|give me|show me|i want to know|i'd like to know)(\s+(more\s+)?about)?\s*/i;
 const AUX_LEAD = /^(is|are|was|were|do|does|did|can|could|should|would|will|has|have|had|may|might|must)\b\s*/i;
 const DO_AUX = /^(do|does|did)\b/i;
 // Common main verbs that end the subject of a do-question ("how much does the Pro plan COST").
 const VERB = new Set(
-  "cost apply work mean include take get make need use start end happen come go say offer require support allow last arrive begin become live die win lose pay charge run contain cover hold play build produce".split(" "),
+  "cost apply work mean include take get make need use start end happen come go say offer require support allow last arrive begin become live die win lose pay charge run contain cover hold play build produce".split(
+    " ",
+  ),
 );
 
 /**

@@ -61,27 +61,43 @@ export interface GatePassage {
 
 const stemSet = (text: string) => new Set(wordTokens(text).map(stem));
 
-function covered(weights: TermWeights, ...sets: Set<string>[]): number {
-  let c = 0;
-  for (const [t, w] of weights) if (sets.some((s) => s.has(t))) c += w;
-  return c;
+/**
+ * Optional word knowledge for the gate, keyed by stemmed term: a synonym found counts `synonymWeight` of the
+ * word, an antonym found where the word is missing rules the sentence out. None ships by default: WordNet was
+ * measured and did not earn its place (BENCHMARKS.md, "Answers: a lexical resource for the gate").
+ */
+export interface GateLexicon {
+  synonyms(term: string): ReadonlySet<string>;
+  antonyms(term: string): ReadonlySet<string>;
+  synonymWeight: number;
 }
 
-/** Question terms found in `inside` and in none of `exclude`. */
-function countIn(weights: TermWeights, inside: Set<string>, exclude?: Set<string>): number {
-  let n = 0;
-  for (const t of weights.keys()) if (inside.has(t) && !exclude?.has(t)) n++;
-  return n;
+/** IDF mass and number of question terms that `sets` hold (directly, or through the lexicon). */
+function match(weights: TermWeights, sets: Set<string>[], lexicon?: GateLexicon): { mass: number; terms: number; contradicted: boolean } {
+  const has = (t: string) => sets.some((s) => s.has(t));
+  let mass = 0;
+  let terms = 0;
+  let contradicted = false;
+  for (const [t, w] of weights) {
+    if (has(t)) {
+      mass += w;
+      terms++;
+    } else if (lexicon && [...lexicon.synonyms(t)].some(has)) {
+      mass += w * lexicon.synonymWeight;
+      terms++;
+    } else if (lexicon && [...lexicon.antonyms(t)].some(has)) contradicted = true;
+  }
+  return { mass, terms, contradicted };
 }
 
 /** How well one passage answers `query` (0..1); see the module comment. */
-export function answerability(weights: TermWeights, query: string, passage: GatePassage): number {
+export function answerability(weights: TermWeights, query: string, passage: GatePassage, lexicon?: GateLexicon): number {
   let total = 0;
   for (const w of weights.values()) total += w;
   if (total === 0) return 0;
   const head = stemSet(`${passage.source}\n${passage.headingPath}`);
   if (!isQuestion(query)) {
-    const mass = covered(weights, head, stemSet(passage.text));
+    const { mass } = match(weights, [head, stemSet(passage.text)], lexicon);
     return Math.min(1, mass / total + (mass >= EVIDENCE_MASS ? EVIDENCE_BONUS : 0));
   }
   const type = expectedAnswerType(query);
@@ -89,9 +105,9 @@ export function answerability(weights: TermWeights, query: string, passage: Gate
   const minTerms = Math.min(2, weights.size);
   let best = 0;
   for (const unit of segmentPassage(passage.text)) {
-    const words = stemSet(unit.text);
-    if (countIn(weights, words) + countIn(weights, head, words) < minTerms) continue;
-    const score = covered(weights, head, words) / total;
+    const m = match(weights, [head, stemSet(unit.text)], lexicon);
+    if (m.terms < minTerms || m.contradicted) continue;
+    const score = m.mass / total;
     if (score > best && (!type || holdsAnswerType(type, unit.text, query))) best = score;
   }
   return best;

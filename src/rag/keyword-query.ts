@@ -22,7 +22,11 @@ export function matchExpression(terms: string[]): string | null {
  * term, so common words in a long question cost time and barely move the ranking. At least `minTerms` stay.
  * Measured in BENCHMARKS.md ("Retrieval latency", "Retrieval quality through the product").
  */
-export function searchTerms(terms: string[], df: Map<string, number>, opts: { maxTerms: number; maxRows: number; minTerms: number }): string[] {
+export function searchTerms(
+  terms: string[],
+  df: Map<string, number>,
+  opts: { maxTerms: number; maxRows: number; minTerms: number },
+): string[] {
   const sorted = [...terms].sort((a, b) => (df.get(a) ?? 0) - (df.get(b) ?? 0));
   const keep = new Set<string>();
   let rows = 0;

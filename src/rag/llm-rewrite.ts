@@ -54,7 +54,13 @@ export async function rewriteWithModel(
 ): Promise<ModelRewrite | null> {
   const messages = rewriteMessages(input.question, input.history);
   try {
-    const raw = await model.complete({ messages, maxTokens: input.maxTokens, temperature: 0, signal: input.signal, timeoutMs: input.timeoutMs });
+    const raw = await model.complete({
+      messages,
+      maxTokens: input.maxTokens,
+      temperature: 0,
+      signal: input.signal,
+      timeoutMs: input.timeoutMs,
+    });
     const query = cleanRewrite(raw);
     if (!query) return null;
     const promptTokens = await model.countTokens(messages.map((m) => m.content).join("\n"));

@@ -54,7 +54,14 @@ export function formatPassages(passages: PromptPassage[]): string {
  * client's `system` messages never get here), earlier turns as history, and the passages as clearly
  * delimited data followed by the visitor's question in its original wording.
  */
-export function buildAnswerPrompt(input: { persona: string; passages: PromptPassage[]; question: string; history: PromptTurn[]; lang?: string; maxHistoryTurns?: number }): LlmMessage[] {
+export function buildAnswerPrompt(input: {
+  persona: string;
+  passages: PromptPassage[];
+  question: string;
+  history: PromptTurn[];
+  lang?: string;
+  maxHistoryTurns?: number;
+}): LlmMessage[] {
   return [
     systemMessage(input.persona, GROUNDING_RULES, input.lang),
     ...historyMessages(input.history, input.maxHistoryTurns ?? 6),
@@ -63,6 +70,16 @@ export function buildAnswerPrompt(input: { persona: string; passages: PromptPass
 }
 
 /** Private GPT deployments: plain persona chat, no passages and no grounding rules. */
-export function buildPersonaPrompt(input: { persona: string; question: string; history: PromptTurn[]; lang?: string; maxHistoryTurns?: number }): LlmMessage[] {
-  return [systemMessage(input.persona, null, input.lang), ...historyMessages(input.history, input.maxHistoryTurns ?? 6), { role: "user", content: input.question }];
+export function buildPersonaPrompt(input: {
+  persona: string;
+  question: string;
+  history: PromptTurn[];
+  lang?: string;
+  maxHistoryTurns?: number;
+}): LlmMessage[] {
+  return [
+    systemMessage(input.persona, null, input.lang),
+    ...historyMessages(input.history, input.maxHistoryTurns ?? 6),
+    { role: "user", content: input.question },
+  ];
 }

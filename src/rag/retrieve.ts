@@ -51,7 +51,10 @@ export function createRetriever(deps: {
 }) {
   const { index, settings } = deps;
 
-  async function vectorRanking(deploymentId: string, query: string): Promise<{ ids: number[]; cosine: Map<number, number>; embedderId: string } | null> {
+  async function vectorRanking(
+    deploymentId: string,
+    query: string,
+  ): Promise<{ ids: number[]; cosine: Map<number, number>; embedderId: string } | null> {
     const embedder = await deps.embedder();
     if (!embedder || !index.hasVectors()) return null;
     try {
@@ -69,9 +72,15 @@ export function createRetriever(deps: {
     async retrieve(input: RetrieveInput): Promise<Retrieval> {
       const mode = input.mode ?? "hybrid";
       const terms = queryTerms(input.query);
-      const match = mode === "vector" ? null : matchExpression(searchTerms(terms, deps.stats.documentFrequencies(input.deploymentId, terms), SEARCH_TERMS));
+      const match =
+        mode === "vector"
+          ? null
+          : matchExpression(searchTerms(terms, deps.stats.documentFrequencies(input.deploymentId, terms), SEARCH_TERMS));
       const keyword = match ? index.keywordSearch(input.deploymentId, match, settings.candidates).map((r) => r.id) : [];
-      const vector = mode === "keyword" || (mode === "hybrid" && settings.vectorWeight <= 0) ? null : await vectorRanking(input.deploymentId, input.query);
+      const vector =
+        mode === "keyword" || (mode === "hybrid" && settings.vectorWeight <= 0)
+          ? null
+          : await vectorRanking(input.deploymentId, input.query);
       const fused = fuseByRank([
         { ids: keyword, weight: mode === "vector" ? 0 : settings.keywordWeight },
         { ids: vector?.ids ?? [], weight: mode === "keyword" ? 0 : mode === "vector" ? 1 : settings.vectorWeight },

@@ -38,7 +38,10 @@ export function isCsvRow(line: string): boolean {
 }
 
 export function splitSentences(text: string): string[] {
-  return sbd.sentences(text.replace(/\s+/g, " ").trim(), SBD_OPTIONS).map((s) => s.trim()).filter((s) => /[\p{L}\p{N}]/u.test(s));
+  return sbd
+    .sentences(text.replace(/\s+/g, " ").trim(), SBD_OPTIONS)
+    .map((s) => s.trim())
+    .filter((s) => /[\p{L}\p{N}]/u.test(s));
 }
 
 export function segmentPassage(text: string): TextUnit[] {
@@ -82,8 +85,7 @@ export function segmentPassage(text: string): TextUnit[] {
         push(cells.map((c, j) => `${header[j] ?? `column ${j + 1}`}: ${c}`).join("; "), "row");
         continue;
       }
-    }
-    else if (BULLET.test(line)) kind = "item";
+    } else if (BULLET.test(line)) kind = "item";
     else if (isHeadingLine(line) && prose.length === 0) kind = "heading";
     if (kind === null) {
       prose.push(line);

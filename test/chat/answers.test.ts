@@ -62,7 +62,8 @@ describe("answers on the default install (extractive, keyword retrieval)", () =>
   test("another deployment's uploads change nothing in this deployment's chunks, scores, answers or refusals", async () => {
     const before = await Promise.all(QUESTIONS.map((q) => ask(a.apiKey, q)));
     // B's documents share A's query words, and hold a word that only B has
-    const shared = "The support desk is open on Sundays. Zanzibarite support is open Monday to Sunday. Shipping to Europe takes days. The lighthouse keeper logs ships. Kettle notes.";
+    const shared =
+      "The support desk is open on Sundays. Zanzibarite support is open Monday to Sunday. Shipping to Europe takes days. The lighthouse keeper logs ships. Kettle notes.";
     for (let i = 0; i < 3; i++) await upload(b.apiKey, `b-${i}.txt`, `${shared} ${"zanzibarite support desk ".repeat(i + 1)}`);
     await upload(b.apiKey, "three-pages.pdf", await fixture("docs/three-pages.pdf"));
     const after = await Promise.all(QUESTIONS.map((q) => ask(a.apiKey, q)));

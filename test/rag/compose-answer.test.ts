@@ -2,11 +2,13 @@ import { describe, expect, test } from "bun:test";
 import { composeAnswer, formatRow } from "../../src/rag/compose-answer.ts";
 import { segmentPassage, splitSentences } from "../../src/rag/sentences.ts";
 
-const compose = (passages: { text: string; source: string; headingPath?: string }[], question: string, maxTokens = 512) => composeAnswer({ passages, question, maxTokens });
+const compose = (passages: { text: string; source: string; headingPath?: string }[], question: string, maxTokens = 512) =>
+  composeAnswer({ passages, question, maxTokens });
 
 describe("sentence segmentation", () => {
   test("abbreviations, initials, decimals and figure references never end a sentence", () => {
-    const text = "Mr. Holmes met Dr. Watson at 3 p.m. on Baker St. in London. The dose is 3.5 mg, e.g. for adults. See Fig. 3 for details. J. R. R. Tolkien wrote it. U.S. forces landed.";
+    const text =
+      "Mr. Holmes met Dr. Watson at 3 p.m. on Baker St. in London. The dose is 3.5 mg, e.g. for adults. See Fig. 3 for details. J. R. R. Tolkien wrote it. U.S. forces landed.";
     expect(splitSentences(text)).toEqual([
       "Mr. Holmes met Dr. Watson at 3 p.m. on Baker St. in London.",
       "The dose is 3.5 mg, e.g. for adults.",
@@ -17,7 +19,9 @@ describe("sentence segmentation", () => {
   });
 
   test("headings and inline labels are units of their own, list items and table rows too", () => {
-    const units = segmentPassage("Support hours\n\nThe desk is open Monday to Friday. SUMMARY : The study found an effect in adults.\n- Tracking is included\n\nZone | Price\nEurope | 9.90 EUR");
+    const units = segmentPassage(
+      "Support hours\n\nThe desk is open Monday to Friday. SUMMARY : The study found an effect in adults.\n- Tracking is included\n\nZone | Price\nEurope | 9.90 EUR",
+    );
     expect(units.map((u) => [u.kind, u.text])).toEqual([
       ["heading", "Support hours"],
       ["sentence", "The desk is open Monday to Friday."],
@@ -31,7 +35,10 @@ describe("sentence segmentation", () => {
 });
 
 describe("extractive answer composer", () => {
-  const csv = { source: "products", text: "sku | name | note\nsku: A-1; name: Kettle; note: boils fast and quietly\nsku: A-2; name: Toaster; note: two slots\nsku: A-3; name: Mixer" };
+  const csv = {
+    source: "products",
+    text: "sku | name | note\nsku: A-1; name: Kettle; note: boils fast and quietly\nsku: A-2; name: Toaster; note: two slots\nsku: A-3; name: Mixer",
+  };
 
   test("a CSV question is answered as Column: value lines of the matching row only", () => {
     const a = compose([csv], "What is the note for the Kettle?");
@@ -41,29 +48,60 @@ describe("extractive answer composer", () => {
   });
 
   test("a wide row shows the cells that identify it and the cell asked for, never formulas or auto-named empty columns", () => {
-    const row = "State Name: ALASKA; State Abbreviate: AK; Code: 02; Chart: =IMAGE(\"http://x/y.png\"); Reserve: 60; TOTAL: 1,158; column 10: ";
+    const row =
+      'State Name: ALASKA; State Abbreviate: AK; Code: 02; Chart: =IMAGE("http://x/y.png"); Reserve: 60; TOTAL: 1,158; column 10: ';
     expect(formatRow(row)).not.toContain("=IMAGE");
     expect(formatRow(row)).not.toContain("column 10");
-    const a = compose([{ source: "recipients", text: `State Name | State Abbreviate | Code | Chart | Reserve | TOTAL | column 10\n${row}\nState Name: ARIZONA; State Abbreviate: AZ; Code: 04; Chart: =IMAGE("z"); Reserve: 2,011; TOTAL: 33,986; column 10: ` }], "What is the total for Alaska?");
+    const a = compose(
+      [
+        {
+          source: "recipients",
+          text: `State Name | State Abbreviate | Code | Chart | Reserve | TOTAL | column 10\n${row}\nState Name: ARIZONA; State Abbreviate: AZ; Code: 04; Chart: =IMAGE("z"); Reserve: 2,011; TOTAL: 33,986; column 10: `,
+        },
+      ],
+      "What is the total for Alaska?",
+    );
     expect(a.text).toBe("State Name: ALASKA\nTOTAL: 1,158");
   });
 
   test("a heading never starts an answer sentence and is never glued to one", () => {
-    const a = compose([{ source: "handbook", text: "Support hours\nThe support desk is open Monday to Friday from 9am to 5pm.\n\nSUMMARY : Urgent incidents are handled around the clock by the support hotline." }], "When is the support desk open?");
+    const a = compose(
+      [
+        {
+          source: "handbook",
+          text: "Support hours\nThe support desk is open Monday to Friday from 9am to 5pm.\n\nSUMMARY : Urgent incidents are handled around the clock by the support hotline.",
+        },
+      ],
+      "When is the support desk open?",
+    );
     expect(a.text.startsWith("The support desk is open")).toBe(true);
     expect(a.text).not.toContain("Support hours");
     expect(a.text).not.toContain("SUMMARY");
   });
 
   test("abbreviations and decimals stay inside the quoted sentence", () => {
-    const a = compose([{ source: "leaflet", text: "Mr. Smith wrote this leaflet. The dose is 3.5 mg, e.g. for adults, as Fig. 3 shows. Children take less." }], "What is the dose for adults?");
+    const a = compose(
+      [
+        {
+          source: "leaflet",
+          text: "Mr. Smith wrote this leaflet. The dose is 3.5 mg, e.g. for adults, as Fig. 3 shows. Children take less.",
+        },
+      ],
+      "What is the dose for adults?",
+    );
     expect(a.text).toContain("The dose is 3.5 mg, e.g. for adults, as Fig. 3 shows.");
     expect(a.text).not.toMatch(/^e\.g\.|^3 shows/);
   });
 
   test("a sentence that two passages share is quoted once", () => {
     const s = "Annual plans can be refunded in full within 30 days of purchase.";
-    const a = compose([{ source: "handbook", text: `${s} Monthly plans are not refundable.` }, { source: "handbook", text: `Refunds\n${s}` }], "Can annual plans be refunded?");
+    const a = compose(
+      [
+        { source: "handbook", text: `${s} Monthly plans are not refundable.` },
+        { source: "handbook", text: `Refunds\n${s}` },
+      ],
+      "Can annual plans be refunded?",
+    );
     expect(a.text.split(s).length - 1).toBe(1);
   });
 
