@@ -10,6 +10,8 @@ export interface Lexicon {
   synonyms(w: string): Set<string>;
   antonyms(w: string): Set<string>;
 }
+const add = (map: Map<string, Set<string>>, key: string, value: string) => map.set(key, (map.get(key) ?? new Set<string>()).add(value));
+
 export function loadWordnet(dir: string, senses = 2): Lexicon {
   const syn = new Map<string, Set<string>>();
   const ant = new Map<string, Set<string>>();
@@ -48,9 +50,7 @@ export function loadWordnet(dir: string, senses = 2): Lexicon {
         if (!d) continue;
         for (const w of d.words)
           if (w !== lemma && !w.includes("_")) {
-            let s = syn.get(lemma);
-            if (!s) syn.set(lemma, (s = new Set()));
-            s.add(w);
+            add(syn, lemma, w);
           }
         for (const a of d.ants) {
           const td = data.get(a.target);
@@ -60,9 +60,7 @@ export function loadWordnet(dir: string, senses = 2): Lexicon {
           const to = a.dst === 0 ? td.words : [td.words[a.dst - 1]!];
           for (const w of to)
             if (!w.includes("_")) {
-              let s = ant.get(lemma);
-              if (!s) ant.set(lemma, (s = new Set()));
-              s.add(w);
+              add(ant, lemma, w);
             }
         }
       }
