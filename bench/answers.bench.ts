@@ -42,7 +42,7 @@ const write = async (title: string, body: string) => {
     await replaceSection(join(ROOT, "BENCHMARKS.md"), title, `Command: \`${command}\`\nMachine: ${machine}.\n\n${body}`);
 };
 const TOP_K = 5;
-const DEFAULT_THRESHOLD = 0.38;
+const DEFAULT_THRESHOLD = 0.37;
 const words = (s: string) => s.split(/\s+/).filter(Boolean).length;
 
 // ---------- 1. SQuAD 2.0 ----------
@@ -78,9 +78,10 @@ for (const q of squad.questions) {
 }
 await sb.close();
 
-function gateRow(name: string, score: (r: SquadRecord) => number, th: number) {
+const half = (parity: 0 | 1) => records.filter((_, i) => i % 2 === parity);
+function gateRow(name: string, score: (r: SquadRecord) => number, th: number, subset = records) {
   const pass = (r: SquadRecord) => isGrounded(score(r), th);
-  const by = (k: SquadQuestion["kind"]) => records.filter((r) => r.q.kind === k);
+  const by = (k: SquadQuestion["kind"]) => subset.filter((r) => r.q.kind === k);
   const ans = by("answerable");
   const ooc = by("out-of-corpus");
   const un = by("unanswerable");
@@ -99,8 +100,21 @@ function gateRow(name: string, score: (r: SquadRecord) => number, th: number) {
       f((2 * precision * recall) / (precision + recall)),
     ],
     passed: new Set(ans.filter(pass)),
+    answerablePassed: ans.filter(pass).length / ans.length,
+    unanswerableRefused: un.filter((r) => !pass(r)).length / un.length,
+    f1: (2 * precision * recall) / (precision + recall),
   };
 }
+/**
+ * The default threshold, chosen on the even-numbered questions only: the most on-topic refusals while at least
+ * 85 % of answerable questions pass and refusal F1 stays ≥ 0.9; reported on the odd-numbered ones (held out).
+ */
+const candidates = Array.from({ length: 31 }, (_, i) => 0.25 + i * 0.01);
+const tuned =
+  candidates
+    .map((th) => ({ th, r: gateRow("", (x) => x.answerability, th, half(0)) }))
+    .filter((c) => c.r.answerablePassed >= 0.85 && c.r.f1 >= 0.9)
+    .sort((a, b) => b.r.unanswerableRefused - a.r.unanswerableRefused)[0]?.th ?? DEFAULT_THRESHOLD;
 const GATE_HEAD = [
   row([
     "gate",
@@ -119,7 +133,12 @@ const current = gateRow(
   (r) => r.answerability,
   DEFAULT_THRESHOLD,
 );
-const sweep = [0.3, 0.34, 0.38, 0.42, 0.46, 0.5].map((th) => gateRow("answer gate", (r) => r.answerability, th).cells);
+const heldOut = [
+  gateRow("previous topic gate, held-out half", (r) => r.topicCoverage, 0.49, half(1)).cells,
+  gateRow(`answer gate at the threshold tuned on the other half (${f(tuned, 2)}), held-out half`, (r) => r.answerability, tuned, half(1))
+    .cells,
+];
+const sweep = [0.3, 0.34, 0.37, 0.4, 0.44, 0.5].map((th) => gateRow("answer gate", (r) => r.answerability, th).cells);
 
 const answerable = records.filter((r) => r.q.kind === "answerable");
 function answerRow(name: string, text: (r: SquadRecord) => string, subset: SquadRecord[]) {
@@ -142,6 +161,11 @@ await write(
     ...GATE_HEAD,
     row(previous.cells),
     row(current.cells),
+    "",
+    `Tuned on the even-numbered questions (most on-topic refusals with ≥ 85 % answerable passed and refusal F1 ≥ 0.9): ${f(tuned, 2)}; the product's default is ${DEFAULT_THRESHOLD}. On the odd-numbered (held-out) questions:`,
+    "",
+    ...GATE_HEAD,
+    ...heldOut.map(row),
     "",
     "Threshold sweep of the answer gate (the default is DOCCHAT_REFUSAL_THRESHOLD):",
     "",

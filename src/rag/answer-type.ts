@@ -39,6 +39,6 @@ export function holdsAnswerType(type: AnswerType, text: string, question: string
   const asked = new Set(wordTokens(question));
   const numbers = (text.match(/\d[\d,.]*/g) ?? []).map((n) => n.replace(/[,.]+$/, "")).filter((n) => !asked.has(n.toLowerCase()));
   if (type === "number") return numbers.length > 0 || NUMBER_WORD.test(text);
-  if (type === "time") return numbers.length > 0 || MONTH.test(text) || ERA.test(text);
+  if (type === "time") return numbers.some((n) => /^\d{3,4}$/.test(n) || /^\d{1,2}[/.-]\d{1,2}/.test(n)) || MONTH.test(text) || ERA.test(text);
   return (text.match(/\b\p{Lu}[\p{L}'’-]+/gu) ?? []).some((w) => !asked.has(w.toLowerCase()));
 }

@@ -51,6 +51,7 @@ export function termCoverage(weights: TermWeights, passage: string): number {
 }
 
 export const EVIDENCE_MASS = 9;
+const NEGATION = /\b(not|never|no|none|neither|nor|cannot|without|except|excluding|unless)\b|n['’]t\b/i;
 export const EVIDENCE_BONUS = 0.15;
 
 export interface GatePassage {
@@ -103,11 +104,14 @@ export function answerability(weights: TermWeights, query: string, passage: Gate
   const type = expectedAnswerType(query);
   // one shared word is a coincidence, not an answer ("Capital!" for "What is the capital of Australia?")
   const minTerms = Math.min(2, weights.size);
+  // "What is NOT covered…" is not answered by a sentence that says what is covered
+  const negated = NEGATION.test(query);
   let best = 0;
   for (const unit of segmentPassage(passage.text)) {
     const m = match(weights, [head, stemSet(unit.text)], lexicon);
     if (m.terms < minTerms || m.contradicted) continue;
     const score = m.mass / total;
+    if (negated && !NEGATION.test(unit.text)) continue;
     if (score > best && (!type || holdsAnswerType(type, unit.text, query))) best = score;
   }
   return best;
