@@ -8,6 +8,7 @@ import { endpointFor, isNative } from "./endpoints.ts";
 import { toErrorResponse } from "./error-response.ts";
 import { createGate, extractKey, type GateResult } from "./gate.ts";
 import { chatRoutes } from "./routes/chat.routes.ts";
+import { responsesRoutes } from "./routes/responses.routes.ts";
 import { healthRoutes } from "./routes/health.routes.ts";
 import { nativeChatRoutes } from "./routes/native-chat.routes.ts";
 import { documentsRoutes } from "./routes/documents.routes.ts";
@@ -109,6 +110,7 @@ export function createServer(services: Services) {
     .use(healthRoutes(services))
     .use(openaiV1Routes(state))
     .use(chatRoutes(services, state))
+    .use(responsesRoutes(services, state))
     .use(documentsRoutes(services, state))
     .use(widgetRoutes(services, state))
     .use(nativeVisitorRoutes(services, state))
