@@ -4,11 +4,12 @@ import { appError, isAppError } from "../errors/index.ts";
 import { redact } from "../log.ts";
 import { parseBody } from "./body.ts";
 import { pathOf } from "./path-of.ts";
-import { endpointFor, isNative } from "./endpoints.ts";
+import { endpointFor, endpointPath, isNative } from "./endpoints.ts";
 import { toErrorResponse } from "./error-response.ts";
 import { createGate, extractKey, type GateResult } from "./gate.ts";
 import { chatRoutes } from "./routes/chat.routes.ts";
 import { responsesRoutes } from "./routes/responses.routes.ts";
+import { metricsRoutes } from "./routes/metrics.routes.ts";
 import { healthRoutes } from "./routes/health.routes.ts";
 import { nativeChatRoutes } from "./routes/native-chat.routes.ts";
 import { documentsRoutes } from "./routes/documents.routes.ts";
@@ -102,12 +103,18 @@ export function createServer(services: Services) {
       set.status = response.status;
       return response;
     })
-    .onAfterResponse(({ request, set }) => {
-      if (config.logLevel !== "debug") return;
+    .onAfterResponse(({ request, set, route, responseValue }) => {
       const st = state.get(request);
+      const status = responseValue instanceof Response ? responseValue.status : typeof set.status === "number" ? set.status : 200;
+      // The route pattern, never the raw path: ids and junk paths must not each become a time series.
+      // A request refused by the gate before routing is counted under its endpoint's documented path.
+      const label = route || (st.endpoint ? endpointPath(st.endpoint) : "unmatched");
+      services.metrics.request({ route: label, method: request.method, status, seconds: (performance.now() - st.started) / 1000 });
+      if (config.logLevel !== "debug") return;
       log.debug("request", { id: st.requestId, method: request.method, path: pathOf(request.url), status: set.status, ms: Math.round(performance.now() - st.started) });
     })
     .use(healthRoutes(services))
+    .use(metricsRoutes(services))
     .use(openaiV1Routes(state))
     .use(chatRoutes(services, state))
     .use(responsesRoutes(services, state))

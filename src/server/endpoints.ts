@@ -38,6 +38,13 @@ const byPath: Record<string, EndpointName> = {
   "/api/feedback": "native.feedback",
 };
 
+const pathOfName = new Map<EndpointName, string>(Object.entries(byPath).map(([p, n]) => [n, p]));
+
+/** The documented path of a gated endpoint, e.g. a metrics label for a request refused before routing. */
+export function endpointPath(name: EndpointName): string {
+  return pathOfName.get(name) ?? name;
+}
+
 /** Trailing slashes are optional (the native family is documented with them). */
 export function endpointFor(pathname: string): EndpointName | undefined {
   const p = pathname.length > 1 && pathname.endsWith("/") ? pathname.slice(0, -1) : pathname;
