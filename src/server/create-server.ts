@@ -10,6 +10,7 @@ import { createGate, extractKey, type GateResult } from "./gate.ts";
 import { chatRoutes } from "./routes/chat.routes.ts";
 import { responsesRoutes } from "./routes/responses.routes.ts";
 import { metricsRoutes } from "./routes/metrics.routes.ts";
+import { openApiRoutes } from "./routes/openapi.routes.ts";
 import { healthRoutes } from "./routes/health.routes.ts";
 import { nativeChatRoutes } from "./routes/native-chat.routes.ts";
 import { documentsRoutes } from "./routes/documents.routes.ts";
@@ -115,6 +116,7 @@ export function createServer(services: Services) {
     })
     .use(healthRoutes(services))
     .use(metricsRoutes(services))
+    .use(openApiRoutes(services.version))
     .use(openaiV1Routes(state))
     .use(chatRoutes(services, state))
     .use(responsesRoutes(services, state))
