@@ -1,12 +1,23 @@
 /**
  * `bun run test`: makes sure everything the tests need is on the machine, then runs every test (`bun test`,
  * with any extra arguments passed through). Nothing is skipped: the browser tests need Chromium at
- * /usr/bin/chromium, so it is installed here with apt-get when missing (as root); otherwise this stops with a
- * clear message and exit code 1 rather than letting a test quietly not run.
+ * /usr/bin/chromium and the README test runs the README's curl commands, so missing tools are installed here
+ * with apt-get (as root); otherwise this stops with a clear message and exit code 1 rather than letting a test
+ * quietly not run.
  */
 import { existsSync } from "node:fs";
 
-export const CHROMIUM = "/usr/bin/chromium";
+export interface Tool {
+  path: string;
+  /** the Debian package that provides it */
+  pkg: string;
+  usedBy: string;
+}
+
+export const TEST_TOOLS: Tool[] = [
+  { path: "/usr/bin/chromium", pkg: "chromium", usedBy: "the browser tests (test/e2e)" },
+  { path: "/usr/bin/curl", pkg: "curl", usedBy: "the README test (test/readme.test.ts)" },
+];
 
 function run(cmd: string[]): boolean {
   process.stderr.write(`$ ${cmd.join(" ")}\n`);
@@ -15,32 +26,33 @@ function run(cmd: string[]): boolean {
   );
 }
 
-/** Returns null when Chromium is (now) there, else what the operator must do. */
-export function ensureChromium(
-  opts: { path?: string; root?: boolean; aptGet?: string | null; install?: (cmd: string[]) => boolean } = {},
+/** Returns null when every tool is (now) there, else what the operator must do. */
+export function ensureTools(
+  tools: Tool[],
+  opts: { root?: boolean; aptGet?: string | null; install?: (cmd: string[]) => boolean } = {},
 ): string | null {
-  const path = opts.path ?? CHROMIUM;
-  if (existsSync(path)) return null;
+  const missing = tools.filter((t) => !existsSync(t.path));
+  if (missing.length === 0) return null;
+  const what = missing.map((t) => `${t.path} (package ${t.pkg}, for ${t.usedBy})`).join(", ");
+  const pkgs = missing.map((t) => t.pkg);
   const root = opts.root ?? process.getuid?.() === 0;
   const aptGet = opts.aptGet === undefined ? Bun.which("apt-get") : opts.aptGet;
   const install = opts.install ?? run;
   if (!root)
-    return `Chromium (${path}) is needed by the browser tests and this user cannot install it. Run: sudo apt-get install -y chromium — then bun run test again.`;
-  if (!aptGet)
-    return `Chromium (${path}) is needed by the browser tests and apt-get is not available. Install Chromium there, then run bun run test again.`;
-  process.stderr.write(`Chromium (${path}) is needed by the browser tests (test/e2e); installing it with apt-get…\n`);
-  if (
-    !install(["apt-get", "update", "-qq"]) ||
-    !install(["apt-get", "install", "-y", "-qq", "--no-install-recommends", "chromium"]) ||
-    !existsSync(path)
-  ) {
-    return `apt-get could not install Chromium at ${path}. Install it by hand (apt-get install chromium), then run bun run test again.`;
+    return `missing ${what}, and this user cannot install it. Run: sudo apt-get install -y ${pkgs.join(" ")} — then bun run test again.`;
+  if (!aptGet) return `missing ${what}, and apt-get is not available. Install it, then run bun run test again.`;
+  process.stderr.write(`Installing what the tests need: ${what}\n`);
+  if (!install(["apt-get", "update", "-qq"]) || !install(["apt-get", "install", "-y", "-qq", "--no-install-recommends", ...pkgs])) {
+    return `apt-get could not install ${pkgs.join(" ")}. Install by hand (apt-get install ${pkgs.join(" ")}), then run bun run test again.`;
   }
-  return null;
+  const still = missing.filter((t) => !existsSync(t.path));
+  return still.length
+    ? `apt-get ran but ${still.map((t) => t.path).join(", ")} is still missing. Install it by hand, then run bun run test again.`
+    : null;
 }
 
 if (import.meta.main) {
-  const problem = ensureChromium();
+  const problem = ensureTools(TEST_TOOLS);
   if (problem) {
     process.stderr.write(`\nbun run test: ${problem}\n`);
     process.exit(1);

@@ -1,31 +1,35 @@
 import { describe, expect, test } from "bun:test";
-import { ensureChromium } from "../../scripts/test.ts";
+import { ensureTools, TEST_TOOLS } from "../../scripts/test.ts";
 
-const MISSING = "/nonexistent/chromium";
+const MISSING = { path: "/nonexistent/chromium", pkg: "chromium", usedBy: "the browser tests" };
 
-describe("bun run test makes sure the browser tests can run", () => {
-  test("an installed Chromium needs nothing", () => {
-    expect(ensureChromium({ path: process.execPath, install: () => false })).toBeNull();
+describe("bun run test makes sure every test can run", () => {
+  test("Chromium and curl are among the tools it ensures", () => {
+    expect(TEST_TOOLS.map((t) => t.pkg)).toEqual(["chromium", "curl"]);
   });
 
-  test("a missing Chromium without root stops the run with the command to install it", () => {
-    expect(ensureChromium({ path: MISSING, root: false })).toContain("sudo apt-get install -y chromium");
+  test("tools that are installed need nothing", () => {
+    expect(ensureTools([{ path: process.execPath, pkg: "bun", usedBy: "x" }], { install: () => false })).toBeNull();
   });
 
-  test("as root it installs Chromium with apt-get, and a failed install stops the run loudly", () => {
+  test("a missing tool without root stops the run with the command to install it", () => {
+    expect(ensureTools([MISSING], { root: false })).toContain("sudo apt-get install -y chromium");
+  });
+
+  test("as root it installs with apt-get, and an install that leaves the tool missing stops the run loudly", () => {
     const ran: string[] = [];
-    const problem = ensureChromium({
-      path: MISSING,
-      root: true,
-      aptGet: "/usr/bin/apt-get",
-      install: (cmd) => ran.push(cmd.join(" ")) > 0,
-    });
+    const problem = ensureTools([MISSING], { root: true, aptGet: "/usr/bin/apt-get", install: (cmd) => ran.push(cmd.join(" ")) > 0 });
     expect(ran).toEqual(["apt-get update -qq", "apt-get install -y -qq --no-install-recommends chromium"]);
-    // apt-get "succeeded" but nothing appeared at the path: that is a failure, not a skip.
-    expect(problem).toContain("could not install Chromium");
+    expect(problem).toContain("still missing");
+  });
+
+  test("a failing apt-get stops the run", () => {
+    expect(ensureTools([MISSING], { root: true, aptGet: "/usr/bin/apt-get", install: () => false })).toContain(
+      "could not install chromium",
+    );
   });
 
   test("without apt-get it says what to install", () => {
-    expect(ensureChromium({ path: MISSING, root: true, aptGet: null })).toContain("apt-get is not available");
+    expect(ensureTools([MISSING], { root: true, aptGet: null })).toContain("apt-get is not available");
   });
 });
