@@ -205,3 +205,28 @@ describe("POST /api/v1/responses with the Vercel AI SDK's default OpenAI provide
     expect(await r.finishReason).toBe("stop");
   });
 });
+
+describe("POST /api/v1/responses when max_output_tokens cuts the answer (extractive backend)", () => {
+  test("the response is incomplete with reason max_output_tokens, streamed (response.incomplete) and not", async () => {
+    const local = await startChatWorld();
+    try {
+      const s = await seedWithDocs(local.server);
+      const client = openaiClient(local.server, s.apiKey);
+      const r = await client.responses.create({ model: "m", input: "Can annual plans be refunded?", max_output_tokens: 4 });
+      expect(r.status).toBe("incomplete");
+      expect(r.incomplete_details?.reason).toBe("max_output_tokens");
+      expect(r.output_text.length).toBeGreaterThan(0);
+      const stream = await client.responses.create({
+        model: "m",
+        input: "Can annual plans be refunded?",
+        max_output_tokens: 4,
+        stream: true,
+      });
+      const types: string[] = [];
+      for await (const ev of stream) types.push(ev.type);
+      expect(types.at(-1)).toBe("response.incomplete");
+    } finally {
+      await local.stop();
+    }
+  });
+});
