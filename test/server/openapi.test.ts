@@ -89,3 +89,13 @@ describe("real answers match the documented response schemas", () => {
     check(schemas.responseSchema, await resp.json());
   });
 });
+
+describe("the OpenAPI route under hostile input", () => {
+  test("answers the same document whatever the query string or credentials carry", async () => {
+    for (const q of ["?api_key=%ff%fe", "?api_key=%00", "?%zz=%", `?x=${"k".repeat(8192)}`]) {
+      const r = await fetch(`${server.url}${PUBLIC_OPENAPI_PATH}${q}`, { headers: { authorization: "Bearer \u00ff\u00fe" } });
+      expect(r.status).toBe(200);
+      expect(((await r.json()) as Spec).openapi).toBe("3.1.0");
+    }
+  });
+});
