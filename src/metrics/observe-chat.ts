@@ -9,6 +9,7 @@ import type { AnswerOutcome, Metrics } from "./metrics.ts";
  */
 export function observeChat(chat: ChatService, metrics: Metrics): ChatService {
   return {
+    ...chat,
     async *answer(req, signal) {
       let outcome: AnswerOutcome = "answered";
       try {
