@@ -158,12 +158,17 @@ describe("POST /api/v1/responses with the official openai client", () => {
     expect(r.headers.get("x-ratelimit-limit")).toBe("60");
   });
 
-  test("input without a user message, or of the wrong type, is a 400 bad_request", async () => {
+  test("input without a user message, of the wrong type, empty or over 8,000 characters is a 400 bad_request", async () => {
     const a = await postJson(world.server, "/api/v1/responses", seeded.apiKey, { model: "m", input: [{ role: "system", content: "x" }] });
     expect(a.status).toBe(400);
     expect(((await a.json()) as { error: { code: string; param: string } }).error).toMatchObject({ code: "bad_request", param: "input" });
     const b = await postJson(world.server, "/api/v1/responses", seeded.apiKey, { model: "m", input: 42 });
     expect(b.status).toBe(400);
+    for (const input of ["   ", "x".repeat(8001), [{ role: "user", content: [{ type: "input_text", text: "" }] }]]) {
+      const r = await postJson(world.server, "/api/v1/responses", seeded.apiKey, { model: "m", input });
+      expect(r.status).toBe(400);
+      expect(((await r.json()) as { error: { code: string; param: string } }).error).toMatchObject({ code: "bad_request", param: "input" });
+    }
   });
 
   test("include_chunks adds the retrieved passages", async () => {
@@ -188,6 +193,12 @@ describe("POST /api/v1/responses with the Vercel AI SDK's default OpenAI provide
     expect(r.text).toBe(FAKE_UPSTREAM_REPLY);
     expect(r.usage.totalTokens).toBeGreaterThan(0);
     expect(r.response.id).toStartWith("resp_");
+  });
+
+  test("the provider's chat-completions model (openai.chat) answers too", async () => {
+    upstream().setMode({ kind: "reply" });
+    const r = await generateText({ model: provider().chat(seeded.deploymentId), prompt: "Can annual plans be refunded?", maxRetries: 0 });
+    expect(r.text).toBe(FAKE_UPSTREAM_REPLY);
   });
 
   test("streamText(openai(model)) streams the grounded answer", async () => {

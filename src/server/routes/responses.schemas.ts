@@ -1,6 +1,6 @@
 import { t } from "elysia";
 import type { ChatMessageIn } from "../../chat/chat.types.ts";
-import { CHAT_BOUNDS } from "../../chat/chat-bounds.ts";
+import { CHAT_BOUNDS, checkQuestion } from "../../chat/chat-bounds.ts";
 import { CONVERSATION_PREFIX } from "../../chat/chat-ids.ts";
 import { appError } from "../../errors/index.ts";
 
@@ -71,14 +71,14 @@ const textOf = (c: string | { type: string; text?: string }[] | null | undefined
  * messages are the history. System/developer messages and `instructions` are dropped: the persona governs.
  */
 export function questionFromInput(input: ResponsesBody["input"]): { question: string; history: ChatMessageIn[] } {
-  if (typeof input === "string") return { question: input, history: [] };
+  if (typeof input === "string") return { question: checkQuestion(input, "input"), history: [] };
   const messages = input
     .filter((m) => (m.type === undefined || m.type === "message") && (m.role === "user" || m.role === "assistant"))
     .map((m) => ({ role: m.role as "user" | "assistant", content: textOf(m.content) }));
   let last = -1;
   for (let i = messages.length - 1; i >= 0 && last < 0; i--) if (messages[i]?.role === "user") last = i;
   if (last < 0) throw appError("bad_request", { param: "input", message: "input must be a string or contain a user message." });
-  return { question: messages[last]?.content ?? "", history: messages.slice(0, last) };
+  return { question: checkQuestion(messages[last]?.content ?? "", "input"), history: messages.slice(0, last) };
 }
 
 /** Which thread the turn belongs to: an explicit conversation wins over previous_response_id. */
