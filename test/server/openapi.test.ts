@@ -50,6 +50,11 @@ describe("the public API's OpenAPI document", () => {
     expect([...documented].sort()).toEqual([...registered].sort());
   });
 
+  test("is a valid OpenAPI 3.1 document (swagger-parser's validator)", async () => {
+    const { default: SwaggerParser } = await import("@apidevtools/swagger-parser");
+    await SwaggerParser.validate((await fetchSpec()) as never);
+  });
+
   test("every operation names the key as its security and every $ref resolves", async () => {
     const spec = await fetchSpec();
     for (const ops of Object.values(spec.paths)) for (const op of Object.values(ops)) expect(op.security.length).toBeGreaterThan(0);
