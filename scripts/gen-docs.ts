@@ -6,9 +6,14 @@ import { writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { definition } from "../src/config/definition.ts";
 import { errorCatalogue } from "../src/errors/catalogue.ts";
+import { PUBLIC_OPENAPI_PATH, publicOpenApi } from "../src/server/openapi/public-openapi.ts";
 
 const root = resolve(import.meta.dir, "..");
-export const DOC_FILES = { configuration: join(root, "docs/configuration.md"), errors: join(root, "docs/errors.md") };
+export const DOC_FILES = {
+  configuration: join(root, "docs/configuration.md"),
+  errors: join(root, "docs/errors.md"),
+  api: join(root, "docs/api.md"),
+};
 
 const cell = (s: string) => s.replaceAll("|", "\\|").replaceAll("\n", " ");
 
@@ -60,8 +65,109 @@ ${rows.join("\n")}
 `;
 }
 
+type JsonSchema = {
+  type?: string;
+  const?: unknown;
+  anyOf?: JsonSchema[];
+  items?: JsonSchema;
+  properties?: Record<string, JsonSchema>;
+  required?: string[];
+  description?: string;
+  default?: unknown;
+  minimum?: number;
+  maximum?: number;
+  maxLength?: number;
+  maxItems?: number;
+  format?: string;
+};
+
+function typeName(s: JsonSchema): string {
+  if (s.const !== undefined) return `\`${JSON.stringify(s.const)}\``;
+  if (s.anyOf) return [...new Set(s.anyOf.map(typeName))].join(" | ");
+  if (s.type === "array") return `array of ${s.items ? typeName(s.items) : "any"}`;
+  if (s.format === "binary") return "file";
+  if (s.type === "number" && (s as { multipleOf?: number }).multipleOf === 1) return "integer";
+  return s.type ?? "any";
+}
+
+function constraints(s: JsonSchema): string {
+  const all = s.anyOf ? [s, ...s.anyOf] : [s];
+  const out: string[] = [];
+  for (const x of all) {
+    if (x.minimum !== undefined && x.maximum !== undefined) out.push(`${x.minimum}–${x.maximum}`);
+    if (x.maxLength !== undefined) out.push(`≤ ${x.maxLength} chars`);
+    if (x.maxItems !== undefined) out.push(`≤ ${x.maxItems} items`);
+  }
+  if (s.default !== undefined) out.push(`default ${JSON.stringify(s.default)}`);
+  return [...new Set(out)].join(", ");
+}
+
+function fieldsTable(schema: JsonSchema): string {
+  const rows = Object.entries(schema.properties ?? {}).map(([name, f]) => {
+    const notes = [f.description, constraints(f)].filter(Boolean).join("; ");
+    return `| \`${name}\` | ${cell(typeName(f))} | ${schema.required?.includes(name) ? "yes" : ""} | ${cell(notes)} |`;
+  });
+  return rows.length ? `| Field | Type | Required | Notes |\n|---|---|---|---|\n${rows.join("\n")}\n` : "";
+}
+
+type OpenApiOp = {
+  tags: string[];
+  summary: string;
+  description?: string;
+  "x-rate-limit-per-minute": number;
+  parameters?: { name: string; in: string; required: boolean; schema: JsonSchema }[];
+  requestBody?: { content: Record<string, { schema: JsonSchema }> };
+  responses: Record<string, { description: string; content?: Record<string, { schema: JsonSchema }> }>;
+};
+
+/** docs/api.md, rendered from the OpenAPI document the server serves (src/server/openapi/public-openapi.ts). */
+export function apiMarkdown(): string {
+  const spec = publicOpenApi("");
+  const byTag = new Map<string, string[]>();
+  for (const [path, ops] of Object.entries(spec.paths)) {
+    for (const [method, raw] of Object.entries(ops)) {
+      const op = raw as unknown as OpenApiOp;
+      const parts = [`### \`${method.toUpperCase()} ${path}\`\n`, `${op.summary}\n`];
+      if (op.description) parts.push(`${op.description}\n`);
+      parts.push(`Rate limit: ${op["x-rate-limit-per-minute"]} per minute per key.\n`);
+      if (op.parameters?.length) {
+        const rows = op.parameters.map(
+          (p) => `| \`${p.name}\` | ${p.in} | ${cell(typeName(p.schema))} | ${p.required ? "yes" : ""} | ${cell(constraints(p.schema))} |`,
+        );
+        parts.push(`| Parameter | In | Type | Required | Notes |\n|---|---|---|---|---|\n${rows.join("\n")}\n`);
+      }
+      for (const [type, body] of Object.entries(op.requestBody?.content ?? {}))
+        parts.push(`Request body (\`${type}\`):\n\n${fieldsTable(body.schema)}`);
+      const ok = Object.entries(op.responses).filter(([status]) => status.startsWith("2"));
+      for (const [status, r] of ok) {
+        const types = Object.keys(r.content ?? {});
+        parts.push(`**${status}** — ${r.description}${types.length ? ` (${types.map((t) => `\`${t}\``).join(", ")})` : ""}\n`);
+        const json = r.content?.["application/json"]?.schema;
+        if (json?.properties && status === ok[0]?.[0]) parts.push(fieldsTable(json));
+      }
+      const errors = Object.entries(op.responses).filter(([status]) => !status.startsWith("2"));
+      if (errors.length) parts.push(`Errors: ${errors.map(([status, r]) => `${status} ${r.description}`).join("; ")}.\n`);
+      const tag = op.tags[0] ?? "Other";
+      byTag.set(tag, [...(byTag.get(tag) ?? []), parts.join("\n")]);
+    }
+  }
+  const sections = spec.tags.map((t) => `## ${t.name}\n\n${t.description}.\n\n${(byTag.get(t.name) ?? []).join("\n")}`);
+  return `<!-- Generated by \`bun run docs\` from src/server/openapi/public-openapi.ts. Do not edit by hand. -->
+# Public API
+
+The running service serves this API's OpenAPI 3.1 document at \`GET ${PUBLIC_OPENAPI_PATH}\` (no key needed);
+this page is rendered from the same document. The owner console's API has its own at \`GET /owner/api/openapi.json\`.
+
+${spec.info.description}
+
+Error codes: [errors.md](errors.md). Settings: [configuration.md](configuration.md).
+
+${sections.join("\n")}`;
+}
+
 if (import.meta.main) {
   writeFileSync(DOC_FILES.configuration, configurationMarkdown());
   writeFileSync(DOC_FILES.errors, errorsMarkdown());
-  process.stderr.write(`wrote ${DOC_FILES.configuration}\nwrote ${DOC_FILES.errors}\n`);
+  writeFileSync(DOC_FILES.api, apiMarkdown());
+  process.stderr.write(`wrote ${DOC_FILES.configuration}\nwrote ${DOC_FILES.errors}\nwrote ${DOC_FILES.api}\n`);
 }

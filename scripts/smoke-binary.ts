@@ -181,6 +181,29 @@ const steps: Step[] = [
     },
   },
   {
+    name: "openai client: responses.create (the Responses API), streamed",
+    async run(ctx) {
+      const stream = await openai(ctx).responses.create({ model: ctx.deploymentId, input: "When does the Larkspur depot open?", stream: true });
+      let text = "";
+      let last = "";
+      for await (const ev of stream) {
+        if (ev.type === "response.output_text.delta") text += ev.delta;
+        last = ev.type;
+      }
+      check(/7:30/.test(text) && last === "response.completed", `answer ${JSON.stringify(text)}, last event ${last}`);
+      return `${text.length} chars, ended with ${last}`;
+    },
+  },
+  {
+    name: "GET /api/v1/openapi.json without a key",
+    async run(ctx) {
+      const r = await fetch(`${ctx.server?.url}/api/v1/openapi.json`);
+      const spec = (await r.json()) as { openapi?: string; paths?: Record<string, unknown> };
+      check(r.status === 200 && spec.openapi === "3.1.0" && spec.paths?.["/api/v1/documents"], `status ${r.status}, openapi ${spec.openapi}`);
+      return `${Object.keys(spec.paths ?? {}).length} paths`;
+    },
+  },
+  {
     name: "refusal for an unrelated question",
     async run(ctx) {
       const r = await ask(ctx, "What is the capital of Mongolia?");

@@ -33,6 +33,9 @@ import { createOwnerChatLogsRepo } from "./store/repos/owner-chat-logs.repo.ts";
 import { createOwnerSessionsRepo } from "./store/repos/owner-sessions.repo.ts";
 import { createReportsRepo } from "./store/repos/reports.repo.ts";
 import { createLlmBackend } from "./llm/create-backend.ts";
+import { createMetrics } from "./metrics/metrics.ts";
+import { observeChat, observeDebits } from "./metrics/observe-chat.ts";
+import { createQueueDepthsRepo } from "./store/repos/queue-depths.repo.ts";
 
 /** Composition root: every dependency is built once here and passed in. */
 export async function createServices(config: Config, opts: { log?: Logger } = {}) {
@@ -54,6 +57,8 @@ export async function createServices(config: Config, opts: { log?: Logger } = {}
     reports: createReportsRepo(db),
   };
   const mail = createMail({ config, log, outbox: repos.outbox });
+  /** The Prometheus registry of this service (GET /metrics when DOCCHAT_METRICS_TOKEN is set). */
+  const metrics = createMetrics({ depths: createQueueDepthsRepo(db) });
   // The embedder loads lazily (CLI commands that don't need it stay fast) and once.
   let embedderPromise: Promise<Embedder | null> | null = null;
   const embedder = () => {
@@ -77,9 +82,9 @@ export async function createServices(config: Config, opts: { log?: Logger } = {}
   const parse = (bytes: Uint8Array, o: { filename?: string }) =>
     isolatedParse(bytes, { filename: o.filename, maxPages: config.maxPages, maxInflatedBytes: config.maxUploadBytes * 20 }, { timeoutMs: config.parseTimeoutMs, memoryLimitMb: config.parseMemoryMb });
   const corrections = createCorrectionsService({ corrections: repos.corrections, chatLogs: repos.chatLogFeedback });
-  const llm = createLlmBackend(llmBackendConfig(config));
+  const llm = createLlmBackend(llmBackendConfig(config), { queueObserver: metrics.modelQueue });
   const limiter = createRateLimiter() as RateLimiter;
-  const answers = createChatStack({ db, config, accounts: repos.accounts, chunkIndex: repos.chunkIndex, embedder, backend: llm, corrections, log });
+  const answers = createChatStack({ db, config, accounts: observeDebits(repos.accounts, metrics), chunkIndex: repos.chunkIndex, embedder, backend: llm, corrections, log });
   const services = {
     version: VERSION,
     config,
@@ -103,7 +108,8 @@ export async function createServices(config: Config, opts: { log?: Logger } = {}
     /** The answer backend (extractive, openai-compatible or local llama) behind its bounded queue. */
     llm,
     /** The answering pipeline: `chat.answer(request, signal)` streams sources, deltas and done. */
-    chat: answers.chat,
+    chat: observeChat(answers.chat, metrics),
+    metrics,
     retriever: answers.retriever,
     shutdownHooks: [] as (() => Promise<void> | void)[],
     /** Background work for `serve`: the training queue (and, as they land, the mail outbox). */

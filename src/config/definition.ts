@@ -39,6 +39,11 @@ const oneOf =
     if (!values.includes(raw as T)) throw new Error(`must be one of ${values.join(", ")}`);
     return raw as T;
   };
+const metricsToken: Parse<string> = (raw) => {
+  const v = raw.trim();
+  if (v !== "" && (v.length < 16 || /\s/.test(v))) throw new Error("must be empty or at least 16 characters without spaces");
+  return v;
+};
 const list: Parse<string[]> = (raw) =>
   raw
     .split(",")
@@ -111,6 +116,12 @@ export const definition = {
   rateLimitScale: setting({ env: "DOCCHAT_RATE_LIMIT_SCALE", default: 1, doc: "Multiplies every per-minute rate limit (1 = the documented limits). Only for load tests and benchmarks.", parse: num(0.001, 1_000_000) }),
   shutdownTimeoutMs: setting({ env: "DOCCHAT_SHUTDOWN_TIMEOUT_MS", default: 10_000, doc: "On SIGTERM/SIGINT, how long in-flight requests and streams may take to finish before they are cut off.", parse: int(0, 600_000) }),
   publicUrl: setting({ env: "DOCCHAT_PUBLIC_URL", default: "", doc: "Public origin of this service, e.g. https://chat.example.com (empty: taken from each request's Host). Owner console requests must come from it; https makes the session cookie Secure.", parse: publicOrigin }),
+  metricsToken: setting({
+    env: "DOCCHAT_METRICS_TOKEN",
+    default: "",
+    doc: "Turns on GET /metrics (Prometheus text format) on the service's port, readable only with `Authorization: Bearer <this token>` (at least 16 characters; never logged). Empty: /metrics answers 404.",
+    parse: metricsToken,
+  }),
   sessionIdleSeconds: setting({ env: "DOCCHAT_SESSION_IDLE_SECONDS", default: 1800, doc: "Owner console: a session unused for this long ends (idle timeout).", parse: int(1, 31_536_000) }),
   sessionMaxSeconds: setting({ env: "DOCCHAT_SESSION_MAX_SECONDS", default: 43_200, doc: "Owner console: a session ends this long after sign-in however active it is (absolute timeout).", parse: int(1, 31_536_000) }),
   logLevel: setting({ env: "DOCCHAT_LOG_LEVEL", default: "info" as "debug" | "info" | "warn" | "error" | "silent", doc: "Log level.", parse: oneOf("debug", "info", "warn", "error", "silent") }),

@@ -4,6 +4,7 @@ import { createExtractiveBackend } from "./backends/extractive.backend.ts";
 import { createLlamaCppBackend } from "./backends/llama-cpp.backend.ts";
 import { createOpenAiCompatibleBackend } from "./backends/openai-compatible.backend.ts";
 import { createBoundedBackend } from "./queue.ts";
+import { observeQueue, type QueueObserver } from "./queue-observer.ts";
 
 export interface LlmBackendConfig {
   kind: "extractive" | "openai" | "llama";
@@ -55,8 +56,10 @@ function createUnbounded(cfg: LlmBackendConfig): LlmBackend {
   }
 }
 
-export function createLlmBackend(cfg: LlmBackendConfig): LlmBackend {
+export function createLlmBackend(cfg: LlmBackendConfig, opts: { queueObserver?: QueueObserver } = {}): LlmBackend {
   const backend = createUnbounded(cfg);
-  if (cfg.concurrency === undefined) return backend;
-  return createBoundedBackend(backend, { concurrency: cfg.concurrency, maxQueue: cfg.maxQueue ?? 0 });
+  const { concurrency } = cfg;
+  if (concurrency === undefined) return backend;
+  const bound = (inner: LlmBackend) => createBoundedBackend(inner, { concurrency, maxQueue: cfg.maxQueue ?? 0 });
+  return opts.queueObserver ? observeQueue(backend, bound, opts.queueObserver) : bound(backend);
 }

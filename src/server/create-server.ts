@@ -4,10 +4,13 @@ import { appError, isAppError } from "../errors/index.ts";
 import { redact } from "../log.ts";
 import { parseBody } from "./body.ts";
 import { pathOf } from "./path-of.ts";
-import { endpointFor, isNative } from "./endpoints.ts";
+import { endpointFor, endpointPath, isNative } from "./endpoints.ts";
 import { toErrorResponse } from "./error-response.ts";
 import { createGate, extractKey, type GateResult } from "./gate.ts";
 import { chatRoutes } from "./routes/chat.routes.ts";
+import { responsesRoutes } from "./routes/responses.routes.ts";
+import { metricsRoutes } from "./routes/metrics.routes.ts";
+import { openApiRoutes } from "./routes/openapi.routes.ts";
 import { healthRoutes } from "./routes/health.routes.ts";
 import { nativeChatRoutes } from "./routes/native-chat.routes.ts";
 import { documentsRoutes } from "./routes/documents.routes.ts";
@@ -40,6 +43,7 @@ export function createServer(services: Services) {
   const { config, log } = services;
   const gate = createGate({ keys: services.repos.keys, limiter: services.limiter, trustedProxies: config.trustedProxies, limitScale: config.rateLimitScale });
   const state = createRequestState();
+  const metricsOn = config.metricsToken !== "";
 
   const runGate = (request: Request, url: URL, headers: Record<string, string | number>, ip: string, bodyKey?: unknown) => {
     const st = state.get(request);
@@ -101,14 +105,25 @@ export function createServer(services: Services) {
       set.status = response.status;
       return response;
     })
-    .onAfterResponse(({ request, set }) => {
-      if (config.logLevel !== "debug") return;
+    .onAfterResponse(({ request, set, route, responseValue }) => {
       const st = state.get(request);
+      // Per-request series cost a few µs on every request, so they are kept only when metrics are on.
+      if (metricsOn) {
+        const status = responseValue instanceof Response ? responseValue.status : typeof set.status === "number" ? set.status : 200;
+        // The route pattern, never the raw path: ids and junk paths must not each become a time series.
+        // A request refused by the gate before routing is counted under its endpoint's documented path.
+        const label = route || (st.endpoint ? endpointPath(st.endpoint) : "unmatched");
+        services.metrics.request({ route: label, method: request.method, status, seconds: (performance.now() - st.started) / 1000 });
+      }
+      if (config.logLevel !== "debug") return;
       log.debug("request", { id: st.requestId, method: request.method, path: pathOf(request.url), status: set.status, ms: Math.round(performance.now() - st.started) });
     })
     .use(healthRoutes(services))
+    .use(metricsRoutes(services))
+    .use(openApiRoutes(services.version))
     .use(openaiV1Routes(state))
     .use(chatRoutes(services, state))
+    .use(responsesRoutes(services, state))
     .use(documentsRoutes(services, state))
     .use(widgetRoutes(services, state))
     .use(nativeVisitorRoutes(services, state))

@@ -8,6 +8,8 @@ export const endpoints = {
   "v1.chat": { limit: 60, trained: true },
   "v1.chat-with-sources": { limit: 60, trained: true },
   "v1.chat-contextual": { limit: 60, trained: true },
+  /** the OpenAI Responses API: its own bucket, the same 60/min as each chat endpoint */
+  "v1.responses": { limit: 60, trained: true },
   "v1.widget.config": { limit: 120, trained: false },
   "v1.widget.feedback": { limit: 120, trained: false },
   "v1.widget.handoff": { limit: 10, trained: false },
@@ -25,6 +27,7 @@ const byPath: Record<string, EndpointName> = {
   "/api/v1/chat/completions": "v1.chat",
   "/api/v1/chat/completions-with-sources": "v1.chat-with-sources",
   "/api/v1/chat/completions-contextual": "v1.chat-contextual",
+  "/api/v1/responses": "v1.responses",
   "/api/v1/widget/config": "v1.widget.config",
   "/api/v1/widget/feedback": "v1.widget.feedback",
   "/api/v1/widget/handoff": "v1.widget.handoff",
@@ -34,6 +37,13 @@ const byPath: Record<string, EndpointName> = {
   "/api/faq/details": "native.faq",
   "/api/feedback": "native.feedback",
 };
+
+const pathOfName = new Map<EndpointName, string>(Object.entries(byPath).map(([p, n]) => [n, p]));
+
+/** The documented path of a gated endpoint, e.g. a metrics label for a request refused before routing. */
+export function endpointPath(name: EndpointName): string {
+  return pathOfName.get(name) ?? name;
+}
 
 /** Trailing slashes are optional (the native family is documented with them). */
 export function endpointFor(pathname: string): EndpointName | undefined {

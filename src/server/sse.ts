@@ -7,8 +7,15 @@ export type SseFrame = object | string;
 
 export const HEARTBEAT_MS = 4000;
 
+/** Names the SSE event of a frame (`event: <name>` before its data), as the Responses API stream does. */
+export type EventNamer = (frame: object) => string | undefined;
+
 const encoder = new TextEncoder();
-const encodeFrame = (f: SseFrame) => encoder.encode(`data: ${typeof f === "string" ? f : JSON.stringify(f)}\n\n`);
+function encodeFrame(f: SseFrame, eventOf?: EventNamer): Uint8Array {
+  if (typeof f === "string") return encoder.encode(`data: ${f}\n\n`);
+  const name = eventOf?.(f);
+  return encoder.encode(`${name ? `event: ${name}\n` : ""}data: ${JSON.stringify(f)}\n\n`);
+}
 
 export const SSE_HEADERS = {
   "content-type": "text/event-stream; charset=utf-8",
@@ -19,7 +26,7 @@ export const SSE_HEADERS = {
 
 export function sseResponse(
   frames: AsyncIterable<SseFrame>,
-  opts: { abort: AbortController; headers?: Record<string, string>; heartbeatMs?: number; onUnexpected?: (e: unknown) => SseFrame | null },
+  opts: { abort: AbortController; headers?: Record<string, string>; heartbeatMs?: number; onUnexpected?: (e: unknown) => SseFrame | null; eventOf?: EventNamer },
 ): Response {
   let heartbeat: ReturnType<typeof setInterval> | undefined;
   let closed = false;
@@ -40,10 +47,10 @@ export function sseResponse(
       heartbeat = setInterval(() => send(encoder.encode(": ping\n\n")), opts.heartbeatMs ?? HEARTBEAT_MS);
       void (async () => {
         try {
-          for await (const frame of frames) send(encodeFrame(frame));
+          for await (const frame of frames) send(encodeFrame(frame, opts.eventOf));
         } catch (e) {
           const last = opts.onUnexpected?.(e);
-          if (last) send(encodeFrame(last));
+          if (last) send(encodeFrame(last, opts.eventOf));
         } finally {
           if (!closed) {
             stop();

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "
 import { existsSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import type { Browser, BrowserContext, Page } from "playwright-core";
+import { normaliseQuestion } from "../../src/visitor/normalise-question.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
 import { hostPageServer } from "./host-page.ts";
 
@@ -12,9 +13,8 @@ import { hostPageServer } from "./host-page.ts";
  * XSS payloads ride along in the document, a question, a lead and the correction. Screenshots of every
  * page land in .tmp/screenshots/.
  */
+// Never skipped: without Chromium these tests fail (`bun run test` installs it first, see scripts/test.ts).
 const CHROMIUM = "/usr/bin/chromium";
-const hasChromium = existsSync(CHROMIUM);
-if (!hasChromium) console.warn(`NOTICE: ${CHROMIUM} not found — browser tests skipped (apt-get install chromium to run them).`);
 
 setDefaultTimeout(60_000);
 const SHOTS = join(import.meta.dir, "../../.tmp/screenshots");
@@ -54,13 +54,25 @@ function watch(page: Page): void {
   page.on("pageerror", (e) => pageErrors.push(String(e)));
 }
 
+/** Whether two elements' boxes overlap on screen (a message must never cover what the owner reads). */
+async function overlap(page: Page, a: string, b: string): Promise<boolean> {
+  const [x, y] = [await page.locator(a).first().boundingBox(), await page.locator(b).first().boundingBox()];
+  if (!x || !y) throw new Error(`not visible: ${!x ? a : b}`);
+  return x.x < y.x + y.width && y.x < x.x + x.width && x.y < y.y + y.height && y.y < x.y + x.height;
+}
+
 /** The widget's shadow root, read from the host page. */
 const shadowCount = (page: Page, selector: string) =>
   page.evaluate((sel) => document.getElementById("docchat-widget")?.shadowRoot?.querySelectorAll(sel).length ?? -1, selector);
 const xssFired = (page: Page) => page.evaluate(() => (window as unknown as { __xss?: unknown }).__xss ?? null);
 
-describe.skipIf(!hasChromium)("owner console and widget in Chromium", () => {
+test("Chromium is installed for the browser tests (bun run test installs it; or apt-get install chromium)", () => {
+  expect(existsSync(CHROMIUM)).toBe(true);
+});
+
+describe("owner console and widget in Chromium", () => {
   beforeAll(async () => {
+    if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} not found: the browser tests cannot run (apt-get install chromium, or bun run test as root).`);
     mkdirSync(SHOTS, { recursive: true });
     const { chromium } = await import("playwright-core");
     server = await startTestServer();
@@ -122,6 +134,9 @@ describe.skipIf(!hasChromium)("owner console and widget in Chromium", () => {
     await consolePage.waitForSelector('tr[data-status="completed"]', { timeout: 30_000 });
     await consolePage.waitForSelector(".training-line >> text=Completed");
     expect(await consolePage.locator(".doc-name").first().textContent()).toBe(`${DOC_NAME}.txt`);
+    // Once training finished, the upload's message says so — not "training started".
+    await consolePage.waitForSelector(`.alert-success:has-text("uploaded and trained")`);
+    expect(await consolePage.locator(".alert", { hasText: /training started|training…/ }).count()).toBe(0);
     // Drag and drop: a CSV is accepted, a PNG is refused with the server's message.
     const drop = (name: string, type: string, content: string) =>
       consolePage.evaluate(
@@ -147,6 +162,9 @@ describe.skipIf(!hasChromium)("owner console and widget in Chromium", () => {
     await consolePage.check('label.check:has-text("Offer handoff") input');
     await consolePage.fill('.field:has-text("Starter questions") textarea', QUESTION);
     await consolePage.click("text=+ Add Q&A pair");
+    // Each Q&A input has a visible label of its own, not just a placeholder.
+    const labels = await consolePage.evaluate(() => [...document.querySelectorAll(".qa-row input, .qa-row textarea")].map((e) => [...((e as HTMLInputElement).labels ?? [])].map((l) => l.textContent?.trim())));
+    expect(labels).toEqual([["Question"], ["Answer"]]);
     await consolePage.fill('.qa-row input', "Do you sell e-bikes?");
     await consolePage.fill('.qa-row textarea', "Yes, from three brands.");
     await consolePage.click("text=Save settings");
@@ -233,10 +251,48 @@ describe.skipIf(!hasChromium)("owner console and widget in Chromium", () => {
     await shot(consolePage, "12-corrections-served");
   });
 
+  test("the owner takes the correction out of service and back, with a message that covers nothing", async () => {
+    const active = () => server.services.repos.corrections.findActive(state.deploymentId, normaliseQuestion(QUESTION));
+    await consolePage.click('.table td.state-cell button:has-text("Take out of service")');
+    await consolePage.waitForSelector(".toast:has-text('Correction taken out of service')");
+    await consolePage.waitForSelector(".table td.state-cell:has-text('Not in service')");
+    expect(active()).toBeNull();
+    expect(await overlap(consolePage, ".toast", ".table")).toBe(false);
+    await shot(consolePage, "12b-correction-out-of-service");
+    await consolePage.click('.table td.state-cell button:has-text("Put back in service")');
+    await consolePage.waitForSelector(".toast:has-text('Correction back in service')");
+    await consolePage.waitForSelector(".table td.state-cell:has-text('In service')");
+    expect(active()?.answer).toBe(CORRECTION);
+    // The open item offers the same switch.
+    expect(await consolePage.locator('.correction button:has-text("Take out of service")').count()).toBe(1);
+  });
+
   test("leads, reports, key and account pages render, with visitor text as text", async () => {
     await consolePage.click('.tabs a:has-text("Leads")');
     await consolePage.waitForSelector(".lead-email");
     expect(await consolePage.locator(".lead-email").textContent()).toBe("visitor@example.com");
+    // Squeezed to its narrowest, the address breaks only before "@" or ".", never inside a word.
+    const lineStarts = await consolePage.evaluate(() => {
+      const span = document.querySelector(".lead-email") as HTMLElement;
+      (span.closest("td") as HTMLElement).style.width = "1px";
+      const starts: string[] = [];
+      let lastTop: number | null = null;
+      const walker = document.createTreeWalker(span, NodeFilter.SHOW_TEXT);
+      for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+        for (let i = 0; i < (n.textContent ?? "").length; i++) {
+          const r = document.createRange();
+          r.setStart(n, i);
+          r.setEnd(n, i + 1);
+          const top = Math.round(r.getBoundingClientRect().top);
+          if (lastTop !== null && top > lastTop) starts.push(n.textContent?.[i] ?? "");
+          lastTop = top;
+        }
+      }
+      (span.closest("td") as HTMLElement).style.width = "";
+      return starts;
+    });
+    expect(lineStarts.length).toBeGreaterThan(0);
+    for (const c of lineStarts) expect(["@", "."]).toContain(c);
     expect(await consolePage.locator("td", { hasText: "How do I bake sourdough bread?" }).first().textContent()).toBe(XSS_QUESTION);
     expect(await consolePage.locator('a:has-text("Export CSV")').getAttribute("href")).toBe(`/owner/api/deployments/${state.deploymentId}/leads.csv`);
     await shot(consolePage, "13-leads");
@@ -251,8 +307,18 @@ describe.skipIf(!hasChromium)("owner console and widget in Chromium", () => {
     expect(await consolePage.content()).not.toContain(state.key);
     await shot(consolePage, "15-key");
 
+    // A long token history: the password form stays near the top and the history comes a page at a time.
+    const account = server.services.repos.accounts.findByEmail(EMAIL)!;
+    for (let i = 0; i < 45; i++) server.services.repos.accounts.debit(account.id, 1, null);
     await consolePage.click('.topnav a:has-text("Account")');
     await consolePage.waitForSelector('[data-testid="balance"]');
+    const form = await consolePage.locator('form:has-text("Change password")').boundingBox();
+    const ledger = await consolePage.locator('[data-testid="ledger"]').boundingBox();
+    expect(form!.y).toBeLessThan(ledger!.y);
+    expect(form!.y + form!.height).toBeLessThan(860 * 1.5);
+    expect(await consolePage.locator('[data-testid="ledger"] tbody tr').count()).toBe(20);
+    await consolePage.click('[data-testid="ledger-more"]');
+    expect(await consolePage.locator('[data-testid="ledger"] tbody tr').count()).toBe(40);
     await shot(consolePage, "16-account");
 
     await consolePage.click('.topnav a:has-text("Deployments")');
@@ -272,6 +338,22 @@ describe.skipIf(!hasChromium)("owner console and widget in Chromium", () => {
     await shot(consolePage, "19-phone-corrections");
     await widgetPage.setViewportSize({ width: 390, height: 844 });
     await shot(widgetPage, "20-phone-widget");
+  });
+
+  test("disabling a key clears the once-shown key panel", async () => {
+    await consolePage.setViewportSize({ width: 1280, height: 860 });
+    await consolePage.goto(`${server.url}/console/#/deployments/${state.deploymentId}/key`);
+    await consolePage.waitForSelector('[data-testid="key-prefix"]');
+    consolePage.once("dialog", (d) => void d.accept());
+    await consolePage.click('button:has-text("Regenerate key")');
+    await consolePage.waitForSelector('[data-testid="api-key"] input');
+    const fresh = await consolePage.inputValue('[data-testid="api-key"] input');
+    await consolePage.click('button:has-text("Disable key")');
+    await consolePage.waitForSelector("text=Key disabled");
+    expect(await consolePage.locator('[data-testid="api-key"]').count()).toBe(0);
+    expect(await consolePage.locator("text=Copy it now").count()).toBe(0);
+    expect(await consolePage.content()).not.toContain(fresh);
+    await shot(consolePage, "21-key-disabled");
   });
 
   test("no payload ran and the CSP was never violated", async () => {

@@ -26,8 +26,8 @@ const PAGES: Record<Exclude<RouteName, "sign-in">, [string, PageRender]> = {
 };
 
 const root = document.getElementById("app") as HTMLElement;
+// Messages sit in the page's flow under the top bar, so they never cover what the owner is reading.
 const toasts = h("div", { class: "toasts", "aria-live": "polite" });
-document.body.append(toasts);
 let session: Session | null = null;
 let checked = false;
 let generation = 0;
@@ -62,7 +62,7 @@ async function render(): Promise<void> {
       return;
     }
     document.title = "Sign in · docchat";
-    clear(root, signInPage((s) => {
+    clear(root, toasts, signInPage((s) => {
       session = s;
       location.hash = "#/deployments";
     }));
@@ -75,7 +75,7 @@ async function render(): Promise<void> {
   const [title, page] = PAGES[route.name];
   document.title = `${title} · docchat`;
   const main = h("main", { class: "content", "aria-busy": "true" }, h("p", { class: "loading" }, h("span", { class: "spinner" }), " Loading…"));
-  clear(root, topBar(session, route.name, () => void signOut()), main);
+  clear(root, topBar(session, route.name, () => void signOut()), toasts, main);
   const ctx: PageContext = {
     params: route.params,
     session,

@@ -33,26 +33,39 @@ function passwordForm(ctx: PageContext): HTMLElement {
   );
 }
 
+/** Rows of the token history shown per page; the rest comes with "Show more", so the page stays short. */
+export const LEDGER_PAGE = 20;
+
+function ledgerTable(ledger: Account["ledger"]): HTMLElement {
+  if (!ledger.length) return emptyState("No token history yet", "Answers use tokens from this balance. Refusals and your corrections are free.");
+  const row = (l: Account["ledger"][number]) =>
+    h("tr", null, h("td", null, dateTime(l.created_at)), h("td", null, REASONS[l.reason] ?? l.reason), h("td", { class: `num ${l.delta < 0 ? "neg" : "pos"}` }, `${l.delta > 0 ? "+" : ""}${number(l.delta)}`), h("td", { class: "num" }, number(l.balance)));
+  const body = h("tbody", null, ledger.slice(0, LEDGER_PAGE).map(row));
+  const more = h("button", { class: "btn btn-sm", type: "button", "data-testid": "ledger-more" });
+  const update = () => {
+    const shown = body.children.length;
+    more.hidden = shown >= ledger.length;
+    more.textContent = `Show ${Math.min(LEDGER_PAGE, ledger.length - shown)} more (${shown} of ${ledger.length} shown)`;
+  };
+  more.addEventListener("click", () => {
+    body.append(...ledger.slice(body.children.length, body.children.length + LEDGER_PAGE).map(row));
+    update();
+  });
+  update();
+  return h(
+    "div",
+    null,
+    h(
+      "div",
+      { class: "table-wrap" },
+      h("table", { class: "table", "data-testid": "ledger" }, h("thead", null, h("tr", null, h("th", null, "When"), h("th", null, "What"), h("th", { class: "num" }, "Change"), h("th", { class: "num" }, "Balance"))), body),
+    ),
+    more,
+  );
+}
+
 export async function accountPage(ctx: PageContext): Promise<Node> {
   const a = await api<Account>("GET", "/account");
-  const ledger = a.ledger.length
-    ? h(
-        "div",
-        { class: "table-wrap" },
-        h(
-          "table",
-          { class: "table" },
-          h("thead", null, h("tr", null, h("th", null, "When"), h("th", null, "What"), h("th", { class: "num" }, "Change"), h("th", { class: "num" }, "Balance"))),
-          h(
-            "tbody",
-            null,
-            a.ledger.map((l) =>
-              h("tr", null, h("td", null, dateTime(l.created_at)), h("td", null, REASONS[l.reason] ?? l.reason), h("td", { class: `num ${l.delta < 0 ? "neg" : "pos"}` }, `${l.delta > 0 ? "+" : ""}${number(l.delta)}`), h("td", { class: "num" }, number(l.balance))),
-            ),
-          ),
-        ),
-      )
-    : emptyState("No token history yet", "Answers use tokens from this balance. Refusals and your corrections are free.");
   return h(
     "div",
     { class: "stack" },
@@ -64,7 +77,7 @@ export async function accountPage(ctx: PageContext): Promise<Node> {
       h("p", { class: "balance-value", "data-testid": "balance" }, number(a.tokens)),
       h("p", { class: "muted" }, "tokens left", a.tokens === 0 ? " — answers are paused; corrections are still served" : ""),
     ),
-    h("section", { class: "card" }, h("h2", null, "Token history"), ledger),
     passwordForm(ctx),
+    h("section", { class: "card" }, h("h2", null, "Token history"), ledgerTable(a.ledger)),
   );
 }

@@ -1,6 +1,6 @@
-import { api } from "../api.ts";
+import { api, errorText } from "../api.ts";
 import { onSubmit } from "../form-submit.ts";
-import { badge, emptyState, h } from "../../shared/dom.ts";
+import { alertBox, badge, clear, emptyState, h } from "../../shared/dom.ts";
 import { dateTime } from "../format.ts";
 import { deploymentFrame, type PageContext } from "../layout.ts";
 import type { Corrections } from "../types.ts";
@@ -29,24 +29,75 @@ function openItem(ctx: PageContext, path: string, item: Item): HTMLElement {
     h("p", { class: "sources" }, h("span", { class: "label" }, "Sources"), ...sources),
     status,
     answer,
-    h("div", { class: "actions" }, save),
+    h("div", { class: "actions" }, save, item.correction?.active ? outOfServiceButton(ctx, path, item.chat_log_id, status) : null),
   );
 }
 
-function servedTable(rows: Corrections["corrections"]): HTMLElement {
+const OUT_OF_SERVICE = "Correction taken out of service: visitors asking this question get the documents' answer again.";
+
+/** DELETE takes a correction out of service; the message stays in the page's flow and the list is redrawn. */
+function outOfServiceButton(ctx: PageContext, path: string, chatLogId: number, status: Element): HTMLButtonElement {
+  const button = h("button", { class: "btn btn-sm", type: "button" }, "Take out of service");
+  button.addEventListener("click", async () => {
+    button.disabled = true;
+    clear(status);
+    try {
+      await api("DELETE", `${path}/${chatLogId}`);
+      ctx.toast(OUT_OF_SERVICE, "success");
+      ctx.rerender();
+    } catch (err) {
+      clear(status, alertBox(errorText(err)));
+      button.disabled = false;
+    }
+  });
+  return button;
+}
+
+function backInServiceButton(ctx: PageContext, path: string, c: Corrections["corrections"][number], status: Element): HTMLButtonElement {
+  const button = h("button", { class: "btn btn-sm", type: "button" }, "Put back in service");
+  button.addEventListener("click", async () => {
+    button.disabled = true;
+    clear(status);
+    try {
+      await api("PUT", `${path}/${c.chat_log_id}`, { answer: c.answer });
+      ctx.toast("Correction back in service: visitors asking this question get your answer again.", "success");
+      ctx.rerender();
+    } catch (err) {
+      clear(status, alertBox(errorText(err)));
+      button.disabled = false;
+    }
+  });
+  return button;
+}
+
+function servedTable(ctx: PageContext, path: string, rows: Corrections["corrections"]): HTMLElement {
   if (!rows.length) return emptyState("No corrections yet", "When you correct an answer, it is listed here with how often it was served.");
+  const status = h("div");
   return h(
     "div",
     { class: "table-wrap" },
+    status,
     h(
       "table",
       { class: "table" },
-      h("thead", null, h("tr", null, h("th", null, "Question"), h("th", null, "Your answer"), h("th", null, "Served"), h("th", { class: "hide-sm" }, "State"))),
+      h("thead", null, h("tr", null, h("th", null, "Question"), h("th", null, "Your answer"), h("th", null, "Served"), h("th", null, "State"))),
       h(
         "tbody",
         null,
         rows.map((c) =>
-          h("tr", null, h("td", { class: "wrap" }, c.question), h("td", { class: "wrap" }, c.answer), h("td", { class: "num" }, String(c.served_count)), h("td", { class: "hide-sm" }, c.active ? badge("In service", "ok") : badge("Superseded", "muted"))),
+          h(
+            "tr",
+            { "data-chat-log": String(c.chat_log_id) },
+            h("td", { class: "wrap" }, c.question),
+            h("td", { class: "wrap" }, c.answer),
+            h("td", { class: "num" }, String(c.served_count)),
+            h(
+              "td",
+              { class: "state-cell" },
+              c.active ? badge("In service", "ok") : badge("Not in service", "muted"),
+              c.active ? outOfServiceButton(ctx, path, c.chat_log_id, status) : backInServiceButton(ctx, path, c, status),
+            ),
+          ),
         ),
       ),
     ),
@@ -60,6 +111,6 @@ export function correctionsPage(ctx: PageContext): Promise<Node> {
     const open = r.open.length
       ? h("div", { class: "stack" }, r.open.map((item) => openItem(ctx, path, item)))
       : emptyState("Nothing to correct", "Answers that visitors rate as not helpful appear here. Write a better answer and it is served instead — free, even when the balance is empty.");
-    return h("div", { class: "stack" }, h("h2", null, "Answers rated not helpful"), open, h("section", { class: "card" }, h("h2", null, "Corrections in service"), servedTable(r.corrections)));
+    return h("div", { class: "stack" }, h("h2", null, "Answers rated not helpful"), open, h("section", { class: "card" }, h("h2", null, "Corrections in service"), servedTable(ctx, path, r.corrections)));
   });
 }

@@ -63,6 +63,15 @@ function dropZone(onFiles: (files: File[]) => void): HTMLElement {
   return zone;
 }
 
+/** What an upload's message says, from the document's status as last seen (never "started" once it finished). */
+function uploadNote(name: string, doc: Pick<DocumentItem, "status" | "error">, unchanged = false): HTMLElement {
+  if (unchanged) return alertBox(`${name} is already there, unchanged.`, "success");
+  if (doc.status === "completed") return alertBox(`${name} uploaded and trained: answers use it now.`, "success");
+  if (doc.status === "failed") return alertBox(`${name} could not be trained: ${doc.error?.message ?? doc.error?.code ?? "unknown error"}`);
+  if (doc.status === "stored") return alertBox(`${name} stored, not trained yet.`, "info");
+  return alertBox(`${name} uploaded; training…`, "info");
+}
+
 function body(ctx: PageContext, d: Deployment): Node {
   const path = `/deployments/${encodeURIComponent(d.id)}`;
   const status = h("div", { class: "stack" });
@@ -70,8 +79,16 @@ function body(ctx: PageContext, d: Deployment): Node {
   const list = h("div");
   let timer: ReturnType<typeof setTimeout> | undefined;
   ctx.onLeave(() => clearTimeout(timer));
+  /** upload messages still waiting for their document's training to end, by document id */
+  const pending = new Map<string, { note: HTMLElement; name: string }>();
 
   const show = (r: DocumentList) => {
+    for (const [id, p] of pending) {
+      const doc = r.data.find((x) => x.id === id);
+      if (doc && isBusy(doc.status)) continue;
+      if (doc) p.note.replaceWith(uploadNote(p.name, doc));
+      pending.delete(id);
+    }
     clear(banner, "Deployment training: ", trainingBadge(r.training_status));
     clear(list, table(r.data, remove));
     clearTimeout(timer);
@@ -102,8 +119,10 @@ function body(ctx: PageContext, d: Deployment): Node {
       const form = new FormData();
       form.append("file", file, file.name);
       try {
-        const r = await api<{ unchanged: boolean }>("POST", `${path}/documents`, form);
-        note.replaceWith(alertBox(r.unchanged ? `${file.name} is already there, unchanged.` : `${file.name} uploaded; training started.`, "success"));
+        const r = await api<{ unchanged: boolean; document: DocumentItem }>("POST", `${path}/documents`, form);
+        const next = uploadNote(file.name, r.document, r.unchanged);
+        note.replaceWith(next);
+        if (!r.unchanged && isBusy(r.document.status)) pending.set(r.document.id, { note: next, name: file.name });
       } catch (err) {
         note.replaceWith(alertBox(`${file.name}: ${errorText(err)}`));
       }

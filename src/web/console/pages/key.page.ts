@@ -31,6 +31,8 @@ function body(ctx: PageContext, d: Deployment): Node {
     try {
       const r = await api<{ key_prefix: string | null; key_disabled: boolean | null }>("PATCH", path, { disabled: !d.key_disabled });
       d.key_disabled = r.key_disabled;
+      // A disabled key must not stay on screen with "Copy it now" next to it.
+      if (r.key_disabled) clear(once);
       clear(state, stateLine());
       ctx.toast(r.key_disabled ? "Key disabled: calls with it now fail with 401." : "Key enabled again.", "success");
     } catch (err) {

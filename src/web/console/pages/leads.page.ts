@@ -1,16 +1,21 @@
 import { api } from "../api.ts";
-import { emptyState, h } from "../../shared/dom.ts";
+import { type Child, emptyState, h } from "../../shared/dom.ts";
 import { dateTime } from "../format.ts";
 import { deploymentFrame, type PageContext } from "../layout.ts";
 import type { Lead } from "../types.ts";
 import { deliveryBadge } from "./status.ts";
+
+/** The address with break opportunities only before "@" and each ".", so a narrow column never splits a word. */
+export function emailParts(email: string): Child[] {
+  return email.split(/(?=[@.])/).flatMap((part, i) => (i ? [h("wbr"), part] : [part]));
+}
 
 function row(l: Lead): HTMLElement {
   return h(
     "tr",
     null,
     h("td", null, dateTime(l.created_at)),
-    h("td", { class: "wrap" }, h("span", { class: "lead-email" }, l.email), l.name ? h("div", { class: "muted small" }, l.name) : null),
+    h("td", { class: "wrap" }, h("span", { class: "lead-email" }, emailParts(l.email)), l.name ? h("div", { class: "muted small" }, l.name) : null),
     h("td", { class: "wrap hide-sm" }, l.refused_question),
     h("td", { class: "wrap" }, l.message || h("span", { class: "muted" }, "—")),
     h("td", null, deliveryBadge(l.delivery), l.mail_last_error && l.delivery !== "sent" ? h("p", { class: "muted small" }, l.mail_last_error) : null),

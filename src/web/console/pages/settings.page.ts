@@ -10,9 +10,15 @@ const lines = (s: string) => s.split("\n").map((l) => l.trim()).filter(Boolean);
 function qaEditor(initial: { question: string; answer: string }[]) {
   const rows = h("div", { class: "qa-rows" });
   const add = (q = "", a = "") => {
-    const question = h("input", { type: "text", value: q, placeholder: "Question", "aria-label": "Question", maxlength: 500 });
-    const answer = h("textarea", { rows: 2, value: a, placeholder: "Answer", "aria-label": "Answer", maxlength: 4000 });
-    const row: HTMLElement = h("div", { class: "qa-row" }, question, answer, h("button", { class: "btn btn-ghost btn-sm", type: "button", onclick: () => row.remove() }, "Remove"));
+    const question = h("input", { type: "text", value: q, placeholder: "e.g. Do you ship abroad?", maxlength: 500 });
+    const answer = h("textarea", { rows: 2, value: a, placeholder: "The answer visitors see", maxlength: 4000 });
+    const row: HTMLElement = h(
+      "div",
+      { class: "qa-row" },
+      h("label", { class: "qa-field" }, h("span", { class: "label" }, "Question"), question),
+      h("label", { class: "qa-field" }, h("span", { class: "label" }, "Answer"), answer),
+      h("button", { class: "btn btn-ghost btn-sm", type: "button", "aria-label": "Remove this Q&A pair", onclick: () => row.remove() }, "Remove"),
+    );
     rows.append(row);
   };
   for (const p of initial) add(p.question, p.answer);

@@ -1,0 +1,41 @@
+import type { ChatService } from "../chat/chat.service.ts";
+import { isAppError } from "../errors/index.ts";
+import type { AccountsRepo } from "../store/repos/accounts.repo.ts";
+import type { AnswerOutcome, Metrics } from "./metrics.ts";
+
+/**
+ * Counts answers by outcome as the chat service streams them: answered, refused, correction, or error (a
+ * failure after the answer started, or a server-side failure before it; a client's 4xx is not an answer).
+ */
+export function observeChat(chat: ChatService, metrics: Metrics): ChatService {
+  return {
+    ...chat,
+    async *answer(req, signal) {
+      let outcome: AnswerOutcome = "answered";
+      try {
+        for await (const ev of chat.answer(req, signal)) {
+          if (ev.type === "sources") outcome = ev.correctionId !== null ? "correction" : ev.refused ? "refused" : "answered";
+          else if (ev.type === "error") metrics.answer("error");
+          else if (ev.type === "done") metrics.answer(outcome);
+          yield ev;
+        }
+      } catch (e) {
+        if (!isAppError(e) || e.status >= 500) metrics.answer("error");
+        throw e;
+      }
+    },
+  };
+}
+
+/** Counts the tokens actually taken from balances (a debit never takes more than the balance holds). */
+export function observeDebits(accounts: AccountsRepo, metrics: Metrics): AccountsRepo {
+  return {
+    ...accounts,
+    debit(id, amount, chatLogId) {
+      const before = accounts.findById(id)?.tokens ?? 0;
+      const after = accounts.debit(id, amount, chatLogId);
+      metrics.debited(before - after);
+      return after;
+    },
+  };
+}
