@@ -4,6 +4,26 @@ import { acquireServerLock } from "../../store/data-dir-lock.ts";
 import type { Command } from "../command.ts";
 import { drainServer, waitForShutdownSignal } from "../shutdown.ts";
 
+type App = ReturnType<typeof createServer>;
+
+/**
+ * Elysia asks Bun for SO_REUSEPORT by default, which lets a second server bind a port already in use and take
+ * part of its traffic (against another database). One port, one server: a taken port stops start-up.
+ */
+function listenOrThrow(app: App, opts: { port: number; hostname: string; idleTimeout: number; maxRequestBodySize: number }): App {
+  try {
+    return app.listen({ ...opts, reusePort: false });
+  } catch (e) {
+    const code = (e as { code?: string }).code;
+    if (code === "EADDRINUSE" || /in use/i.test(String((e as Error).message))) {
+      throw new Error(
+        `port ${opts.port} on ${opts.hostname} is already in use (another docchat or another program is listening there); stop it or choose another --port`,
+      );
+    }
+    throw e;
+  }
+}
+
 export const serveCommand: Command = {
   path: ["serve"],
   usage: "serve [--port N] [--host H] [--data DIR]",
@@ -24,7 +44,12 @@ export const serveCommand: Command = {
     const services = await ctx.services();
     // Refuses to start on an index built by another embedder (names the reindex command).
     await services.startWorkers();
-    const app = createServer(services).listen({ port: ctx.config.port, hostname: ctx.config.host, idleTimeout: 60, maxRequestBodySize: Math.max(ctx.config.maxUploadBytes, ctx.config.maxBodyBytes) + 65_536 });
+    const app = listenOrThrow(createServer(services), {
+      port: ctx.config.port,
+      hostname: ctx.config.host,
+      idleTimeout: 60,
+      maxRequestBodySize: Math.max(ctx.config.maxUploadBytes, ctx.config.maxBodyBytes) + 65_536,
+    });
     const port = app.server?.port;
     services.log.info("docchat listening", { url: `http://${ctx.config.host}:${port}`, data: ctx.config.dataDir });
     const signal = await signalled;
