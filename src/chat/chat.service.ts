@@ -8,7 +8,7 @@ import type { AccountsRepo } from "../store/repos/accounts.repo.ts";
 import type { ChatLogsRepo, NewTurn } from "../store/repos/chat-logs.repo.ts";
 import type { ConversationsRepo } from "../store/repos/conversations.repo.ts";
 import { visitorEmail } from "../visitor/validate.ts";
-import { checkMaxTokens, checkTemperature, checkThreadKey } from "./chat-bounds.ts";
+import { checkHistory, checkMaxTokens, checkQuestion, checkTemperature, checkThreadKey } from "./chat-bounds.ts";
 import { mintCompletionId } from "./chat-ids.ts";
 import type { ChatEvent, ChatRequest, SourcesEvent } from "./chat.types.ts";
 import { resolveThread, type ThreadTurn } from "./conversation.ts";
@@ -50,7 +50,9 @@ const distinctSources = (hits: RetrievalHit[]) => [...new Set(hits.map((h) => h.
 export function createChatService(deps: ChatDeps) {
   const { settings: s } = deps;
 
-  async function* answer(req: ChatRequest, signal: AbortSignal): AsyncGenerator<ChatEvent> {
+  async function* answer(input: ChatRequest, signal: AbortSignal): AsyncGenerator<ChatEvent> {
+    const req = { ...input, question: checkQuestion(input.question, input.questionParam ?? "message") };
+    checkHistory(req.history, (i) => `messages[${i}].content`);
     checkTemperature(req.temperature);
     checkMaxTokens(req.maxTokens);
     checkThreadKey(req.conversationId, "conversation_id");

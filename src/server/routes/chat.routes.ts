@@ -51,12 +51,13 @@ export function chatRoutes(services: Services, state: RequestStates) {
   const post = (flavour: CompletionFlavour) => async ({ request, body }: { request: Request; body: ChatCompletionBody }) => {
     const gate = state.gateOf(request);
     if (gate.deployment.kind === "private_gpt" && flavour !== "default") throw appError(flavour === "with-sources" ? "sources_unsupported" : "contextual_unsupported");
-    const { question, history } = questionAndHistory(body);
+    const { question, questionParam, history } = questionAndHistory(body);
     return respond({
       request,
       gate,
       chat: {
         question,
+        questionParam,
         history,
         conversationId: body.conversation_id,
         user: body.user,
@@ -84,7 +85,7 @@ export function chatRoutes(services: Services, state: RequestStates) {
         return respond({
           request,
           gate,
-          chat: { question: query.message, history: [], conversationId: query.conversation_id, visitorEmail: query.visitor_email },
+          chat: { question: query.message, questionParam: "message", history: [], conversationId: query.conversation_id, visitorEmail: query.visitor_email },
           model: query.model ?? gate.deployment.id,
           // The browser form exists for EventSource; stream=false still gets the JSON completion.
           stream: !/^(false|0|no)$/i.test(query.stream ?? "true"),
