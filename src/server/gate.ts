@@ -30,6 +30,12 @@ export function extractKey(headers: Headers, url: URL, bodyKey?: unknown): strin
   return typeof bodyKey === "string" && bodyKey ? bodyKey : null;
 }
 
+/** An empty allow-list allows every address. */
+export function ipAllowed(allowList: string[], ip: string): boolean {
+  if (allowList.length === 0) return true;
+  return addressAllowed(allowList.map(parseCidr).filter((c): c is Cidr => c !== null), ip);
+}
+
 export function createGate(deps: { keys: KeysRepo; limiter: RateLimiter; trustedProxies: string[]; limitScale?: number }) {
   const scale = deps.limitScale ?? 1;
   const trusted = deps.trustedProxies.map(parseCidr).filter((c): c is Cidr => c !== null);
@@ -44,7 +50,10 @@ export function createGate(deps: { keys: KeysRepo; limiter: RateLimiter; trusted
     check(input: { endpoint: EndpointName; key: string | null; clientIp: string; headers: Record<string, string | number> }): GateResult {
       const { endpoint, key, clientIp } = input;
       const ctx = key && looksLikeApiKey(key) ? deps.keys.resolve(hashApiKey(key)) : null;
-      const identity = ctx ? `${endpoint}|k:${ctx.deployment.id}` : `${endpoint}|ip:${clientIp}`;
+      // A caller outside the allow-list is limited by its own address, never in the deployment's bucket, so a
+      // leaked key used from elsewhere cannot use up the allowed clients' budget.
+      const blocked = ctx !== null && !ipAllowed(ctx.deployment.ipAllow, clientIp);
+      const identity = ctx && !blocked ? `${endpoint}|k:${ctx.deployment.id}` : `${endpoint}|ip:${clientIp}`;
       const decision = deps.limiter.hit(identity, Math.max(1, Math.round(endpoints[endpoint].limit * scale)));
       input.headers["x-ratelimit-limit"] = String(decision.limit);
       input.headers["x-ratelimit-remaining"] = String(decision.remaining);
@@ -52,10 +61,7 @@ export function createGate(deps: { keys: KeysRepo; limiter: RateLimiter; trusted
       if (!ctx || ctx.key.disabled) throw appError("bad_key");
       if (ctx.account.disabled) throw appError("account_disabled");
       if (!ctx.deployment.published) throw appError("not_published");
-      if (ctx.deployment.ipAllow.length > 0) {
-        const allow = ctx.deployment.ipAllow.map(parseCidr).filter((c): c is Cidr => c !== null);
-        if (!addressAllowed(allow, clientIp)) throw appError("ip_restricted");
-      }
+      if (blocked) throw appError("ip_restricted");
       // Usable once training has completed at least once; a re-train in progress keeps serving the last index.
       const trained = ctx.deployment.trainingStatus === "completed" || ctx.deployment.trainedAt !== null;
       // A Private GPT deployment answers from its persona alone: it has no documents to train.
