@@ -17,6 +17,7 @@ import { widgetRoutes } from "./routes/widget.routes.ts";
 import { createRequestState } from "./request-state.ts";
 import { consoleRoutes } from "./routes/console.routes.ts";
 import { isOwnerUpload, ownerRoutes } from "./routes/owner.routes.ts";
+import { readCookie, SESSION_COOKIE } from "./owner-guard.ts";
 
 const CORS = {
   "access-control-allow-origin": "*",
@@ -25,6 +26,27 @@ const CORS = {
   "access-control-expose-headers": "x-request-id, x-ratelimit-limit, x-ratelimit-remaining, retry-after",
   "access-control-max-age": "600",
 };
+
+function declaredLength(request: Request): number {
+  const n = Number(request.headers.get("content-length") ?? "0");
+  return Number.isFinite(n) ? n : 0;
+}
+
+/** Upload bodies are held in memory while they are parsed and stored: only so many at once. */
+function createUploadSlots(max: number) {
+  let inUse = 0;
+  return {
+    acquire(): () => void {
+      if (inUse >= max) throw appError("overloaded", { message: "Too many uploads at once. Please try again shortly.", headers: { "retry-after": "5" } });
+      inUse++;
+      let released = false;
+      return () => {
+        if (!released) inUse--;
+        released = true;
+      };
+    },
+  };
+}
 
 function hasFormBody(request: Request): boolean {
   const t = request.headers.get("content-type") ?? "";
@@ -40,6 +62,7 @@ export function createServer(services: Services) {
   const { config, log } = services;
   const gate = createGate({ keys: services.repos.keys, limiter: services.limiter, trustedProxies: config.trustedProxies, limitScale: config.rateLimitScale });
   const state = createRequestState();
+  const uploads = createUploadSlots(config.maxConcurrentUploads);
 
   const runGate = (request: Request, url: URL, headers: Record<string, string | number>, ip: string, bodyKey?: unknown) => {
     const st = state.get(request);
@@ -61,11 +84,31 @@ export function createServer(services: Services) {
       st.clientIp = gate.clientIp(server?.requestIP(request)?.address ?? "0.0.0.0", request.headers);
       const url = new URL(request.url);
       const keyInHeaderOrQuery = extractKey(request.headers, url) !== null;
+      // A key in a form field is for small bodies: a larger one without a header key is refused unread.
       if (keyInHeaderOrQuery || !hasFormBody(request)) runGate(request, url, set.headers as Record<string, string>, st.clientIp);
+      else if (declaredLength(request) > config.maxBodyBytes) {
+        try {
+          runGate(request, url, set.headers as Record<string, string>, st.clientIp);
+        } catch (e) {
+          if (isAppError(e) && e.code === "bad_key") {
+            throw appError("bad_key", { message: `Send the API key in the Authorization or X-API-KEY header with a body over ${config.maxBodyBytes} bytes.` });
+          }
+          throw e;
+        }
+      }
     })
     .onParse(async ({ request, set }) => {
       const st = state.get(request);
-      const limit = st.endpoint === "v1.documents" || isOwnerUpload(new URL(request.url).pathname) ? config.maxUploadBytes : config.maxBodyBytes;
+      const path = pathOf(request.url);
+      const upload = (st.endpoint === "v1.documents" && request.method === "POST") || isOwnerUpload(path);
+      // The owner's session cookie is checked before an upload body is read, as the API key is for visitors.
+      if (isOwnerUpload(path) && !services.sessions.authenticate(readCookie(request, SESSION_COOKIE))) {
+        throw appError("unauthorized", { message: "Your session has ended. Please sign in again." });
+      }
+      // Until the gate has passed (the key may be a form field), no more than a small body is read.
+      const gated = !st.endpoint || st.gate !== undefined;
+      const limit = !gated ? config.maxBodyBytes : upload ? config.maxUploadBytes : config.maxBodyBytes;
+      if (upload && gated) st.release = uploads.acquire();
       let body: Record<string, unknown> = {};
       let failure: unknown = null;
       try {
@@ -102,8 +145,10 @@ export function createServer(services: Services) {
       return response;
     })
     .onAfterResponse(({ request, set }) => {
-      if (config.logLevel !== "debug") return;
       const st = state.get(request);
+      st.release?.();
+      st.release = undefined;
+      if (config.logLevel !== "debug") return;
       log.debug("request", { id: st.requestId, method: request.method, path: pathOf(request.url), status: set.status, ms: Math.round(performance.now() - st.started) });
     })
     .use(healthRoutes(services))
