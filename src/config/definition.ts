@@ -80,6 +80,8 @@ export const definition = {
   maxBodyBytes: setting({ env: "DOCCHAT_MAX_BODY_BYTES", default: 1_048_576, doc: "Largest JSON or form body accepted, in bytes (413 above).", parse: int(1024, 1 << 30) }),
   maxUploadBytes: setting({ env: "DOCCHAT_MAX_UPLOAD_BYTES", default: 26_214_400, doc: "Largest document upload accepted, in bytes (413 above).", parse: int(1024, 1 << 30) }),
   maxConcurrentUploads: setting({ env: "DOCCHAT_MAX_CONCURRENT_UPLOADS", default: 4, doc: "Document uploads received at once (their bodies are held in memory); one more is refused with 503 overloaded and Retry-After.", parse: int(1, 1000) }),
+  accountMaxDocuments: setting({ env: "DOCCHAT_ACCOUNT_MAX_DOCUMENTS", default: 5000, doc: "Storage quota: documents one account may keep across its deployments; a push beyond it is refused with 403 storage_quota_exceeded.", parse: int(1, 10_000_000) }),
+  accountMaxBytes: setting({ env: "DOCCHAT_ACCOUNT_MAX_BYTES", default: 2_147_483_648, doc: "Storage quota: bytes of uploaded documents one account may keep across its deployments (403 storage_quota_exceeded beyond).", parse: int(1024, 2 ** 50) }),
   maxPages: setting({ env: "DOCCHAT_MAX_PAGES", default: 2000, doc: "Largest number of PDF pages accepted.", parse: int(1, 100_000) }),
   trainWaitMs: setting({ env: "DOCCHAT_TRAIN_WAIT_MS", default: 5000, doc: "How long a document push waits for training before answering 202 instead of 200.", parse: int(0, 600_000) }),
   parseTimeoutMs: setting({ env: "DOCCHAT_PARSE_TIMEOUT_MS", default: 60_000, doc: "Wall-clock limit for parsing one document.", parse: int(1000, 3_600_000) }),

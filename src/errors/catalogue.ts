@@ -28,6 +28,21 @@ export const errorCatalogue = {
     type: "permission_error",
     message: "Requests from this address are not allowed for this assistant.",
   },
+  push_disabled: {
+    status: 403,
+    type: "permission_error",
+    message: "Pushing documents with this key is turned off for this assistant.",
+  },
+  documents_access_disabled: {
+    status: 403,
+    type: "permission_error",
+    message: "Listing and removing documents with this key is turned off for this assistant. Its owner can turn it on.",
+  },
+  storage_quota_exceeded: {
+    status: 403,
+    type: "insufficient_quota",
+    message: "The account's document storage is full. Remove documents or ask the operator for a larger quota.",
+  },
   not_trained: { status: 404, type: "not_found_error", message: "This assistant has no trained documents yet." },
   not_found: { status: 404, type: "not_found_error", message: "The requested item was not found." },
   handoff_disabled: {

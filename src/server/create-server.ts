@@ -67,7 +67,7 @@ export function createServer(services: Services) {
   const runGate = (request: Request, url: URL, headers: Record<string, string | number>, ip: string, bodyKey?: unknown) => {
     const st = state.get(request);
     if (!st.endpoint || st.gate) return;
-    st.gate = gate.check({ endpoint: st.endpoint, key: extractKey(request.headers, url, bodyKey), clientIp: ip, headers });
+    st.gate = gate.check({ endpoint: st.endpoint, key: extractKey(request.headers, url, bodyKey), clientIp: ip, headers, method: request.method, path: url.pathname });
   };
 
   const app = new Elysia({ name: "docchat" })

@@ -1,0 +1,8 @@
+-- Document endpoints with the deployment key. The key is public wherever the widget is embedded, so listing and
+-- removing documents with it is off until the owner turns it on; pushing stays on (the interface defines it) but
+-- the owner can switch it off or restrict it to a list of addresses.
+ALTER TABLE deployments ADD COLUMN key_manages_documents INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE deployments ADD COLUMN push_enabled INTEGER NOT NULL DEFAULT 1;
+ALTER TABLE deployments ADD COLUMN push_ip_allow TEXT NOT NULL DEFAULT '[]';
+-- Per-account storage quotas sum document sizes across the account's deployments.
+CREATE INDEX documents_deployment_size ON documents(deployment_id, size);
