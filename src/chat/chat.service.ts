@@ -74,7 +74,8 @@ export function createChatService(deps: ChatDeps) {
       return;
     }
 
-    const generation = { temperature: req.temperature ?? dep.temperature, maxTokens: req.maxTokens ?? s.defaultMaxTokens, signal };
+    const tenant = { deploymentId: dep.id, accountId: req.account.id };
+    const generation = { temperature: req.temperature ?? dep.temperature, maxTokens: req.maxTokens ?? s.defaultMaxTokens, signal, tenant };
     if (dep.kind === "private_gpt") {
       ensureBalance(req.account.id);
       yield { type: "sources", ...base, searchQuery: req.question, sources: [], hits: [], refused: false, retrievalFallback: false, correctionId: null };
@@ -92,7 +93,7 @@ export function createChatService(deps: ChatDeps) {
       return;
     }
     ensureBalance(req.account.id);
-    const refined = await refineWithModel(deps.backend, deps.retriever, grounding, { deploymentId: dep.id, question: req.question, history: thread.history, signal }, { ...gs, timeoutMs: s.rewriteTimeoutMs, maxTokens: s.rewriteMaxTokens });
+    const refined = await refineWithModel(deps.backend, deps.retriever, grounding, { deploymentId: dep.id, question: req.question, history: thread.history, signal, tenant }, { ...gs, timeoutMs: s.rewriteTimeoutMs, maxTokens: s.rewriteMaxTokens });
     grounding = refined.grounding;
     const hits = grounding.retrieval.hits;
     const sources = distinctSources(hits);

@@ -1,4 +1,4 @@
-import type { LlmBackend } from "../llm/backend.ts";
+import type { CompleteRequest, LlmBackend, Tenant } from "../llm/backend.ts";
 import { hasAnaphor, isFollowUp, rewriteFollowUp } from "../rag/follow-up.ts";
 import { isGrounded } from "../rag/grounding-gate.ts";
 import { rewriteWithModel } from "../rag/llm-rewrite.ts";
@@ -56,12 +56,13 @@ export async function refineWithModel(
   backend: LlmBackend,
   retriever: Retriever,
   g: Grounding,
-  input: { deploymentId: string; question: string; history: ThreadTurn[]; signal: AbortSignal },
+  input: { deploymentId: string; question: string; history: ThreadTurn[]; signal: AbortSignal; tenant?: Tenant },
   s: GroundingSettings & { timeoutMs: number; maxTokens: number },
 ): Promise<{ grounding: Grounding; promptTokens: number; completionTokens: number }> {
   const none = { grounding: g, promptTokens: 0, completionTokens: 0 };
-  if (!backend.complete || g.retrievalFallback || input.history.length === 0 || !isFollowUp(input.question)) return none;
-  const model = { complete: backend.complete.bind(backend), countTokens: backend.countTokens.bind(backend) };
+  const complete = backend.complete?.bind(backend);
+  if (!complete || g.retrievalFallback || input.history.length === 0 || !isFollowUp(input.question)) return none;
+  const model = { complete: (req: CompleteRequest) => complete({ ...req, tenant: input.tenant }), countTokens: backend.countTokens.bind(backend) };
   const history = input.history.map((t) => ({ question: t.question, answer: t.answer }));
   const r = await rewriteWithModel(model, { question: input.question, history, signal: input.signal, timeoutMs: s.timeoutMs, maxTokens: s.maxTokens });
   if (!r) return none;

@@ -25,6 +25,8 @@ export interface LlmBackendConfig {
   /** when set, requests beyond concurrency + maxQueue fail fast with `overloaded` */
   concurrency?: number;
   maxQueue?: number;
+  maxQueuePerDeployment?: number;
+  maxQueuePerAccount?: number;
 }
 
 function missing(what: string): never {
@@ -58,5 +60,10 @@ function createUnbounded(cfg: LlmBackendConfig): LlmBackend {
 export function createLlmBackend(cfg: LlmBackendConfig): LlmBackend {
   const backend = createUnbounded(cfg);
   if (cfg.concurrency === undefined) return backend;
-  return createBoundedBackend(backend, { concurrency: cfg.concurrency, maxQueue: cfg.maxQueue ?? 0 });
+  return createBoundedBackend(backend, {
+    concurrency: cfg.concurrency,
+    maxQueue: cfg.maxQueue ?? 0,
+    maxQueuePerDeployment: cfg.maxQueuePerDeployment,
+    maxQueuePerAccount: cfg.maxQueuePerAccount,
+  });
 }
