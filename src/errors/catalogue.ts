@@ -4,7 +4,6 @@
  */
 export const errorCatalogue = {
   bad_request: { status: 400, type: "invalid_request_error", message: "The request is malformed." },
-  invalid_json: { status: 400, type: "invalid_request_error", message: "The request body is not valid JSON." },
   sources_unsupported: {
     status: 400,
     type: "invalid_request_error",
@@ -56,6 +55,11 @@ export const errorCatalogue = {
     message: "Contacting a person is offered only after a question the assistant could not answer.",
   },
   payload_too_large: { status: 413, type: "invalid_request_error", message: "The request or file is too large." },
+  request_header_too_large: {
+    status: 431,
+    type: "invalid_request_error",
+    message: "The request's address or headers are too large.",
+  },
   unsupported_document: {
     status: 415,
     type: "invalid_request_error",

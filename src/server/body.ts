@@ -17,15 +17,15 @@ export function parseJsonBytes(bytes: Uint8Array): unknown {
   try {
     text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
   } catch {
-    throw appError("invalid_json", { message: "The request body is not valid UTF-8." });
+    throw appError("bad_request", { param: "body", message: "The request body is not valid UTF-8." });
   }
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch {
-    throw appError("invalid_json");
+    throw appError("bad_request", { param: "body", message: "The request body is not valid JSON." });
   }
-  if (!depthOk(value)) throw appError("bad_request", { message: `The request body is nested deeper than ${MAX_DEPTH} levels.` });
+  if (!depthOk(value)) throw appError("bad_request", { param: "body", message: `The request body is nested deeper than ${MAX_DEPTH} levels.` });
   return value;
 }
 
@@ -121,14 +121,14 @@ export async function parseBody(request: Request, limit: number): Promise<Parsed
     try {
       text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
     } catch {
-      throw appError("bad_request", { message: "The form body is not valid UTF-8." });
+      throw appError("bad_request", { param: "body", message: "The form body is not valid UTF-8." });
     }
     return Object.fromEntries(new URLSearchParams(text));
   }
   if (bytes.byteLength === 0) return {};
   if (type === "application/json" || type === "" || type.endsWith("+json") || type === "text/plain") {
     const value = parseJsonBytes(bytes);
-    if (!value || typeof value !== "object" || Array.isArray(value)) throw appError("bad_request", { message: "The request body must be a JSON object." });
+    if (!value || typeof value !== "object" || Array.isArray(value)) throw appError("bad_request", { param: "body", message: "The request body must be a JSON object." });
     return value as ParsedBody;
   }
   throw appError("unsupported_media_type");

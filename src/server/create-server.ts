@@ -4,7 +4,7 @@ import { appError, isAppError } from "../errors/index.ts";
 import { redact } from "../log.ts";
 import { parseBody } from "./body.ts";
 import { pathOf } from "./path-of.ts";
-import { endpointFor, isNative } from "./endpoints.ts";
+import { endpointFor, endpoints, isNative } from "./endpoints.ts";
 import { toErrorResponse } from "./error-response.ts";
 import { createGate, extractKey, type GateResult } from "./gate.ts";
 import { chatRoutes } from "./routes/chat.routes.ts";
@@ -26,6 +26,22 @@ const CORS = {
   "access-control-expose-headers": "x-request-id, x-ratelimit-limit, x-ratelimit-remaining, retry-after",
   "access-control-max-age": "600",
 };
+
+/**
+ * Bun refuses a request head over its own limit (16 KiB, or --max-http-header-size) with a bare 431; below
+ * that, this limit answers in the error shape with rate-limit headers. The binary raises Bun's limit.
+ */
+const MAX_HEAD_BYTES = 12 * 1024;
+/** Requests to unknown /api paths, per address per minute. */
+const UNKNOWN_API_LIMIT = 120;
+
+function headBytes(request: Request): number {
+  let n = request.url.length;
+  request.headers.forEach((v, k) => {
+    n += k.length + v.length + 4;
+  });
+  return n;
+}
 
 function declaredLength(request: Request): number {
   const n = Number(request.headers.get("content-length") ?? "0");
@@ -70,18 +86,34 @@ export function createServer(services: Services) {
     st.gate = gate.check({ endpoint: st.endpoint, key: extractKey(request.headers, url, bodyKey), clientIp: ip, headers, method: request.method, path: url.pathname });
   };
 
-  const app = new Elysia({ name: "docchat" })
+  // Bun's native router matches the raw path ("/api/v1/documents/%2E%2E" as id ".."), while request.url, which
+  // the gate reads, has its dot segments resolved; routing on request.url alone keeps the two in agreement.
+  const app = new Elysia({ name: "docchat", systemRouter: false })
     .onRequest(({ request, set, server }) => {
       const st = state.init(request);
       set.headers["x-request-id"] = st.requestId;
       const path = pathOf(request.url);
-      if (path.startsWith("/api/")) Object.assign(set.headers, CORS);
-      if (request.method === "OPTIONS" && path.startsWith("/api/")) return new Response(null, { status: 204, headers: set.headers as Record<string, string> });
+      const api = path.startsWith("/api/");
+      const headers = set.headers as Record<string, string>;
       st.endpoint = endpointFor(path);
       // With the native family switched off its paths are not gated either: they are plain 404s.
       if (st.endpoint && isNative(st.endpoint) && !config.nativeApi) st.endpoint = undefined;
-      if (!st.endpoint) return;
-      st.clientIp = gate.clientIp(server?.requestIP(request)?.address ?? "0.0.0.0", request.headers);
+      if (api) {
+        Object.assign(set.headers, CORS);
+        st.clientIp = gate.clientIp(server?.requestIP(request)?.address ?? "0.0.0.0", request.headers);
+      }
+      if (headBytes(request) > MAX_HEAD_BYTES) {
+        if (api) gate.limitByAddress({ name: "head", limit: UNKNOWN_API_LIMIT, clientIp: st.clientIp, headers });
+        throw appError("request_header_too_large", { message: `The request's address and headers must be under ${MAX_HEAD_BYTES} bytes.` });
+      }
+      if (!api) return;
+      const limit = st.endpoint ? endpoints[st.endpoint].limit : UNKNOWN_API_LIMIT;
+      if (request.method === "OPTIONS") {
+        gate.limitByAddress({ name: st.endpoint ?? "api", limit, clientIp: st.clientIp, headers, peek: true });
+        return new Response(null, { status: 204, headers });
+      }
+      // Unknown /api paths (404s, dot-segment tricks) are counted by address and carry the headers too.
+      if (!st.endpoint) return gate.limitByAddress({ name: "api", limit, clientIp: st.clientIp, headers });
       const url = new URL(request.url);
       const keyInHeaderOrQuery = extractKey(request.headers, url) !== null;
       // A key in a form field is for small bodies: a larger one without a header key is refused unread.
@@ -116,7 +148,13 @@ export function createServer(services: Services) {
       } catch (e) {
         failure = e;
       }
-      runGate(request, new URL(request.url), set.headers as Record<string, string>, st.clientIp, body.api_key);
+      try {
+        runGate(request, new URL(request.url), set.headers as Record<string, string>, st.clientIp, body.api_key);
+      } catch (e) {
+        // A body that can't be read can't carry a key either: the request is malformed (400), not keyless.
+        if (failure && isAppError(e) && e.code === "bad_key") throw failure;
+        throw e;
+      }
       if (failure) throw failure;
       return body;
     })
@@ -133,7 +171,7 @@ export function createServer(services: Services) {
       // An AppError thrown while parsing (the gate's verdict on a form-field key, 413) arrives wrapped.
       if (!e && code === "PARSE") {
         const cause = (error as { cause?: unknown }).cause;
-        e = isAppError(cause) ? cause : appError("invalid_json");
+        e = isAppError(cause) ? cause : appError("bad_request", { param: "body", message: "The request body could not be read." });
       }
       if (!e) {
         log.error("unhandled error", { requestId: st.requestId, path: new URL(request.url).pathname, error: redact(String((error as Error)?.stack ?? error)) });

@@ -39,6 +39,18 @@ export function createGate(deps: { keys: KeysRepo; limiter: RateLimiter; trusted
       return clientAddress(socketIp, headers.get("x-forwarded-for"), trusted);
     },
     /**
+     * Counts a request that reaches no endpoint (an unknown /api path, an oversized head) against its address,
+     * so it carries rate-limit headers too; `peek` reports without counting (CORS preflights).
+     */
+    limitByAddress(input: { name: string; limit: number; clientIp: string; headers: Record<string, string | number>; peek?: boolean }): void {
+      const identity = `${input.name}|ip:${input.clientIp}`;
+      const limit = Math.max(1, Math.round(input.limit * scale));
+      const decision = input.peek ? deps.limiter.peek(identity, limit) : deps.limiter.hit(identity, limit);
+      input.headers["x-ratelimit-limit"] = String(decision.limit);
+      input.headers["x-ratelimit-remaining"] = String(decision.remaining);
+      if (!decision.allowed && !input.peek) throw appError("rate_limited", { headers: { "retry-after": String(decision.retryAfterSeconds) } });
+    },
+    /**
      * Authenticates and rate-limits one request. Rate-limit headers are written to `headers` before any
      * failure is thrown, so every answer carries them.
      */

@@ -48,7 +48,9 @@ export const serveCommand: Command = {
       port: ctx.config.port,
       hostname: ctx.config.host,
       idleTimeout: 60,
-      maxRequestBodySize: Math.max(ctx.config.maxUploadBytes, ctx.config.maxBodyBytes) + 65_536,
+      // The body limits are enforced by the server itself (body.ts), so a 413 comes in the error shape with
+      // rate-limit headers; Bun's own limit would answer a bare 413 first.
+      maxRequestBodySize: Number.MAX_SAFE_INTEGER,
     });
     const port = app.server?.port;
     services.log.info("docchat listening", { url: `http://${ctx.config.host}:${port}`, data: ctx.config.dataDir });

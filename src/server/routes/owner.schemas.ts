@@ -143,7 +143,9 @@ export const chatLogSchema = t.Object({
   visitor_email: nullable(t.String()),
   created_at: t.Number(),
 });
-export const chatLogsQuery = t.Object({ limit: t.Optional(t.Numeric({ minimum: 1, maximum: 200 })), before: t.Optional(t.Numeric({ minimum: 1 })) });
+// Whole numbers only: a fractional LIMIT is a datatype mismatch in SQLite (a 500 before this was a 400).
+export const chatLogsQuery = t.Object({ limit: t.Optional(t.Numeric({ minimum: 1, maximum: 200, multipleOf: 1 })), before: t.Optional(t.Numeric({ minimum: 1, multipleOf: 1 })) });
+export const leadsQuery = t.Object({ limit: t.Optional(t.Numeric({ minimum: 1, maximum: 1000, multipleOf: 1 })), before: t.Optional(t.Numeric({ minimum: 1, multipleOf: 1 })) });
 
 export const leadSchema = t.Object({
   id: t.Number(),

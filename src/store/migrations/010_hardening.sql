@@ -6,3 +6,5 @@ ALTER TABLE deployments ADD COLUMN push_enabled INTEGER NOT NULL DEFAULT 1;
 ALTER TABLE deployments ADD COLUMN push_ip_allow TEXT NOT NULL DEFAULT '[]';
 -- Per-account storage quotas sum document sizes across the account's deployments.
 CREATE INDEX documents_deployment_size ON documents(deployment_id, size);
+-- Leads are listed newest first, a page at a time (id < cursor).
+CREATE INDEX leads_deployment_id ON leads(deployment_id, id);
