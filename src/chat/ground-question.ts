@@ -50,7 +50,8 @@ export async function groundQuestion(
 
 /**
  * With a real model configured, a grounded follow-up is rewritten once more by the model (bounded call);
- * its query replaces the deterministic one only if it is grounded too. Returns the tokens the call used.
+ * its query replaces the deterministic one only if it is grounded too; when it is not, the visitor's own
+ * wording is used if that is grounded (retrieval_fallback). Returns the tokens the call used.
  */
 export async function refineWithModel(
   backend: LlmBackend,
@@ -68,7 +69,13 @@ export async function refineWithModel(
   if (!r) return none;
   const used = { promptTokens: r.promptTokens, completionTokens: r.completionTokens };
   if (r.query === g.searchQuery) return { grounding: g, ...used };
-  const retrieval = await retriever.retrieve({ deploymentId: input.deploymentId, query: r.query, topK: s.topK });
-  if (!isGrounded(retrieval.relevance, s.threshold)) return { grounding: g, ...used };
-  return { grounding: { retrieval, searchQuery: r.query, grounded: true, retrievalFallback: false }, ...used };
+  const search = (query: string) => retriever.retrieve({ deploymentId: input.deploymentId, query, topK: s.topK });
+  const retrieval = await search(r.query);
+  if (isGrounded(retrieval.relevance, s.threshold)) return { grounding: { retrieval, searchQuery: r.query, grounded: true, retrievalFallback: false }, ...used };
+  // The model's rewrite matched nothing: as with the deterministic rewrite, the visitor's own wording wins
+  // when it is grounded (retrieval_fallback), else the deterministic rewrite stands.
+  if (g.searchQuery === input.question) return { grounding: g, ...used };
+  const plain = await search(input.question);
+  if (!isGrounded(plain.relevance, s.threshold)) return { grounding: g, ...used };
+  return { grounding: { retrieval: plain, searchQuery: input.question, grounded: true, retrievalFallback: true }, ...used };
 }
