@@ -8,3 +8,14 @@ ALTER TABLE deployments ADD COLUMN push_ip_allow TEXT NOT NULL DEFAULT '[]';
 CREATE INDEX documents_deployment_size ON documents(deployment_id, size);
 -- Leads are listed newest first, a page at a time (id < cursor).
 CREATE INDEX leads_deployment_id ON leads(deployment_id, id);
+-- Owner sign-in attempts, kept in the database so the operator's CLI can clear them (`docchat account unlock`)
+-- and a restart does not reset them. A row is written before the password is checked and removed when it was
+-- right, so what remains are failures (and attempts still being checked).
+CREATE TABLE owner_login_attempts (
+  id INTEGER PRIMARY KEY,
+  email TEXT NOT NULL,
+  ip TEXT NOT NULL,
+  at INTEGER NOT NULL
+);
+CREATE INDEX owner_login_attempts_email_ip ON owner_login_attempts(email, ip, at);
+CREATE INDEX owner_login_attempts_ip ON owner_login_attempts(ip, at);
