@@ -1,6 +1,6 @@
-import { mkdirSync } from "node:fs";
 import { createServer } from "../../server/create-server.ts";
 import { acquireServerLock } from "../../store/data-dir-lock.ts";
+import { ensurePrivateDir } from "../../store/db.ts";
 import type { Command } from "../command.ts";
 import { drainServer, waitForShutdownSignal } from "../shutdown.ts";
 
@@ -32,7 +32,7 @@ export const serveCommand: Command = {
   async run(ctx) {
     // Held until the process exits (after the runner's services.close() has checkpointed the WAL), so
     // `docchat restore` and a second server refuse this data dir meanwhile.
-    mkdirSync(ctx.config.dataDir, { recursive: true });
+    ensurePrivateDir(ctx.config.dataDir);
     const releaseLock = acquireServerLock(ctx.config.dataDir);
     process.once("exit", releaseLock);
     // Installed before the slow start-up steps so an early SIGTERM also ends in a clean shutdown.
