@@ -22,7 +22,7 @@ export interface PushResult {
   document: DocumentRecord;
   /** identical content under the same name was already there: nothing was added */
   unchanged: boolean;
-  outcome: "trained" | "queued" | "stored";
+  outcome: "trained" | "queued" | "stored" | "failed";
 }
 
 const NAME_MAX = 255;
@@ -122,7 +122,8 @@ export function createDocumentsService(deps: {
       if (waitMs <= 0) return { document: doc, unchanged: false, outcome: "queued" };
       await waitFor([doc.id], waitMs);
       const now = documents.get(doc.id) ?? doc;
-      return { document: now, unchanged: false, outcome: now.status === "completed" || now.status === "failed" ? "trained" : "queued" };
+      // Only a completed document is "stored and trained"; one whose training failed is reported as failed.
+      return { document: now, unchanged: false, outcome: now.status === "completed" ? "trained" : now.status === "failed" ? "failed" : "queued" };
     },
     list(deploymentId: string): DocumentRecord[] {
       return documents.list(deploymentId);

@@ -83,6 +83,11 @@ export const errorCatalogue = {
   },
   rate_limited: { status: 429, type: "rate_limit_error", message: "Too many requests. Please slow down." },
   internal_error: { status: 500, type: "server_error", message: "Something went wrong. Please try again." },
+  training_failed: {
+    status: 500,
+    type: "server_error",
+    message: "The document was stored, but training it failed. Try again; if it keeps failing, the server's log says why.",
+  },
   backend_down: {
     status: 503,
     type: "server_error",
