@@ -4,6 +4,7 @@ import { appError, type ErrorCode, errorCatalogue } from "../../errors/index.ts"
 import type { DocumentRecord } from "../../store/repos/documents.repo.ts";
 import type { RequestStates } from "../request-state.ts";
 import { readPushFields } from "./documents.schemas.ts";
+import { toSeconds } from "../../wire-time.ts";
 
 export function documentView(d: DocumentRecord) {
   return {
@@ -16,7 +17,7 @@ export function documentView(d: DocumentRecord) {
     size: d.size,
     error: d.errorCode ? { code: d.errorCode, message: d.errorMessage } : null,
     status_url: `/api/v1/documents/${d.id}`,
-    created_at: Math.floor(d.createdAt / 1000),
+    created_at: toSeconds(d.createdAt),
   };
 }
 

@@ -16,6 +16,7 @@ import {
   okResponse,
 } from "./owner.schemas.ts";
 import { ownerChatLogView, ownerLeadView } from "./owner-views.ts";
+import { toSeconds } from "../../wire-time.ts";
 
 /** What visitors left behind: chat logs, answers rated 0 and their corrections, leads from handoff. */
 export function ownerVisitorRoutes(services: Services, guard: OwnerGuard) {
@@ -33,7 +34,7 @@ export function ownerVisitorRoutes(services: Services, guard: OwnerGuard) {
             answer: c.answer,
             active: c.active,
             served_count: c.servedCount,
-            updated_at: c.updatedAt,
+            updated_at: toSeconds(c.updatedAt),
           })),
         };
       },
