@@ -57,7 +57,18 @@ describe("uploads are judged on their headers before any body is read", () => {
     expect(third.text).toContain('"code":"overloaded"');
     expect(third.text.toLowerCase()).toContain("retry-after: 5");
     letGo();
-    await Promise.all(held);
+    for (const h of await Promise.all(held)) expect(h.status).toBeNull();
+    await Bun.sleep(200);
+    // Both slots came back when those clients went away: two new stalled uploads are taken, a third is not.
+    let letGoAgain = () => {};
+    const releaseAgain = new Promise<void>((resolve) => {
+      letGoAgain = resolve;
+    });
+    const heldAgain = [1, 2].map(() => rawRequest({ url: srv.url, head, bodyBytes: 4 * MB, stopAfter: 64 * 1024, release: releaseAgain, timeoutMs: 15_000 }));
+    await Bun.sleep(300);
+    expect((await rawRequest({ url: srv.url, head, bodyBytes: 4 * MB, stopAfter: 64 * 1024, timeoutMs: 5_000 })).status).toBe(503);
+    letGoAgain();
+    for (const h of await Promise.all(heldAgain)) expect(h.status).toBeNull();
     await Bun.sleep(200);
     const form = new FormData();
     form.append("file", new File(["Refunds are possible within thirty days of purchase."], "refunds.txt"));
