@@ -76,11 +76,6 @@ export const errorCatalogue = {
     type: "invalid_request_error",
     message: "The document contains no extractable text (it may be scanned images).",
   },
-  unsupported_media_type: {
-    status: 415,
-    type: "invalid_request_error",
-    message: "Unsupported Content-Type for this endpoint.",
-  },
   rate_limited: { status: 429, type: "rate_limit_error", message: "Too many requests. Please slow down." },
   internal_error: { status: 500, type: "server_error", message: "Something went wrong. Please try again." },
   training_failed: {

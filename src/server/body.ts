@@ -131,5 +131,6 @@ export async function parseBody(request: Request, limit: number): Promise<Parsed
     if (!value || typeof value !== "object" || Array.isArray(value)) throw appError("bad_request", { param: "body", message: "The request body must be a JSON object." });
     return value as ParsedBody;
   }
-  throw appError("unsupported_media_type");
+  // A body the endpoint cannot read is a malformed request: the spec's code, with the detail in `param`.
+  throw appError("bad_request", { param: "content-type", message: "Unsupported Content-Type: send JSON, a form or multipart." });
 }

@@ -35,6 +35,16 @@ describe("malformed requests get the spec's code", () => {
     expect(body.error.message).toContain("JSON");
   });
 
+  test("a body of a type no endpoint reads is 400 bad_request naming content-type", async () => {
+    const r = await fetch(`${srv.url}/api/v1/chat/completions`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${key}`, "content-type": "application/xml" },
+      body: "<a/>",
+    });
+    expect(r.status).toBe(400);
+    expect(((await r.json()) as ErrorBody).error).toMatchObject({ code: "bad_request", param: "content-type" });
+  });
+
   test("a form with invalid UTF-8 or a malformed multipart body on /api/chat/ is bad_request, not bad_key", async () => {
     const bad = [
       { type: "application/x-www-form-urlencoded", body: new Uint8Array([0x61, 0x3d, 0xff, 0xfe]) },
