@@ -72,6 +72,8 @@ export async function buildBinary(opts: { target?: TargetName; outdir?: string; 
       // The binary reads only its environment and flags, never a .env or bunfig.toml from the working directory.
       autoloadDotenv: false,
       autoloadBunfig: false,
+      // Bun's own head limit answers a bare 431; raised so the server's limit (12 KiB, in the error shape) applies.
+      execArgv: ["--max-http-header-size=65536"],
     },
     minify: true,
     sourcemap: "linked",

@@ -31,6 +31,7 @@ import { createReportsService } from "./owner/reports.service.ts";
 import { createSessionsService } from "./owner/sessions.service.ts";
 import { createOwnerChatLogsRepo } from "./store/repos/owner-chat-logs.repo.ts";
 import { createOwnerSessionsRepo } from "./store/repos/owner-sessions.repo.ts";
+import { createLoginAttemptsRepo } from "./store/repos/login-attempts.repo.ts";
 import { createReportsRepo } from "./store/repos/reports.repo.ts";
 import { createLlmBackend } from "./llm/create-backend.ts";
 import { createMetrics } from "./metrics/metrics.ts";
@@ -53,6 +54,7 @@ export async function createServices(config: Config, opts: { log?: Logger } = {}
     corrections: createCorrectionsRepo(db),
     chatLogFeedback: createChatLogFeedbackRepo(db),
     ownerSessions: createOwnerSessionsRepo(db),
+    loginAttempts: createLoginAttemptsRepo(db),
     ownerChatLogs: createOwnerChatLogsRepo(db),
     reports: createReportsRepo(db),
   };
@@ -100,8 +102,8 @@ export async function createServices(config: Config, opts: { log?: Logger } = {}
     mail,
     leads: createLeadsService({ leads: repos.leads, chatLogs: repos.chatLogFeedback, mailFrom: config.mailFrom, onQueued: mail.worker.wake }),
     feedback: createFeedbackService({ chatLogs: repos.chatLogFeedback }),
-    /** Owner console sign-in: hashed session ids, idle and absolute timeouts, throttled logins. */
-    sessions: createSessionsService({ accounts: repos.accounts, sessions: repos.ownerSessions, limiter, idleMs: config.sessionIdleSeconds * 1000, maxMs: config.sessionMaxSeconds * 1000 }),
+    /** Owner console sign-in: hashed session ids, idle and absolute timeouts, logins throttled per email+address. */
+    sessions: createSessionsService({ accounts: repos.accounts, sessions: repos.ownerSessions, attempts: repos.loginAttempts, idleMs: config.sessionIdleSeconds * 1000, maxMs: config.sessionMaxSeconds * 1000 }),
     reports: createReportsService({ reports: repos.reports }),
     /** `corrections.findFor(deploymentId, question)` is what the chat pipeline asks before retrieval. */
     corrections,

@@ -93,6 +93,8 @@ export async function runCrashCycles(opts: { dataDir: string; cycles: number; do
   await cli(["account", "create", "--email", email, "--tokens", "1000", "--json", "--data", opts.dataDir], env);
   const dep = await cli(["deployment", "create", "--account", email, "--name", "Crash", "--publish", "--json", "--data", opts.dataDir], env);
   const key = dep.api_key as string;
+  // The harness lists documents with the key, which the owner has to allow.
+  await cli(["deployment", "update", dep.id as string, "--key-manages-documents", "on", "--json", "--data", opts.dataDir], env);
   const acknowledged: string[] = [];
   const reports: CycleReport[] = [];
   const dbPath = join(opts.dataDir, "docchat.db");

@@ -8,6 +8,10 @@ export const CHAT_BOUNDS = {
   temperature: { min: 0, max: 2 },
   maxTokens: { min: 1, max: 4096 },
   questionChars: 8000,
+  /** one earlier message (an assistant answer of 4096 tokens fits) */
+  historyTurnChars: 16_000,
+  /** all earlier messages together */
+  historyChars: 64_000,
   messages: 100,
   conversationIdChars: 200,
 } as const;
@@ -29,6 +33,16 @@ export function checkQuestion(q: string, param: string): string {
   if (!question) throw bad(param, "A question is required.");
   if (question.length > CHAT_BOUNDS.questionChars) throw bad(param, `The question must be at most ${CHAT_BOUNDS.questionChars} characters.`);
   return question;
+}
+
+/** Each history message and their sum are bounded, so a request can't buy a huge prompt with the owner's balance. */
+export function checkHistory(history: { content: string }[], paramOf: (i: number) => string): void {
+  let total = 0;
+  history.forEach((m, i) => {
+    if (m.content.length > CHAT_BOUNDS.historyTurnChars) throw bad(paramOf(i), `Each earlier message must be at most ${CHAT_BOUNDS.historyTurnChars} characters.`);
+    total += m.content.length;
+    if (total > CHAT_BOUNDS.historyChars) throw bad(paramOf(i), `The earlier messages must be at most ${CHAT_BOUNDS.historyChars} characters together.`);
+  });
 }
 
 export function checkThreadKey(v: string | undefined, param: string): void {

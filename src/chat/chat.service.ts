@@ -8,7 +8,7 @@ import type { AccountsRepo } from "../store/repos/accounts.repo.ts";
 import type { ChatLogsRepo, NewTurn } from "../store/repos/chat-logs.repo.ts";
 import type { ConversationsRepo } from "../store/repos/conversations.repo.ts";
 import { visitorEmail } from "../visitor/validate.ts";
-import { checkMaxTokens, checkTemperature, checkThreadKey } from "./chat-bounds.ts";
+import { checkHistory, checkMaxTokens, checkQuestion, checkTemperature, checkThreadKey } from "./chat-bounds.ts";
 import { mintCompletionId } from "./chat-ids.ts";
 import type { ChatEvent, ChatRequest, SourcesEvent } from "./chat.types.ts";
 import { resolveThread, type ThreadTurn } from "./conversation.ts";
@@ -56,7 +56,9 @@ function answerPassages(hits: RetrievalHit[], threshold: number): RetrievalHit[]
 export function createChatService(deps: ChatDeps) {
   const { settings: s } = deps;
 
-  async function* answer(req: ChatRequest, signal: AbortSignal): AsyncGenerator<ChatEvent> {
+  async function* answer(input: ChatRequest, signal: AbortSignal): AsyncGenerator<ChatEvent> {
+    const req = { ...input, question: checkQuestion(input.question, input.questionParam ?? "message") };
+    checkHistory(req.history, (i) => `messages[${i}].content`);
     checkTemperature(req.temperature);
     checkMaxTokens(req.maxTokens);
     checkThreadKey(req.conversationId, "conversation_id");
@@ -78,7 +80,8 @@ export function createChatService(deps: ChatDeps) {
       return;
     }
 
-    const generation = { temperature: req.temperature ?? dep.temperature, maxTokens: req.maxTokens ?? s.defaultMaxTokens, signal };
+    const tenant = { deploymentId: dep.id, accountId: req.account.id };
+    const generation = { temperature: req.temperature ?? dep.temperature, maxTokens: req.maxTokens ?? s.defaultMaxTokens, signal, tenant };
     if (dep.kind === "private_gpt") {
       ensureBalance(req.account.id);
       yield { type: "sources", ...base, searchQuery: req.question, sources: [], hits: [], refused: false, retrievalFallback: false, correctionId: null };
@@ -96,7 +99,7 @@ export function createChatService(deps: ChatDeps) {
       return;
     }
     ensureBalance(req.account.id);
-    const refined = await refineWithModel(deps.backend, deps.retriever, grounding, { deploymentId: dep.id, question: req.question, history: thread.history, signal }, { ...gs, timeoutMs: s.rewriteTimeoutMs, maxTokens: s.rewriteMaxTokens });
+    const refined = await refineWithModel(deps.backend, deps.retriever, grounding, { deploymentId: dep.id, question: req.question, history: thread.history, signal, tenant }, { ...gs, timeoutMs: s.rewriteTimeoutMs, maxTokens: s.rewriteMaxTokens });
     grounding = refined.grounding;
     const hits = grounding.retrieval.hits;
     // A model reads only the passages that themselves come near the bar; a quoting backend says what it quotes.

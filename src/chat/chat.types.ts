@@ -16,6 +16,8 @@ export interface ChatRequest {
   endpoint: string;
   /** the question in the visitor's words (last user message, or `message` / `msg`) */
   question: string;
+  /** the request field that carried the question (`msg`, `message`, `messages[3].content`), named in a 400 */
+  questionParam?: string;
   /** earlier messages sent with the request (style A); empty when the client relies on a thread (style B) */
   history: ChatMessageIn[];
   conversationId?: string;

@@ -1,4 +1,4 @@
-import type { LlmBackend } from "../llm/backend.ts";
+import type { CompleteRequest, LlmBackend, Tenant } from "../llm/backend.ts";
 import { hasAnaphor, isFollowUp, rewriteFollowUp } from "../rag/follow-up.ts";
 import { isGrounded } from "../rag/grounding-gate.ts";
 import { rewriteWithModel } from "../rag/llm-rewrite.ts";
@@ -50,24 +50,32 @@ export async function groundQuestion(
 
 /**
  * With a real model configured, a grounded follow-up is rewritten once more by the model (bounded call);
- * its query replaces the deterministic one only if it is grounded too. Returns the tokens the call used.
+ * its query replaces the deterministic one only if it is grounded too; when it is not, the visitor's own
+ * wording is used if that is grounded (retrieval_fallback). Returns the tokens the call used.
  */
 export async function refineWithModel(
   backend: LlmBackend,
   retriever: Retriever,
   g: Grounding,
-  input: { deploymentId: string; question: string; history: ThreadTurn[]; signal: AbortSignal },
+  input: { deploymentId: string; question: string; history: ThreadTurn[]; signal: AbortSignal; tenant?: Tenant },
   s: GroundingSettings & { timeoutMs: number; maxTokens: number },
 ): Promise<{ grounding: Grounding; promptTokens: number; completionTokens: number }> {
   const none = { grounding: g, promptTokens: 0, completionTokens: 0 };
-  if (!backend.complete || g.retrievalFallback || input.history.length === 0 || !isFollowUp(input.question)) return none;
-  const model = { complete: backend.complete.bind(backend), countTokens: backend.countTokens.bind(backend) };
+  const complete = backend.complete?.bind(backend);
+  if (!complete || g.retrievalFallback || input.history.length === 0 || !isFollowUp(input.question)) return none;
+  const model = { complete: (req: CompleteRequest) => complete({ ...req, tenant: input.tenant }), countTokens: backend.countTokens.bind(backend) };
   const history = input.history.map((t) => ({ question: t.question, answer: t.answer }));
   const r = await rewriteWithModel(model, { question: input.question, history, signal: input.signal, timeoutMs: s.timeoutMs, maxTokens: s.maxTokens });
   if (!r) return none;
   const used = { promptTokens: r.promptTokens, completionTokens: r.completionTokens };
   if (r.query === g.searchQuery) return { grounding: g, ...used };
-  const retrieval = await retriever.retrieve({ deploymentId: input.deploymentId, query: r.query, topK: s.topK });
-  if (!isGrounded(retrieval.relevance, s.threshold)) return { grounding: g, ...used };
-  return { grounding: { retrieval, searchQuery: r.query, grounded: true, retrievalFallback: false }, ...used };
+  const search = (query: string) => retriever.retrieve({ deploymentId: input.deploymentId, query, topK: s.topK });
+  const retrieval = await search(r.query);
+  if (isGrounded(retrieval.relevance, s.threshold)) return { grounding: { retrieval, searchQuery: r.query, grounded: true, retrievalFallback: false }, ...used };
+  // The model's rewrite matched nothing: as with the deterministic rewrite, the visitor's own wording wins
+  // when it is grounded (retrieval_fallback), else the deterministic rewrite stands.
+  if (g.searchQuery === input.question) return { grounding: g, ...used };
+  const plain = await search(input.question);
+  if (!isGrounded(plain.relevance, s.threshold)) return { grounding: g, ...used };
+  return { grounding: { retrieval: plain, searchQuery: input.question, grounded: true, retrievalFallback: true }, ...used };
 }

@@ -35,5 +35,7 @@ export function llmBackendConfig(config: Config): LlmBackendConfig {
     workerCommand: kind === "llama" && Bun.isStandaloneExecutable ? [process.execPath, "__llama-worker"] : undefined,
     concurrency: config.llmConcurrency,
     maxQueue: config.llmQueue,
+    maxQueuePerDeployment: config.llmQueuePerDeployment,
+    maxQueuePerAccount: config.llmQueuePerAccount,
   };
 }

@@ -22,7 +22,7 @@ export interface PushResult {
   document: DocumentRecord;
   /** identical content under the same name was already there: nothing was added */
   unchanged: boolean;
-  outcome: "trained" | "queued" | "stored";
+  outcome: "trained" | "queued" | "stored" | "failed";
 }
 
 const NAME_MAX = 255;
@@ -70,6 +70,19 @@ export function createDocumentsService(deps: {
     });
   }
 
+  /** Per-account quotas, checked before the file is parsed or stored. A replacing push doesn't count what it replaces. */
+  function checkQuota(input: PushInput, name: string): void {
+    const accountId = deps.deployments.findById(input.deploymentId)?.accountId;
+    if (accountId === undefined) throw appError("not_found", { message: "No such deployment.", param: "deployment" });
+    const used = documents.accountUsage(accountId, input.replace ? { deploymentId: input.deploymentId, name } : null);
+    if (used.documents + 1 > config.accountMaxDocuments) {
+      throw appError("storage_quota_exceeded", { param: "documents", message: `This account already keeps ${used.documents} documents, its limit. Remove some to add more.` });
+    }
+    if (used.bytes + input.bytes.byteLength > config.accountMaxBytes) {
+      throw appError("storage_quota_exceeded", { param: "bytes", message: `This document would take the account past its storage limit of ${config.accountMaxBytes} bytes. Remove documents to make room.` });
+    }
+  }
+
   return {
     waitFor,
     async push(input: PushInput, opts: { waitMs?: number } = {}): Promise<PushResult> {
@@ -86,6 +99,7 @@ export function createDocumentsService(deps: {
         const current = documents.get(same.id) as DocumentRecord;
         return { document: current, unchanged: true, outcome: current.status === "completed" ? "trained" : current.status === "stored" ? "stored" : "queued" };
       }
+      checkQuota(input, name);
       // Parse before storing: a file that can't be read is refused with a 4xx and leaves nothing behind.
       const parsed = await deps.parse(input.bytes, { filename: name });
       const doc = documents.insert({
@@ -108,7 +122,8 @@ export function createDocumentsService(deps: {
       if (waitMs <= 0) return { document: doc, unchanged: false, outcome: "queued" };
       await waitFor([doc.id], waitMs);
       const now = documents.get(doc.id) ?? doc;
-      return { document: now, unchanged: false, outcome: now.status === "completed" || now.status === "failed" ? "trained" : "queued" };
+      // Only a completed document is "stored and trained"; one whose training failed is reported as failed.
+      return { document: now, unchanged: false, outcome: now.status === "completed" ? "trained" : now.status === "failed" ? "failed" : "queued" };
     },
     list(deploymentId: string): DocumentRecord[] {
       return documents.list(deploymentId);

@@ -4,7 +4,6 @@
  */
 export const errorCatalogue = {
   bad_request: { status: 400, type: "invalid_request_error", message: "The request is malformed." },
-  invalid_json: { status: 400, type: "invalid_request_error", message: "The request body is not valid JSON." },
   sources_unsupported: {
     status: 400,
     type: "invalid_request_error",
@@ -28,6 +27,21 @@ export const errorCatalogue = {
     type: "permission_error",
     message: "Requests from this address are not allowed for this assistant.",
   },
+  push_disabled: {
+    status: 403,
+    type: "permission_error",
+    message: "Pushing documents with this key is turned off for this assistant.",
+  },
+  documents_access_disabled: {
+    status: 403,
+    type: "permission_error",
+    message: "Listing and removing documents with this key is turned off for this assistant. Its owner can turn it on.",
+  },
+  storage_quota_exceeded: {
+    status: 403,
+    type: "insufficient_quota",
+    message: "The account's document storage is full. Remove documents or ask the operator for a larger quota.",
+  },
   not_trained: { status: 404, type: "not_found_error", message: "This assistant has no trained documents yet." },
   not_found: { status: 404, type: "not_found_error", message: "The requested item was not found." },
   handoff_disabled: {
@@ -41,6 +55,11 @@ export const errorCatalogue = {
     message: "Contacting a person is offered only after a question the assistant could not answer.",
   },
   payload_too_large: { status: 413, type: "invalid_request_error", message: "The request or file is too large." },
+  request_header_too_large: {
+    status: 431,
+    type: "invalid_request_error",
+    message: "The request's address or headers are too large.",
+  },
   unsupported_document: {
     status: 415,
     type: "invalid_request_error",
@@ -57,13 +76,13 @@ export const errorCatalogue = {
     type: "invalid_request_error",
     message: "The document contains no extractable text (it may be scanned images).",
   },
-  unsupported_media_type: {
-    status: 415,
-    type: "invalid_request_error",
-    message: "Unsupported Content-Type for this endpoint.",
-  },
   rate_limited: { status: 429, type: "rate_limit_error", message: "Too many requests. Please slow down." },
   internal_error: { status: 500, type: "server_error", message: "Something went wrong. Please try again." },
+  training_failed: {
+    status: 500,
+    type: "server_error",
+    message: "The document was stored, but training it failed. Try again; if it keeps failing, the server's log says why.",
+  },
   backend_down: {
     status: 503,
     type: "server_error",

@@ -3,8 +3,15 @@ export interface LlmMessage {
   content: string;
 }
 
+/** Who a model call is for: the queue shares model capacity fairly between deployments and accounts. */
+export interface Tenant {
+  deploymentId: string;
+  accountId: number;
+}
+
 export interface GenerateRequest {
   messages: LlmMessage[];
+  tenant?: Tenant;
   temperature: number;
   maxTokens: number;
   signal?: AbortSignal;
@@ -27,6 +34,7 @@ export interface ComposedReply {
 /** A plain, non-streaming completion, e.g. rewriting a follow-up into a standalone question. */
 export interface CompleteRequest {
   messages: LlmMessage[];
+  tenant?: Tenant;
   maxTokens: number;
   temperature: number;
   signal?: AbortSignal;

@@ -26,6 +26,8 @@ export interface LlmBackendConfig {
   /** when set, requests beyond concurrency + maxQueue fail fast with `overloaded` */
   concurrency?: number;
   maxQueue?: number;
+  maxQueuePerDeployment?: number;
+  maxQueuePerAccount?: number;
 }
 
 function missing(what: string): never {
@@ -60,6 +62,12 @@ export function createLlmBackend(cfg: LlmBackendConfig, opts: { queueObserver?: 
   const backend = createUnbounded(cfg);
   const { concurrency } = cfg;
   if (concurrency === undefined) return backend;
-  const bound = (inner: LlmBackend) => createBoundedBackend(inner, { concurrency, maxQueue: cfg.maxQueue ?? 0 });
+  const bound = (inner: LlmBackend) =>
+    createBoundedBackend(inner, {
+      concurrency,
+      maxQueue: cfg.maxQueue ?? 0,
+      maxQueuePerDeployment: cfg.maxQueuePerDeployment,
+      maxQueuePerAccount: cfg.maxQueuePerAccount,
+    });
   return opts.queueObserver ? observeQueue(backend, bound, opts.queueObserver) : bound(backend);
 }

@@ -40,6 +40,7 @@ export function observeQueue(backend: LlmBackend, bound: (inner: LlmBackend) => 
           },
         }
       : {}),
+    ...(backend.compose ? { compose: backend.compose.bind(backend) } : {}),
     countTokens: (text) => backend.countTokens(text),
     close: () => backend.close(),
   });
@@ -67,6 +68,7 @@ export function observeQueue(backend: LlmBackend, bound: (inner: LlmBackend) => 
           },
         }
       : {}),
+    ...(outer.compose ? { compose: outer.compose.bind(outer) } : {}),
     countTokens: (text) => outer.countTokens(text),
     close: () => outer.close(),
   };

@@ -6,7 +6,7 @@ import type { KeysRepo } from "../store/repos/keys.repo.ts";
 import { displayPrefix, generateApiKey, hashApiKey } from "./api-keys.ts";
 
 export const TEMPERATURE_RANGE = { min: 0, max: 2 } as const;
-const LIMITS = { name: 200, persona: 4000, question: 500, answer: 4000, items: 50 } as const;
+const LIMITS = { name: 200, persona: 4000, question: 500, answer: 4000, items: 50, cidrs: 200 } as const;
 
 function newDeploymentId(): string {
   return `dep_${randomBytes(9).toString("base64url")}`;
@@ -32,8 +32,10 @@ export function validatePatch(patch: DeploymentPatch): DeploymentPatch {
       }
     }
   }
-  if (patch.ipAllow !== undefined) {
-    for (const c of patch.ipAllow) if (!parseCidr(c)) throw bad("ip_allow", `"${c}" is not a valid IP address or CIDR.`);
+  for (const [list, param] of [[patch.ipAllow, "ip_allow"], [patch.pushIpAllow, "push_ip_allow"]] as const) {
+    if (list === undefined) continue;
+    if (list.length > LIMITS.cidrs) throw bad(param, `at most ${LIMITS.cidrs} addresses.`);
+    for (const c of list) if (!parseCidr(c)) throw bad(param, `"${c}" is not a valid IP address or CIDR.`);
   }
   return patch;
 }

@@ -1,17 +1,18 @@
 import { createHash, randomBytes } from "node:crypto";
 import { appError } from "../errors/index.ts";
 import type { Account, AccountsRepo } from "../store/repos/accounts.repo.ts";
+import type { LoginAttemptsRepo } from "../store/repos/login-attempts.repo.ts";
 import type { OwnerSessionsRepo } from "../store/repos/owner-sessions.repo.ts";
 
-/** Login attempts per rolling minute: per account (whether or not it exists) and per client address. */
-export const LOGIN_LIMITS = { perAccount: 5, perIp: 20 } as const;
+/**
+ * Failed sign-ins per rolling minute: for one email from one address (whether or not the account exists), and
+ * from one address over all emails. Limiting per email+address (not per email alone) means a stranger elsewhere
+ * cannot lock the owner out; the operator clears a limit with `docchat account unlock`.
+ */
+export const LOGIN_LIMITS = { perAccountAndIp: 5, perIp: 20, windowMs: 60_000 } as const;
 export const PASSWORD_MIN = 8;
 const PASSWORD_MAX = 1024;
 
-/** The part of the server's limiter this needs (kept structural so owner/ does not depend on server/). */
-interface Limiter {
-  hit(identity: string, limit: number): { allowed: boolean; retryAfterSeconds: number };
-}
 
 export const hashSessionId = (id: string) => createHash("sha256").update(id, "utf8").digest("hex");
 
@@ -31,7 +32,7 @@ const badLogin = () => appError("unauthorized", { message: "The email or passwor
 export function createSessionsService(deps: {
   accounts: AccountsRepo;
   sessions: OwnerSessionsRepo;
-  limiter: Limiter;
+  attempts: LoginAttemptsRepo;
   idleMs: number;
   maxMs: number;
   now?: () => number;
@@ -43,14 +44,20 @@ export function createSessionsService(deps: {
     return dummy;
   };
 
-  const throttle = (identity: string, limit: number) => {
-    const d = deps.limiter.hit(identity, limit);
-    if (!d.allowed) {
+  /** Refuses when this email+address or this address used up its failures; else records the attempt. */
+  const throttle = (email: string, ip: string): number => {
+    const at = now();
+    const since = at - LOGIN_LIMITS.windowMs;
+    const c = deps.attempts.count(email, ip, since);
+    const over = c.pair >= LOGIN_LIMITS.perAccountAndIp ? c.pairFirst : c.ip >= LOGIN_LIMITS.perIp ? c.ipFirst : null;
+    if (over !== null) {
       throw appError("rate_limited", {
         message: "Too many sign-in attempts. Wait a minute and try again.",
-        headers: { "retry-after": String(d.retryAfterSeconds) },
+        headers: { "retry-after": String(Math.max(1, Math.ceil((over + LOGIN_LIMITS.windowMs - at) / 1000))) },
       });
     }
+    if (Math.random() < 0.01) deps.attempts.prune(since);
+    return deps.attempts.record(email, ip, at);
   };
 
   return {
@@ -58,8 +65,7 @@ export function createSessionsService(deps: {
     maxMs: deps.maxMs,
     async login(input: { email: string; password: string; clientIp: string }): Promise<{ token: string; session: SessionContext }> {
       const email = input.email.trim().toLowerCase();
-      throttle(`owner.login|ip:${input.clientIp}`, LOGIN_LIMITS.perIp);
-      throttle(`owner.login|account:${email}`, LOGIN_LIMITS.perAccount);
+      throttle(email, input.clientIp);
       const found = email ? deps.accounts.passwordHash(email) : null;
       const hash = found?.hash ?? (await dummyHash());
       const ok = input.password.length <= PASSWORD_MAX && (await Bun.password.verify(input.password, hash).catch(() => false));
@@ -67,6 +73,7 @@ export function createSessionsService(deps: {
       const account = deps.accounts.findById(found.id);
       if (!account) throw badLogin();
       if (account.disabled) throw appError("forbidden", { message: "This account is disabled." });
+      deps.attempts.succeeded(email, input.clientIp);
       const token = randomBytes(32).toString("base64url");
       const at = now();
       const session = { idHash: hashSessionId(token), accountId: account.id, createdAt: at, lastSeenAt: at, expiresAt: at + deps.maxMs };

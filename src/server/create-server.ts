@@ -4,7 +4,7 @@ import { appError, isAppError } from "../errors/index.ts";
 import { redact } from "../log.ts";
 import { parseBody } from "./body.ts";
 import { pathOf } from "./path-of.ts";
-import { endpointFor, endpointPath, isNative } from "./endpoints.ts";
+import { endpointFor, endpointPath, endpoints, isNative } from "./endpoints.ts";
 import { toErrorResponse } from "./error-response.ts";
 import { createGate, extractKey, type GateResult } from "./gate.ts";
 import { chatRoutes } from "./routes/chat.routes.ts";
@@ -20,6 +20,7 @@ import { widgetRoutes } from "./routes/widget.routes.ts";
 import { createRequestState } from "./request-state.ts";
 import { consoleRoutes } from "./routes/console.routes.ts";
 import { isOwnerUpload, ownerRoutes } from "./routes/owner.routes.ts";
+import { readCookie, SESSION_COOKIE } from "./owner-guard.ts";
 
 const CORS = {
   "access-control-allow-origin": "*",
@@ -28,6 +29,43 @@ const CORS = {
   "access-control-expose-headers": "x-request-id, x-ratelimit-limit, x-ratelimit-remaining, retry-after",
   "access-control-max-age": "600",
 };
+
+/**
+ * Bun refuses a request head over its own limit (16 KiB, or --max-http-header-size) with a bare 431; below
+ * that, this limit answers in the error shape with rate-limit headers. The binary raises Bun's limit.
+ */
+const MAX_HEAD_BYTES = 12 * 1024;
+/** Requests to unknown /api paths, per address per minute. */
+const UNKNOWN_API_LIMIT = 120;
+
+function headBytes(request: Request): number {
+  let n = request.url.length;
+  request.headers.forEach((v, k) => {
+    n += k.length + v.length + 4;
+  });
+  return n;
+}
+
+function declaredLength(request: Request): number {
+  const n = Number(request.headers.get("content-length") ?? "0");
+  return Number.isFinite(n) ? n : 0;
+}
+
+/** Upload bodies are held in memory while they are parsed and stored: only so many at once. */
+function createUploadSlots(max: number) {
+  let inUse = 0;
+  return {
+    acquire(): () => void {
+      if (inUse >= max) throw appError("overloaded", { message: "Too many uploads at once. Please try again shortly.", headers: { "retry-after": "5" } });
+      inUse++;
+      let released = false;
+      return () => {
+        if (!released) inUse--;
+        released = true;
+      };
+    },
+  };
+}
 
 function hasFormBody(request: Request): boolean {
   const t = request.headers.get("content-type") ?? "";
@@ -44,32 +82,69 @@ export function createServer(services: Services) {
   const gate = createGate({ keys: services.repos.keys, limiter: services.limiter, trustedProxies: config.trustedProxies, limitScale: config.rateLimitScale });
   const state = createRequestState();
   const metricsOn = config.metricsToken !== "";
+  const uploads = createUploadSlots(config.maxConcurrentUploads);
 
   const runGate = (request: Request, url: URL, headers: Record<string, string | number>, ip: string, bodyKey?: unknown) => {
     const st = state.get(request);
     if (!st.endpoint || st.gate) return;
-    st.gate = gate.check({ endpoint: st.endpoint, key: extractKey(request.headers, url, bodyKey), clientIp: ip, headers });
+    st.gate = gate.check({ endpoint: st.endpoint, key: extractKey(request.headers, url, bodyKey), clientIp: ip, headers, method: request.method, path: url.pathname });
   };
 
-  const app = new Elysia({ name: "docchat" })
+  // Bun's native router matches the raw path ("/api/v1/documents/%2E%2E" as id ".."), while request.url, which
+  // the gate reads, has its dot segments resolved; routing on request.url alone keeps the two in agreement.
+  const app = new Elysia({ name: "docchat", systemRouter: false })
     .onRequest(({ request, set, server }) => {
       const st = state.init(request);
       set.headers["x-request-id"] = st.requestId;
       const path = pathOf(request.url);
-      if (path.startsWith("/api/")) Object.assign(set.headers, CORS);
-      if (request.method === "OPTIONS" && path.startsWith("/api/")) return new Response(null, { status: 204, headers: set.headers as Record<string, string> });
+      const api = path.startsWith("/api/");
+      const headers = set.headers as Record<string, string>;
       st.endpoint = endpointFor(path);
       // With the native family switched off its paths are not gated either: they are plain 404s.
       if (st.endpoint && isNative(st.endpoint) && !config.nativeApi) st.endpoint = undefined;
-      if (!st.endpoint) return;
-      st.clientIp = gate.clientIp(server?.requestIP(request)?.address ?? "0.0.0.0", request.headers);
+      if (api) {
+        Object.assign(set.headers, CORS);
+        st.clientIp = gate.clientIp(server?.requestIP(request)?.address ?? "0.0.0.0", request.headers);
+      }
+      if (headBytes(request) > MAX_HEAD_BYTES) {
+        if (api) gate.limitByAddress({ name: "head", limit: UNKNOWN_API_LIMIT, clientIp: st.clientIp, headers });
+        throw appError("request_header_too_large", { message: `The request's address and headers must be under ${MAX_HEAD_BYTES} bytes.` });
+      }
+      if (!api) return;
+      const limit = st.endpoint ? endpoints[st.endpoint].limit : UNKNOWN_API_LIMIT;
+      if (request.method === "OPTIONS") {
+        gate.limitByAddress({ name: st.endpoint ?? "api", limit, clientIp: st.clientIp, headers, peek: true });
+        return new Response(null, { status: 204, headers });
+      }
+      // Unknown /api paths (404s, dot-segment tricks) are counted by address and carry the headers too.
+      if (!st.endpoint) return gate.limitByAddress({ name: "api", limit, clientIp: st.clientIp, headers });
       const url = new URL(request.url);
       const keyInHeaderOrQuery = extractKey(request.headers, url) !== null;
+      // A key in a form field is for small bodies: a larger one without a header key is refused unread.
       if (keyInHeaderOrQuery || !hasFormBody(request)) runGate(request, url, set.headers as Record<string, string>, st.clientIp);
+      else if (declaredLength(request) > config.maxBodyBytes) {
+        try {
+          runGate(request, url, set.headers as Record<string, string>, st.clientIp);
+        } catch (e) {
+          if (isAppError(e) && e.code === "bad_key") {
+            throw appError("bad_key", { message: `Send the API key in the Authorization or X-API-KEY header with a body over ${config.maxBodyBytes} bytes.` });
+          }
+          throw e;
+        }
+      }
     })
     .onParse(async ({ request, set }) => {
       const st = state.get(request);
-      const limit = st.endpoint === "v1.documents" || isOwnerUpload(new URL(request.url).pathname) ? config.maxUploadBytes : config.maxBodyBytes;
+      const path = pathOf(request.url);
+      const upload = (st.endpoint === "v1.documents" && request.method === "POST") || isOwnerUpload(path);
+      // The owner's session cookie is checked before an upload body is read, as the API key is for visitors.
+      if (isOwnerUpload(path) && !services.sessions.authenticate(readCookie(request, SESSION_COOKIE))) {
+        throw appError("unauthorized", { message: "Your session has ended. Please sign in again." });
+      }
+      // Until the gate has passed (the key may be a form field), no more than a small body is read.
+      const gated = !st.endpoint || st.gate !== undefined;
+      const limit = !gated ? config.maxBodyBytes : upload ? config.maxUploadBytes : config.maxBodyBytes;
+      if (upload && gated) st.release = uploads.acquire();
       let body: Record<string, unknown> = {};
       let failure: unknown = null;
       try {
@@ -77,7 +152,13 @@ export function createServer(services: Services) {
       } catch (e) {
         failure = e;
       }
-      runGate(request, new URL(request.url), set.headers as Record<string, string>, st.clientIp, body.api_key);
+      try {
+        runGate(request, new URL(request.url), set.headers as Record<string, string>, st.clientIp, body.api_key);
+      } catch (e) {
+        // A body that can't be read can't carry a key either: the request is malformed (400), not keyless.
+        if (failure && isAppError(e) && e.code === "bad_key") throw failure;
+        throw e;
+      }
       if (failure) throw failure;
       return body;
     })
@@ -94,7 +175,7 @@ export function createServer(services: Services) {
       // An AppError thrown while parsing (the gate's verdict on a form-field key, 413) arrives wrapped.
       if (!e && code === "PARSE") {
         const cause = (error as { cause?: unknown }).cause;
-        e = isAppError(cause) ? cause : appError("invalid_json");
+        e = isAppError(cause) ? cause : appError("bad_request", { param: "body", message: "The request body could not be read." });
       }
       if (!e) {
         log.error("unhandled error", { requestId: st.requestId, path: new URL(request.url).pathname, error: redact(String((error as Error)?.stack ?? error)) });
@@ -107,6 +188,8 @@ export function createServer(services: Services) {
     })
     .onAfterResponse(({ request, set, route, responseValue }) => {
       const st = state.get(request);
+      st.release?.();
+      st.release = undefined;
       // Per-request series cost a few µs on every request, so they are kept only when metrics are on.
       if (metricsOn) {
         const status = responseValue instanceof Response ? responseValue.status : typeof set.status === "number" ? set.status : 200;

@@ -8,7 +8,7 @@ import type { EndpointName } from "./endpoints.ts";
 export function toErrorResponse(e: AppError, headers: Record<string, string>, endpoint?: EndpointName): Response {
   const h: Record<string, string> = { ...headers, ...e.headers, "content-type": "application/json; charset=utf-8" };
   if (endpoint === "native.chat" && e.status !== 429) {
-    return new Response(JSON.stringify({ error: e.message, code: e.code }), { status: 200, headers: h });
+    return new Response(JSON.stringify({ error: e.message, code: e.code, ...(e.param ? { param: e.param } : {}) }), { status: 200, headers: h });
   }
   if (endpoint === "native.faq" && e.status !== 429) {
     return new Response(JSON.stringify({ error: e.message, code: e.code }), { status: e.status, headers: h });

@@ -1,5 +1,6 @@
 import { appError } from "../errors/index.ts";
-import { addressAllowed, type Cidr, clientAddress, parseCidr } from "../net/cidr.ts";
+import { type Cidr, clientAddress, parseCidr } from "../net/cidr.ts";
+import { documentRefusal, ipAllowed } from "./document-access.ts";
 import { hashApiKey, looksLikeApiKey } from "../owner/api-keys.ts";
 import type { Account } from "../store/repos/accounts.repo.ts";
 import type { Deployment } from "../store/repos/deployments.repo.ts";
@@ -38,13 +39,30 @@ export function createGate(deps: { keys: KeysRepo; limiter: RateLimiter; trusted
       return clientAddress(socketIp, headers.get("x-forwarded-for"), trusted);
     },
     /**
+     * Counts a request that reaches no endpoint (an unknown /api path, an oversized head) against its address,
+     * so it carries rate-limit headers too; `peek` reports without counting (CORS preflights).
+     */
+    limitByAddress(input: { name: string; limit: number; clientIp: string; headers: Record<string, string | number>; peek?: boolean }): void {
+      const identity = `${input.name}|ip:${input.clientIp}`;
+      const limit = Math.max(1, Math.round(input.limit * scale));
+      const decision = input.peek ? deps.limiter.peek(identity, limit) : deps.limiter.hit(identity, limit);
+      input.headers["x-ratelimit-limit"] = String(decision.limit);
+      input.headers["x-ratelimit-remaining"] = String(decision.remaining);
+      if (!decision.allowed && !input.peek) throw appError("rate_limited", { headers: { "retry-after": String(decision.retryAfterSeconds) } });
+    },
+    /**
      * Authenticates and rate-limits one request. Rate-limit headers are written to `headers` before any
      * failure is thrown, so every answer carries them.
      */
-    check(input: { endpoint: EndpointName; key: string | null; clientIp: string; headers: Record<string, string | number> }): GateResult {
+    check(input: { endpoint: EndpointName; key: string | null; clientIp: string; headers: Record<string, string | number>; method?: string; path?: string }): GateResult {
       const { endpoint, key, clientIp } = input;
       const ctx = key && looksLikeApiKey(key) ? deps.keys.resolve(hashApiKey(key)) : null;
-      const identity = ctx ? `${endpoint}|k:${ctx.deployment.id}` : `${endpoint}|ip:${clientIp}`;
+      const refusal =
+        ctx && endpoint === "v1.documents" ? documentRefusal(ctx.deployment, { method: input.method ?? "GET", path: input.path ?? "", clientIp }) : null;
+      // A caller outside the allow-list (or refused the document operation) is limited by its own address, never
+      // in the deployment's bucket, so a leaked key used from elsewhere cannot use up the allowed clients' budget.
+      const blocked = ctx !== null && (!ipAllowed(ctx.deployment.ipAllow, clientIp) || refusal !== null);
+      const identity = ctx && !blocked ? `${endpoint}|k:${ctx.deployment.id}` : `${endpoint}|ip:${clientIp}`;
       const decision = deps.limiter.hit(identity, Math.max(1, Math.round(endpoints[endpoint].limit * scale)));
       input.headers["x-ratelimit-limit"] = String(decision.limit);
       input.headers["x-ratelimit-remaining"] = String(decision.remaining);
@@ -52,10 +70,8 @@ export function createGate(deps: { keys: KeysRepo; limiter: RateLimiter; trusted
       if (!ctx || ctx.key.disabled) throw appError("bad_key");
       if (ctx.account.disabled) throw appError("account_disabled");
       if (!ctx.deployment.published) throw appError("not_published");
-      if (ctx.deployment.ipAllow.length > 0) {
-        const allow = ctx.deployment.ipAllow.map(parseCidr).filter((c): c is Cidr => c !== null);
-        if (!addressAllowed(allow, clientIp)) throw appError("ip_restricted");
-      }
+      if (!ipAllowed(ctx.deployment.ipAllow, clientIp)) throw appError("ip_restricted");
+      if (refusal) throw refusal;
       // Usable once training has completed at least once; a re-train in progress keeps serving the last index.
       const trained = ctx.deployment.trainingStatus === "completed" || ctx.deployment.trainedAt !== null;
       // A Private GPT deployment answers from its persona alone: it has no documents to train.

@@ -28,6 +28,13 @@ export function createRateLimiter(opts: { windowMs?: number; now?: () => number 
   };
 
   return {
+    /** What `hit` would report, without counting a request (CORS preflights). */
+    peek(identity: string, limit: number): RateDecision {
+      const log = logs.get(identity);
+      const t = now();
+      const inWindow = log ? log.times.slice(log.head).filter((x) => x > t - windowMs).length : 0;
+      return { allowed: inWindow < limit, limit, remaining: Math.max(0, limit - inWindow), retryAfterSeconds: 0 };
+    },
     hit(identity: string, limit: number): RateDecision {
       const t = now();
       sweep(t);

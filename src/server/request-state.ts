@@ -9,6 +9,8 @@ export interface RequestState {
   endpoint?: EndpointName;
   clientIp: string;
   gate?: GateResult;
+  /** frees this request's upload slot (once the response is sent) */
+  release?: () => void;
 }
 
 /** Per-request state keyed by the Request object, so hooks and handlers share it without globals. */

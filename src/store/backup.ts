@@ -1,6 +1,6 @@
-import { closeSync, copyFileSync, existsSync, fsyncSync, mkdirSync, openSync, renameSync, rmSync, statSync } from "node:fs";
+import { chmodSync, closeSync, copyFileSync, existsSync, fsyncSync, openSync, renameSync, rmSync, statSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
-import { closeDatabase, type Db, openDatabase, openDatabaseFile } from "./db.ts";
+import { closeDatabase, type Db, ensurePrivateDir, openDatabase, openDatabaseFile } from "./db.ts";
 import { migrations } from "./migrations/index.ts";
 
 const DB_FILE = "docchat.db";
@@ -53,6 +53,8 @@ export async function backupDatabase(dataDir: string, target: string): Promise<B
   const partial = join(dirname(path), `.${basename(path)}.partial-${process.pid}`);
   const db = await openDatabaseFile(source, { vecDir: dataDir });
   try {
+    // VACUUM INTO accepts an empty file: creating it first makes the backup 0600 like the database.
+    closeSync(openSync(partial, "wx", 0o600));
     db.run("VACUUM INTO ?", [partial]);
   } catch (e) {
     rmSync(partial, { force: true });
@@ -100,8 +102,9 @@ export async function restoreDatabase(dataDir: string, backupPath: string): Prom
   const target = join(data, DB_FILE);
   const staging = join(data, `.${DB_FILE}.restore-${process.pid}`);
   const latest = migrations.at(-1)?.version ?? 0;
-  mkdirSync(data, { recursive: true });
+  ensurePrivateDir(data);
   copyFileSync(from, staging);
+  chmodSync(staging, 0o600);
   try {
     let db: Db;
     try {

@@ -1,5 +1,5 @@
 import { Database } from "bun:sqlite";
-import { mkdirSync } from "node:fs";
+import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from "node:fs";
 import { join } from "node:path";
 import { ensureKeywordTables } from "./keyword-tables.ts";
 import { migrate } from "./migrate.ts";
@@ -13,8 +13,10 @@ export type Db = Database;
  * and power loss alike.
  */
 export async function openDatabase(dataDir: string, opts: { file?: string } = {}): Promise<Db> {
-  mkdirSync(dataDir, { recursive: true });
-  const db = new Database(join(dataDir, opts.file ?? "docchat.db"), { create: true, strict: true });
+  ensurePrivateDir(dataDir);
+  const file = join(dataDir, opts.file ?? "docchat.db");
+  makePrivateFile(file);
+  const db = new Database(file, { create: true, strict: true });
   db.run("PRAGMA journal_mode = WAL");
   db.run("PRAGMA busy_timeout = 10000");
   db.run("PRAGMA foreign_keys = ON");
@@ -23,6 +25,23 @@ export async function openDatabase(dataDir: string, opts: { file?: string } = {}
   migrate(db);
   ensureKeywordTables(db);
   return db;
+}
+
+/**
+ * The data dir holds keys' hashes, documents and visitor data: created 0700 (an existing one keeps the mode
+ * its operator gave it; its database files are made private below).
+ */
+export function ensurePrivateDir(dir: string): void {
+  if (!existsSync(dir)) mkdirSync(dir, { recursive: true, mode: 0o700 });
+}
+
+/**
+ * The database file is created 0600 before SQLite opens it, since SQLite gives its WAL and shared-memory files
+ * the database file's mode; an existing file (and its WAL) is set to 0600 too.
+ */
+export function makePrivateFile(file: string): void {
+  if (!existsSync(file)) closeSync(openSync(file, "a", 0o600));
+  for (const f of [file, `${file}-wal`, `${file}-shm`]) if (existsSync(f)) chmodSync(f, 0o600);
 }
 
 /**

@@ -71,8 +71,9 @@ export function createLeadsService(deps: { leads: LeadsRepo; chatLogs: ChatLogFe
       return { lead, created: true };
     },
 
-    list(deploymentId: string): LeadWithMail[] {
-      return leads.list(deploymentId);
+    /** Newest first; without a page, all of them. */
+    list(deploymentId: string, page: { limit?: number; beforeId?: number } = {}): LeadWithMail[] {
+      return leads.list(deploymentId, page);
     },
 
     /** Spreadsheet export, safe against formula injection (see csv.ts). */

@@ -1,6 +1,7 @@
 import type { Correction } from "../store/repos/corrections.repo.ts";
 import type { LeadWithMail } from "../store/repos/leads.repo.ts";
 import type { CorrectionItem } from "./corrections.service.ts";
+import { toSeconds } from "../wire-time.ts";
 
 /** Wire/CLI shapes (snake_case) shared by the CLI and the owner console. */
 export function correctionView(c: Correction) {
@@ -12,8 +13,8 @@ export function correctionView(c: Correction) {
     answer: c.answer,
     active: c.active,
     served_count: c.servedCount,
-    created_at: c.createdAt,
-    updated_at: c.updatedAt,
+    created_at: toSeconds(c.createdAt),
+    updated_at: toSeconds(c.updatedAt),
   };
 }
 
@@ -26,8 +27,8 @@ export function correctionItemView(item: CorrectionItem) {
     answer: turn.answer,
     sources: turn.sources,
     refused: turn.refused,
-    rated_at: turn.ratedAt,
-    created_at: turn.createdAt,
+    rated_at: toSeconds(turn.ratedAt),
+    created_at: toSeconds(turn.createdAt),
     correction: item.correction ? correctionView(item.correction) : null,
   };
 }
@@ -41,11 +42,11 @@ export function leadView(l: LeadWithMail) {
     refused_question: l.refusedQuestion,
     conversation_id: l.conversationId,
     chat_log_id: l.chatLogId,
-    created_at: l.createdAt,
+    created_at: toSeconds(l.createdAt),
     mail_status: l.mail?.status ?? null,
     mail_attempts: l.mail?.attempts ?? 0,
     mail_last_error: l.mail?.lastError ?? null,
-    mail_sent_at: l.mail?.sentAt ?? null,
+    mail_sent_at: toSeconds(l.mail?.sentAt ?? null),
     mail_sent_via: l.mail?.sentVia ?? null,
   };
 }

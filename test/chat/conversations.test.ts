@@ -37,7 +37,11 @@ describe("conversation rules", () => {
 
   test("style B: reusing the conversation_id rebuilds the history on the server and resolves the follow-up", async () => {
     const first = await ask(a.apiKey, { message: "How much does the Pro plan cost?" });
+    // The model's rewrite agrees with the deterministic one (a rewrite that matched nothing would fall back to
+    // the visitor's own wording: test/hardening/model-rewrite-fallback.test.ts).
+    world.upstream!.setMode({ kind: "reply", text: "Does the Pro plan include single sign-on?" });
     const second = await ask(a.apiKey, { message: "Does it include single sign-on?", conversation_id: first.conversation_id });
+    world.upstream!.setMode({ kind: "reply" });
     expect(second.conversation_id).toBe(first.conversation_id);
     expect(second.search_query).toBe("Does the Pro plan include single sign-on?");
     expect(lastPrompt()).toContain("How much does the Pro plan cost?");
@@ -104,7 +108,8 @@ describe("conversation rules", () => {
   test("the model id in the request never selects another deployment: the key decides", async () => {
     const r = await postJson(world.server, "/api/v1/chat/completions", a.apiKey, { model: b.deploymentId, message: "Can annual plans be refunded?" });
     const body = (await r.json()) as { model: string; chat_log_id: number };
-    expect(body.model).toBe(b.deploymentId);
+    // The response names the deployment that answered, not the one the request named.
+    expect(body.model).toBe(a.deploymentId);
     expect(world.server.services.repos.chatLogFeedback.findScoped(a.deploymentId, body.chat_log_id)).not.toBeNull();
     expect(world.server.services.repos.chatLogFeedback.findScoped(b.deploymentId, body.chat_log_id)).toBeNull();
   });

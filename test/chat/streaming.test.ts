@@ -46,6 +46,8 @@ describe("streamed answers", () => {
   test("the browser GET stream is read to [DONE] by the eventsource client, with chat_log_id and conversation_id on the final chunk", async () => {
     upstream().setMode({ kind: "reply" });
     const first = (await (await postJson(world.server, "/api/v1/chat/completions", seeded.apiKey, { model: "m", message: "How much does the Pro plan cost?" })).json()) as { conversation_id: string };
+    // The model's rewrite agrees with the deterministic one (one that matched nothing would fall back to the visitor's wording).
+    upstream().setMode({ kind: "reply", text: "Does the Pro plan include single sign-on?" });
     const url = `${world.server.url}/api/v1/chat/completions?stream=true&api_key=${encodeURIComponent(seeded.apiKey)}&message=${encodeURIComponent("Does it include single sign-on?")}&conversation_id=${first.conversation_id}`;
     const frames: string[] = [];
     await new Promise<void>((resolve, reject) => {

@@ -153,6 +153,8 @@ describe("POST /api/v1/documents", () => {
   test("removing a document deletes its chunks and FTS rows, and another deployment cannot see it", async () => {
     const a = await srv.seed();
     const b = await srv.seed();
+    // Removal with the key is off unless the owner allows it (the key is public in the widget).
+    for (const s of [a, b]) srv.services.deployments.update(s.deploymentId, { keyManagesDocuments: true });
     const doc = await (await push(a.apiKey, { content: handbook, name: "gone.txt" })).json();
     const peek = await fetch(`${srv.url}/api/v1/documents/${doc.id}`, { headers: { authorization: `Bearer ${b.apiKey}` } });
     expect(peek.status).toBe(404);

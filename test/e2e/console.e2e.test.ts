@@ -158,6 +158,8 @@ describe("owner console and widget in Chromium", () => {
   test("publishes the deployment, turns handoff on and adds a starter question", async () => {
     await consolePage.click('.tabs a:has-text("Settings")');
     await consolePage.waitForSelector("text=Save settings");
+    // The settings explain that the widget key is public, next to what it may do with documents.
+    expect(await consolePage.textContent('[data-testid="key-is-public"]')).toContain("The API key is public");
     await consolePage.check('label.check:has-text("Published") input');
     await consolePage.check('label.check:has-text("Offer handoff") input');
     await consolePage.fill('.field:has-text("Starter questions") textarea', QUESTION);

@@ -3,6 +3,7 @@ import type { GenerateRequest } from "../../src/llm/backend.ts";
 import { createExtractiveBackend } from "../../src/llm/backends/extractive.backend.ts";
 import { createOpenAiCompatibleBackend } from "../../src/llm/backends/openai-compatible.backend.ts";
 import { createBoundedBackend } from "../../src/llm/queue.ts";
+import { observeQueue } from "../../src/llm/queue-observer.ts";
 import { startFakeUpstream } from "../helpers/fake-upstream.ts";
 import { collectEvents, expectAppErrorWithRetry } from "./llm-test-kit.ts";
 
@@ -23,6 +24,16 @@ async function occupySlot(backend: ReturnType<typeof createBoundedBackend>, sign
 }
 
 describe("bounded backend", () => {
+  test("a quoting backend keeps its compose through the queue and its observer, so sources name what it quotes", () => {
+    const inner = createExtractiveBackend();
+    const observer = { waiting: () => {}, waited: () => {} };
+    const wrapped = [
+      createBoundedBackend(inner, { concurrency: 1, maxQueue: 0 }),
+      observeQueue(inner, (b) => createBoundedBackend(b, { concurrency: 1, maxQueue: 0 }), observer),
+    ];
+    for (const b of wrapped) expect(b.compose?.(request())).toEqual(inner.compose?.(request()) ?? { text: "", used: [], truncated: false });
+  });
+
   test("requests beyond the running and queued limits fail fast with overloaded and Retry-After", async () => {
     const bounded = createBoundedBackend(createExtractiveBackend(), { concurrency: 1, maxQueue: 1 });
     const running = await occupySlot(bounded);

@@ -194,7 +194,9 @@ describe("switching the native family off", () => {
           body: new URLSearchParams({ api_key: apiKey, chat_log_id: "1", feedback: "1" }),
         });
         expect(r.status).toBe(404);
-        expect(r.headers.get("x-ratelimit-limit")).toBeNull();
+        // Not gated (no key lookup), but like every /api answer it carries rate-limit headers, counted by address.
+        expect(((await r.json()) as { error: { code: string } }).error.code).toBe("not_found");
+        expect(r.headers.get("x-ratelimit-remaining")).not.toBeNull();
       }
       const cfg = await fetch(`${off.url}/api/v1/widget/config`, { method: "POST", headers: { authorization: `Bearer ${apiKey}` } });
       expect(cfg.status).toBe(200);

@@ -8,6 +8,23 @@ const intArg = (raw: string | undefined, param: string): number => {
 
 export const accountCommands: Command[] = [
   {
+    path: ["account", "unlock"],
+    usage: "account unlock --email E [--ip ADDRESS]",
+    summary: "Clear the console sign-in limit for an owner (from every address, or from one).",
+    options: {
+      email: { type: "string", doc: "owner email" },
+      ip: { type: "string", doc: "only the attempts from this client address" },
+    },
+    async run(ctx) {
+      if (typeof ctx.values.email !== "string") throw appError("bad_request", { message: "--email is required.", param: "email" });
+      const s = await ctx.services();
+      const email = s.accounts.getByEmailOrThrow(ctx.values.email).email.toLowerCase();
+      const ip = typeof ctx.values.ip === "string" ? ctx.values.ip : undefined;
+      ctx.print({ email, ip: ip ?? null, cleared_attempts: s.repos.loginAttempts.clear({ email, ip }) });
+      return 0;
+    },
+  },
+  {
     path: ["account", "create"],
     usage: "account create --email E [--password P] [--tokens N]",
     summary: "Create an owner account (password for the web console; tokens = starting balance).",

@@ -38,6 +38,18 @@ function patchFrom(values: Record<string, unknown>): DeploymentPatch {
     const v = values["ip-allow"].trim();
     patch.ipAllow = v === "none" || v === "" ? [] : v.split(",").map((c) => c.trim()).filter(Boolean);
   }
+  const onOff = (flag: string): boolean | undefined => {
+    const v = values[flag];
+    if (typeof v !== "string") return undefined;
+    if (v !== "on" && v !== "off") throw appError("bad_request", { message: `--${flag} must be on or off.`, param: flag });
+    return v === "on";
+  };
+  patch.keyManagesDocuments = onOff("key-manages-documents");
+  patch.pushEnabled = onOff("push");
+  if (typeof values["push-ip-allow"] === "string") {
+    const v = values["push-ip-allow"].trim();
+    patch.pushIpAllow = v === "none" || v === "" ? [] : v.split(",").map((c) => c.trim()).filter(Boolean);
+  }
   const starters = values["starter-question"] as string[] | undefined;
   if (starters?.length) patch.starterQuestions = starters.length === 1 && starters[0] === "none" ? [] : starters;
   const qa = values.qa as string[] | undefined;
@@ -74,7 +86,7 @@ export const deploymentCommands: Command[] = [
   },
   {
     path: ["deployment", "update"],
-    usage: "deployment update ID [--publish|--unpublish] [--persona T] [--temperature X] [--handoff on|off] [--ip-allow CIDR,...|none] [--starter-question Q]... [--qa \"Q=>A\"]...",
+    usage: "deployment update ID [--publish|--unpublish] [--persona T] [--temperature X] [--handoff on|off] [--ip-allow CIDR,...|none] [--push on|off] [--push-ip-allow CIDR,...|none] [--key-manages-documents on|off] [--starter-question Q]... [--qa \"Q=>A\"]...",
     summary: "Change a deployment's settings (repeatable lists replace the previous list; 'none' clears).",
     options: {
       name: { type: "string", doc: "new display name" },
@@ -84,6 +96,9 @@ export const deploymentCommands: Command[] = [
       temperature: { type: "string", doc: "default temperature 0–2" },
       handoff: { type: "string", doc: "on|off" },
       "ip-allow": { type: "string", doc: "comma-separated CIDRs, or none" },
+      push: { type: "string", doc: "on|off: the API key may push documents (POST /api/v1/documents)" },
+      "push-ip-allow": { type: "string", doc: "comma-separated CIDRs allowed to push documents, or none (any allowed address)" },
+      "key-manages-documents": { type: "string", doc: "on|off: the API key may list and remove documents (the key is public in the widget: keep off unless needed)" },
       "starter-question": { type: "string", multiple: true, doc: "starter question shown by the widget" },
       qa: { type: "string", multiple: true, doc: "pre-generated Q&A pair \"Question=>Answer\"" },
     },

@@ -1,8 +1,28 @@
-import { mkdirSync } from "node:fs";
 import { createServer } from "../../server/create-server.ts";
 import { acquireServerLock } from "../../store/data-dir-lock.ts";
+import { ensurePrivateDir } from "../../store/db.ts";
 import type { Command } from "../command.ts";
 import { drainServer, waitForShutdownSignal } from "../shutdown.ts";
+
+type App = ReturnType<typeof createServer>;
+
+/**
+ * Elysia asks Bun for SO_REUSEPORT by default, which lets a second server bind a port already in use and take
+ * part of its traffic (against another database). One port, one server: a taken port stops start-up.
+ */
+function listenOrThrow(app: App, opts: { port: number; hostname: string; idleTimeout: number; maxRequestBodySize: number }): App {
+  try {
+    return app.listen({ ...opts, reusePort: false });
+  } catch (e) {
+    const code = (e as { code?: string }).code;
+    if (code === "EADDRINUSE" || /in use/i.test(String((e as Error).message))) {
+      throw new Error(
+        `port ${opts.port} on ${opts.hostname} is already in use (another docchat or another program is listening there); stop it or choose another --port`,
+      );
+    }
+    throw e;
+  }
+}
 
 export const serveCommand: Command = {
   path: ["serve"],
@@ -12,7 +32,7 @@ export const serveCommand: Command = {
   async run(ctx) {
     // Held until the process exits (after the runner's services.close() has checkpointed the WAL), so
     // `docchat restore` and a second server refuse this data dir meanwhile.
-    mkdirSync(ctx.config.dataDir, { recursive: true });
+    ensurePrivateDir(ctx.config.dataDir);
     const releaseLock = acquireServerLock(ctx.config.dataDir);
     process.once("exit", releaseLock);
     // Installed before the slow start-up steps so an early SIGTERM also ends in a clean shutdown.
@@ -24,7 +44,14 @@ export const serveCommand: Command = {
     const services = await ctx.services();
     // Refuses to start on an index built by another embedder (names the reindex command).
     await services.startWorkers();
-    const app = createServer(services).listen({ port: ctx.config.port, hostname: ctx.config.host, idleTimeout: 60, maxRequestBodySize: Math.max(ctx.config.maxUploadBytes, ctx.config.maxBodyBytes) + 65_536 });
+    const app = listenOrThrow(createServer(services), {
+      port: ctx.config.port,
+      hostname: ctx.config.host,
+      idleTimeout: 60,
+      // The body limits are enforced by the server itself (body.ts), so a 413 comes in the error shape with
+      // rate-limit headers; Bun's own limit would answer a bare 413 first.
+      maxRequestBodySize: Number.MAX_SAFE_INTEGER,
+    });
     const port = app.server?.port;
     services.log.info("docchat listening", { url: `http://${ctx.config.host}:${port}`, data: ctx.config.dataDir });
     // What a first-time operator opens next: the console, where they sign in with their account's email and password.

@@ -21,7 +21,8 @@ export function abortOnDisconnect(request: Request): AbortController {
 }
 
 /**
- * The chat-completions family. The key alone decides the deployment; `model` is echoed back. The
+ * The chat-completions family. The key alone decides the deployment, and every response and stream chunk names
+ * it as `model` (the id /api/v1/models lists), whatever the request's `model` said. The
  * contextual behaviour (sources, search_query, conversation_id, chat_log_id) is the default here.
  */
 export function chatRoutes(services: Services, state: RequestStates) {
@@ -51,12 +52,13 @@ export function chatRoutes(services: Services, state: RequestStates) {
   const post = (flavour: CompletionFlavour) => async ({ request, body }: { request: Request; body: ChatCompletionBody }) => {
     const gate = state.gateOf(request);
     if (gate.deployment.kind === "private_gpt" && flavour !== "default") throw appError(flavour === "with-sources" ? "sources_unsupported" : "contextual_unsupported");
-    const { question, history } = questionAndHistory(body);
+    const { question, questionParam, history } = questionAndHistory(body);
     return respond({
       request,
       gate,
       chat: {
         question,
+        questionParam,
         history,
         conversationId: body.conversation_id,
         user: body.user,
@@ -64,7 +66,7 @@ export function chatRoutes(services: Services, state: RequestStates) {
         maxTokens: body.max_tokens ?? body.max_completion_tokens ?? undefined,
         visitorEmail: body.visitor_email,
       },
-      model: body.model,
+      model: gate.deployment.id,
       stream: body.stream === true,
       includeUsage: body.stream_options?.include_usage === true,
       flavour,
@@ -84,8 +86,8 @@ export function chatRoutes(services: Services, state: RequestStates) {
         return respond({
           request,
           gate,
-          chat: { question: query.message, history: [], conversationId: query.conversation_id, visitorEmail: query.visitor_email },
-          model: query.model ?? gate.deployment.id,
+          chat: { question: query.message, questionParam: "message", history: [], conversationId: query.conversation_id, visitorEmail: query.visitor_email },
+          model: gate.deployment.id,
           // The browser form exists for EventSource; stream=false still gets the JSON completion.
           stream: !/^(false|0|no)$/i.test(query.stream ?? "true"),
           includeUsage: false,

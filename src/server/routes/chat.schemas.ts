@@ -1,5 +1,5 @@
 import { t } from "elysia";
-import { CHAT_BOUNDS } from "../../chat/chat-bounds.ts";
+import { CHAT_BOUNDS, checkHistory } from "../../chat/chat-bounds.ts";
 import type { ChatMessageIn } from "../../chat/chat.types.ts";
 import { appError } from "../../errors/index.ts";
 
@@ -48,14 +48,20 @@ const text = (c: ContentIn): string =>
 /**
  * The question is the last `user` message (or `message` when no messages are sent); user and assistant
  * messages before it are the history; `system`/`developer` messages are dropped here and never reach a model.
+ * Every text is bounded, and a 400 names the exact field (`messages[3].content`).
  */
-export function questionAndHistory(body: ChatCompletionBody): { question: string; history: ChatMessageIn[] } {
+export function questionAndHistory(body: ChatCompletionBody): { question: string; questionParam: string; history: ChatMessageIn[] } {
   const messages = (body.messages ?? [])
-    .filter((m) => m.role === "user" || m.role === "assistant")
-    .map((m) => ({ role: m.role as "user" | "assistant", content: text(m.content) }));
+    .map((m, at) => ({ role: m.role, content: text(m.content), at }))
+    .filter((m): m is { role: "user" | "assistant"; content: string; at: number } => m.role === "user" || m.role === "assistant");
   let last = -1;
   for (let i = messages.length - 1; i >= 0 && last < 0; i--) if (messages[i]?.role === "user") last = i;
-  if (last >= 0) return { question: messages[last]?.content ?? "", history: messages.slice(0, last) };
-  if (body.message !== undefined) return { question: body.message, history: [] };
+  if (last >= 0) {
+    const earlier = messages.slice(0, last);
+    checkHistory(earlier, (i) => `messages[${earlier[i]?.at ?? i}].content`);
+    const q = messages[last] as { content: string; at: number };
+    return { question: q.content, questionParam: `messages[${q.at}].content`, history: earlier.map(({ role, content }) => ({ role, content })) };
+  }
+  if (body.message !== undefined) return { question: body.message, questionParam: "message", history: [] };
   throw appError("bad_request", { param: "messages", message: "messages must contain a user message (or send message)." });
 }

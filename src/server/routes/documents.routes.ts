@@ -1,8 +1,10 @@
 import { Elysia } from "elysia";
 import type { Services } from "../../app.ts";
+import { appError, type ErrorCode, errorCatalogue } from "../../errors/index.ts";
 import type { DocumentRecord } from "../../store/repos/documents.repo.ts";
 import type { RequestStates } from "../request-state.ts";
 import { readPushFields } from "./documents.schemas.ts";
+import { toSeconds } from "../../wire-time.ts";
 
 export function documentView(d: DocumentRecord) {
   return {
@@ -15,11 +17,17 @@ export function documentView(d: DocumentRecord) {
     size: d.size,
     error: d.errorCode ? { code: d.errorCode, message: d.errorMessage } : null,
     status_url: `/api/v1/documents/${d.id}`,
-    created_at: Math.floor(d.createdAt / 1000),
+    created_at: toSeconds(d.createdAt),
   };
 }
 
 const statusFor = { trained: 200, queued: 202, stored: 201 } as const;
+
+/** A document stored but not trained: its own code when that is a known client error, else training_failed. */
+function trainingFailure(d: DocumentRecord) {
+  const code = d.errorCode && d.errorCode in errorCatalogue && errorCatalogue[d.errorCode as ErrorCode].status < 500 ? (d.errorCode as ErrorCode) : "training_failed";
+  return appError(code, { param: "document", message: `${errorCatalogue[code].message} (document ${d.id})` });
+}
 
 /**
  * POST answers 200 when training finished within DOCCHAT_TRAIN_WAIT_MS, 202 while it is still queued or
@@ -31,6 +39,7 @@ export function documentsRoutes(services: Services, state: RequestStates) {
       const { deployment } = state.gateOf(request);
       const fields = await readPushFields((body ?? {}) as Record<string, unknown>);
       const r = await services.documents.push({ deploymentId: deployment.id, ...fields });
+      if (r.outcome === "failed") throw trainingFailure(r.document);
       set.status = statusFor[r.outcome];
       const training = services.repos.deployments.findById(deployment.id)?.trainingStatus ?? "none";
       return { object: "document", ...documentView(r.document), unchanged: r.unchanged, training_status: training };

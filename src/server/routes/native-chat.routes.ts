@@ -17,7 +17,7 @@ export function nativeChatRoutes(services: Services, state: RequestStates) {
   const chat = (request: Request, f: { msg: string; conversation_id?: string; visitor_email?: string; lang?: string }, abort: AbortController) => {
     const gate = state.gateOf(request);
     const events = services.chat.answer(
-      { deployment: gate.deployment, account: gate.account, endpoint: gate.endpoint, question: f.msg, history: [], conversationId: f.conversation_id, visitorEmail: f.visitor_email || undefined, lang: f.lang },
+      { deployment: gate.deployment, account: gate.account, endpoint: gate.endpoint, question: f.msg, questionParam: "msg", history: [], conversationId: f.conversation_id, visitorEmail: f.visitor_email || undefined, lang: f.lang },
       abort.signal,
     );
     return { gate, events };

@@ -2,6 +2,7 @@ import { Elysia } from "elysia";
 import type { Services } from "../../app.ts";
 import type { OwnerGuard } from "../owner-guard.ts";
 import { accountResponse, okResponse, passwordBody } from "./owner.schemas.ts";
+import { toSeconds } from "../../wire-time.ts";
 
 /** Token balance with its ledger, and changing the console password. */
 export function ownerAccountRoutes(services: Services, guard: OwnerGuard) {
@@ -10,7 +11,7 @@ export function ownerAccountRoutes(services: Services, guard: OwnerGuard) {
       "/account",
       ({ request }) => {
         const { account } = guard.session(request);
-        const ledger = services.repos.accounts.ledger(account.id, 200).map((l) => ({ delta: l.delta, balance: l.balance, reason: l.reason, created_at: l.createdAt }));
+        const ledger = services.repos.accounts.ledger(account.id, 200).map((l) => ({ delta: l.delta, balance: l.balance, reason: l.reason, created_at: toSeconds(l.createdAt) }));
         return { id: account.id, email: account.email, tokens: account.tokens, ledger };
       },
       { response: { 200: accountResponse }, detail: { summary: "Token balance and its history (newest first)", tags: ["account"] } },

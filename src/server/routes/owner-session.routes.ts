@@ -3,10 +3,11 @@ import type { Services } from "../../app.ts";
 import type { SessionContext } from "../../owner/sessions.service.ts";
 import type { OwnerGuard } from "../owner-guard.ts";
 import { loginBody, okResponse, sessionResponse } from "./owner.schemas.ts";
+import { toSeconds } from "../../wire-time.ts";
 
 const view = (s: Services, ctx: SessionContext) => ({
   account: { id: ctx.account.id, email: ctx.account.email, tokens: ctx.account.tokens },
-  expires_at: ctx.expiresAt,
+  expires_at: toSeconds(ctx.expiresAt),
   idle_timeout_seconds: s.config.sessionIdleSeconds,
 });
 

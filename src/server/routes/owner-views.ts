@@ -3,6 +3,7 @@ import type { Deployment } from "../../store/repos/deployments.repo.ts";
 import type { LeadWithMail } from "../../store/repos/leads.repo.ts";
 import type { OwnerChatLog } from "../../store/repos/owner-chat-logs.repo.ts";
 import { leadView } from "../../visitor/views.ts";
+import { toSeconds } from "../../wire-time.ts";
 
 /** What the console shows of a deployment: settings and status, never the key (only its display prefix). */
 export function ownerDeploymentView(s: Services, d: Deployment) {
@@ -18,13 +19,16 @@ export function ownerDeploymentView(s: Services, d: Deployment) {
     qa_pairs: d.qaPairs.map((p) => ({ question: p.question, answer: p.answer })),
     handoff_enabled: d.handoffEnabled,
     ip_allow: d.ipAllow,
+    key_manages_documents: d.keyManagesDocuments,
+    push_enabled: d.pushEnabled,
+    push_ip_allow: d.pushIpAllow,
     training_status: d.trainingStatus,
     documents: s.repos.documents.statusCounts(d.id),
-    trained_at: d.trainedAt,
+    trained_at: toSeconds(d.trainedAt),
     key_prefix: key ? key.displayPrefix : null,
     key_disabled: key ? key.disabled : null,
-    created_at: d.createdAt,
-    updated_at: d.updatedAt,
+    created_at: toSeconds(d.createdAt),
+    updated_at: toSeconds(d.updatedAt),
   };
 }
 
@@ -53,5 +57,5 @@ export const ownerChatLogView = (c: OwnerChatLog) => ({
   correction_id: c.correctionId,
   tokens: c.tokens,
   visitor_email: c.visitorEmail,
-  created_at: c.createdAt,
+  created_at: toSeconds(c.createdAt),
 });

@@ -12,9 +12,11 @@ import {
   correctionsResponse,
   deploymentParams,
   leadSchema,
+  leadsQuery,
   okResponse,
 } from "./owner.schemas.ts";
 import { ownerChatLogView, ownerLeadView } from "./owner-views.ts";
+import { toSeconds } from "../../wire-time.ts";
 
 /** What visitors left behind: chat logs, answers rated 0 and their corrections, leads from handoff. */
 export function ownerVisitorRoutes(services: Services, guard: OwnerGuard) {
@@ -32,7 +34,7 @@ export function ownerVisitorRoutes(services: Services, guard: OwnerGuard) {
             answer: c.answer,
             active: c.active,
             served_count: c.servedCount,
-            updated_at: c.updatedAt,
+            updated_at: toSeconds(c.updatedAt),
           })),
         };
       },
@@ -89,14 +91,19 @@ export function ownerVisitorRoutes(services: Services, guard: OwnerGuard) {
     )
     .get(
       "/leads",
-      ({ request, params }) => {
+      ({ request, params, query }) => {
         const { deployment } = guard.deployment(request, params.id);
-        return { data: services.leads.list(deployment.id).reverse().map(ownerLeadView) };
+        const limit = query.limit ?? 200;
+        // One more than asked tells whether an older page exists.
+        const rows = services.leads.list(deployment.id, { limit: limit + 1, beforeId: query.before });
+        const data = rows.slice(0, limit);
+        return { data: data.map(ownerLeadView), next_before: rows.length > limit ? (data.at(-1)?.id ?? null) : null };
       },
       {
         params: deploymentParams,
-        response: { 200: t.Object({ data: t.Array(leadSchema) }) },
-        detail: { summary: "Leads from handoff, newest first, with the delivery state of the owner's mail", tags: ["leads"] },
+        query: leadsQuery,
+        response: { 200: t.Object({ data: t.Array(leadSchema), next_before: t.Union([t.Number(), t.Null()], { description: "pass as `before` for the next (older) page; null on the last page" }) }) },
+        detail: { summary: "Leads from handoff, newest first (page with `limit` and `before`), with the delivery state of the owner's mail", tags: ["leads"] },
       },
     )
     .get(

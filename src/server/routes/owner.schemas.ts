@@ -29,6 +29,9 @@ export const deploymentSchema = t.Object({
   qa_pairs: t.Array(qaPair),
   handoff_enabled: t.Boolean(),
   ip_allow: t.Array(t.String()),
+  key_manages_documents: t.Boolean({ description: "the deployment key may list and remove documents (off by default: the key is public in the widget)" }),
+  push_enabled: t.Boolean({ description: "the deployment key may push documents to POST /api/v1/documents" }),
+  push_ip_allow: t.Array(t.String(), { description: "addresses (CIDR) allowed to push; empty: any address the IP allow-list lets in" }),
   training_status: t.String({ description: "none, queued, processing, completed or failed" }),
   documents: t.Record(t.String(), t.Number()),
   trained_at: nullable(t.Number()),
@@ -56,6 +59,9 @@ export const patchDeploymentBody = t.Object({
   qa_pairs: t.Optional(t.Array(qaPair, { maxItems: 50 })),
   handoff_enabled: t.Optional(t.Boolean()),
   ip_allow: t.Optional(t.Array(t.String({ maxLength: 64 }), { maxItems: 200 })),
+  key_manages_documents: t.Optional(t.Boolean()),
+  push_enabled: t.Optional(t.Boolean()),
+  push_ip_allow: t.Optional(t.Array(t.String({ maxLength: 64 }), { maxItems: 200 })),
 });
 export const keyResponse = t.Object(keyShownOnce);
 export const keyPatchBody = t.Object({ disabled: t.Boolean() });
@@ -137,7 +143,9 @@ export const chatLogSchema = t.Object({
   visitor_email: nullable(t.String()),
   created_at: t.Number(),
 });
-export const chatLogsQuery = t.Object({ limit: t.Optional(t.Numeric({ minimum: 1, maximum: 200 })), before: t.Optional(t.Numeric({ minimum: 1 })) });
+// Whole numbers only: a fractional LIMIT is a datatype mismatch in SQLite (a 500 before this was a 400).
+export const chatLogsQuery = t.Object({ limit: t.Optional(t.Numeric({ minimum: 1, maximum: 200, multipleOf: 1 })), before: t.Optional(t.Numeric({ minimum: 1, multipleOf: 1 })) });
+export const leadsQuery = t.Object({ limit: t.Optional(t.Numeric({ minimum: 1, maximum: 1000, multipleOf: 1 })), before: t.Optional(t.Numeric({ minimum: 1, multipleOf: 1 })) });
 
 export const leadSchema = t.Object({
   id: t.Number(),

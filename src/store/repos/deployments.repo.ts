@@ -21,6 +21,12 @@ export interface Deployment {
   qaPairs: QaPair[];
   handoffEnabled: boolean;
   ipAllow: string[];
+  /** the deployment key may list and remove documents (off by default: the key is public in the widget) */
+  keyManagesDocuments: boolean;
+  /** the deployment key may push documents */
+  pushEnabled: boolean;
+  /** addresses allowed to push (empty: any address the main allow-list lets in) */
+  pushIpAllow: string[];
   trainingStatus: TrainingStatus;
   trainedAt: number | null;
   createdAt: number;
@@ -39,6 +45,9 @@ export interface DeploymentRow {
   qa_pairs: string;
   handoff_enabled: number;
   ip_allow: string;
+  key_manages_documents: number;
+  push_enabled: number;
+  push_ip_allow: string;
   training_status: TrainingStatus;
   trained_at: number | null;
   created_at: number;
@@ -57,6 +66,9 @@ export const toDeployment = (r: DeploymentRow): Deployment => ({
   qaPairs: JSON.parse(r.qa_pairs) as QaPair[],
   handoffEnabled: r.handoff_enabled === 1,
   ipAllow: JSON.parse(r.ip_allow) as string[],
+  keyManagesDocuments: r.key_manages_documents === 1,
+  pushEnabled: r.push_enabled === 1,
+  pushIpAllow: JSON.parse(r.push_ip_allow) as string[],
   trainingStatus: r.training_status,
   trainedAt: r.trained_at,
   createdAt: r.created_at,
@@ -72,6 +84,9 @@ export interface DeploymentPatch {
   qaPairs?: QaPair[];
   handoffEnabled?: boolean;
   ipAllow?: string[];
+  keyManagesDocuments?: boolean;
+  pushEnabled?: boolean;
+  pushIpAllow?: string[];
 }
 
 const columns: Record<keyof DeploymentPatch, (v: never) => [string, string | number]> = {
@@ -83,6 +98,9 @@ const columns: Record<keyof DeploymentPatch, (v: never) => [string, string | num
   qaPairs: (v: QaPair[]) => ["qa_pairs", JSON.stringify(v)],
   handoffEnabled: (v: boolean) => ["handoff_enabled", v ? 1 : 0],
   ipAllow: (v: string[]) => ["ip_allow", JSON.stringify(v)],
+  keyManagesDocuments: (v: boolean) => ["key_manages_documents", v ? 1 : 0],
+  pushEnabled: (v: boolean) => ["push_enabled", v ? 1 : 0],
+  pushIpAllow: (v: string[]) => ["push_ip_allow", JSON.stringify(v)],
 };
 
 export function createDeploymentsRepo(db: Db) {

@@ -95,6 +95,16 @@ export function createDocumentsRepo(db: Db) {
     list(deploymentId: string): DocumentRecord[] {
       return db.query<Row, [string]>("SELECT * FROM documents WHERE deployment_id = ? ORDER BY created_at, id").all(deploymentId).map(toRecord);
     },
+    /** Documents and bytes stored by an account, leaving out one name in one deployment (a push about to replace it). */
+    accountUsage(accountId: number, except: { deploymentId: string; name: string } | null): { documents: number; bytes: number } {
+      const r = db
+        .query<{ n: number; b: number }, [number, string, string]>(
+          `SELECT COUNT(*) AS n, COALESCE(SUM(d.size), 0) AS b FROM documents d JOIN deployments p ON p.id = d.deployment_id
+           WHERE p.account_id = ? AND NOT (d.deployment_id = ? AND d.name = ?)`,
+        )
+        .get(accountId, except?.deploymentId ?? "", except?.name ?? "");
+      return { documents: r?.n ?? 0, bytes: r?.b ?? 0 };
+    },
     findByName(deploymentId: string, name: string): DocumentRecord[] {
       return db.query<Row, [string, string]>("SELECT * FROM documents WHERE deployment_id = ? AND name = ? ORDER BY created_at").all(deploymentId, name).map(toRecord);
     },

@@ -91,15 +91,19 @@ export function createLeadsRepo(db: Db, deps: { outbox: OutboxRepo }) {
         .get(deploymentId, chatLogId, email);
       return r ? toLead(r) : null;
     },
-    list(deploymentId: string, limit = 10_000): LeadWithMail[] {
+    /**
+     * Newest first. `limit` pages (default: every lead); `beforeId` continues after the last id of a page, so
+     * each page is one indexed range, however many leads there are.
+     */
+    list(deploymentId: string, page: { limit?: number; beforeId?: number } = {}): LeadWithMail[] {
       return db
-        .query<LeadMailRow, [string, number]>(
+        .query<LeadMailRow, [string, number, number]>(
           `SELECT l.*, m.status AS mail_status, m.attempts AS mail_attempts, m.last_error AS mail_last_error,
                   m.sent_at AS mail_sent_at, m.sent_via AS mail_sent_via
              FROM leads l LEFT JOIN mail_outbox m ON m.id = (SELECT MAX(id) FROM mail_outbox WHERE lead_id = l.id)
-            WHERE l.deployment_id = ? ORDER BY l.created_at, l.id LIMIT ?`,
+            WHERE l.deployment_id = ? AND l.id < ? ORDER BY l.id DESC LIMIT ?`,
         )
-        .all(deploymentId, limit)
+        .all(deploymentId, page.beforeId ?? Number.MAX_SAFE_INTEGER, page.limit ?? -1)
         .map((r) => ({
           ...toLead(r),
           mail:

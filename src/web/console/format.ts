@@ -1,4 +1,5 @@
-export const dateTime = (ms: number) => new Date(ms).toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short" });
+/** The API sends times in Unix seconds. */
+export const dateTime = (seconds: number) => new Date(seconds * 1000).toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short" });
 export const number = (n: number) => n.toLocaleString();
 
 export function bytes(n: number): string {

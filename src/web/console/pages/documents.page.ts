@@ -28,7 +28,7 @@ function table(docs: DocumentItem[], onRemove: (d: DocumentItem) => void): HTMLE
             h("td", null, trainingBadge(d.status), d.error ? h("p", { class: "error-text small" }, d.error.message ?? d.error.code) : null),
             h("td", { class: "hide-sm nowrap" }, bytes(d.size)),
             h("td", { class: "hide-sm" }, String(d.chunk_count)),
-            h("td", { class: "hide-sm" }, dateTime(d.created_at * 1000)),
+            h("td", { class: "hide-sm" }, dateTime(d.created_at)),
             h("td", { class: "right" }, h("button", { class: "btn btn-ghost btn-sm", type: "button", onclick: () => onRemove(d) }, "Remove")),
           ),
         ),

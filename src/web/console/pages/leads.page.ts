@@ -25,8 +25,24 @@ function row(l: Lead): HTMLElement {
 export function leadsPage(ctx: PageContext): Promise<Node> {
   return deploymentFrame(ctx, "leads", async (d) => {
     const path = `/deployments/${encodeURIComponent(d.id)}/leads`;
-    const { data } = await api<{ data: Lead[] }>("GET", path);
+    type Page = { data: Lead[]; next_before: number | null };
+    const { data, next_before } = await api<Page>("GET", path);
     const exportLink = h("a", { class: "btn", href: `/owner/api${path}.csv`, download: `leads-${d.id}.csv` }, "Export CSV");
+    const body = h("tbody", null, data.map(row));
+    // Newest first, a page at a time: older leads stay reachable however many there are.
+    let before = next_before;
+    const more: HTMLButtonElement = h("button", { class: "btn btn-sm", type: "button", hidden: before === null }, "Show older leads");
+    more.addEventListener("click", async () => {
+      more.disabled = true;
+      try {
+        const page = await api<Page>("GET", `${path}?before=${before}`);
+        body.append(...page.data.map(row));
+        before = page.next_before;
+        more.hidden = before === null;
+      } finally {
+        more.disabled = false;
+      }
+    });
     const content = data.length
       ? h(
           "div",
@@ -35,8 +51,9 @@ export function leadsPage(ctx: PageContext): Promise<Node> {
             "table",
             { class: "table" },
             h("thead", null, h("tr", null, h("th", null, "When"), h("th", null, "Visitor"), h("th", { class: "hide-sm" }, "Unanswered question"), h("th", null, "Message"), h("th", null, "Your mail"))),
-            h("tbody", null, data.map(row)),
+            body,
           ),
+          h("div", { class: "actions" }, more),
         )
       : emptyState(
           "No leads yet",

@@ -36,6 +36,9 @@ function settingsForm(d: Deployment, onSaved: (d: Deployment) => void): HTMLElem
   const starters = h("textarea", { rows: 3, value: d.starter_questions.join("\n"), placeholder: "One question per line" });
   const handoff = h("input", { type: "checkbox", checked: d.handoff_enabled });
   const ipAllow = h("textarea", { rows: 3, value: d.ip_allow.join("\n"), class: "mono", placeholder: "203.0.113.0/24\n2001:db8::/32" });
+  const pushEnabled = h("input", { type: "checkbox", checked: d.push_enabled });
+  const pushIpAllow = h("textarea", { rows: 2, value: d.push_ip_allow.join("\n"), class: "mono", placeholder: "198.51.100.10/32" });
+  const keyManages = h("input", { type: "checkbox", checked: d.key_manages_documents });
   const qa = qaEditor(d.qa_pairs);
   const status = h("div", { class: "form-status" });
   const submit = h("button", { class: "btn btn-primary", type: "submit" }, "Save settings");
@@ -53,6 +56,9 @@ function settingsForm(d: Deployment, onSaved: (d: Deployment) => void): HTMLElem
           qa_pairs: qa.value(),
           handoff_enabled: handoff.checked,
           ip_allow: lines(ipAllow.value),
+          push_enabled: pushEnabled.checked,
+          push_ip_allow: lines(pushIpAllow.value),
+          key_manages_documents: keyManages.checked,
         });
         onSaved(saved);
       }),
@@ -66,6 +72,19 @@ function settingsForm(d: Deployment, onSaved: (d: Deployment) => void): HTMLElem
     qa.el,
     h("label", { class: "check" }, handoff, h("span", null, h("strong", null, "Offer handoff"), " — after a question the assistant cannot answer, visitors may leave their email for a person")),
     field("IP allow-list", ipAllow, "Optional. One address or CIDR per line; when set, only these addresses may call this deployment."),
+    h(
+      "fieldset",
+      { class: "field" },
+      h("legend", { class: "label" }, "Documents and the API key"),
+      h(
+        "p",
+        { class: "hint", "data-testid": "key-is-public" },
+        "The API key is public: anyone can read it from a page that embeds the widget. Decide what it may do with documents.",
+      ),
+      h("label", { class: "check" }, pushEnabled, h("span", null, h("strong", null, "Allow document pushes with the key"), " — POST /api/v1/documents adds documents to this deployment")),
+      field("Addresses allowed to push", pushIpAllow, "Optional. One address or CIDR per line, e.g. your build server; when set, pushes from anywhere else are refused."),
+      h("label", { class: "check" }, keyManages, h("span", null, h("strong", null, "Allow listing and removing documents with the key"), " — leave off unless the key is kept secret (not used by a widget)")),
+    ),
     submit,
   );
 }
@@ -84,6 +103,7 @@ export function settingsPage(ctx: PageContext): Promise<Node> {
         { class: "card" },
         h("h2", null, "Embed the widget"),
         h("p", { class: "muted" }, "Put this tag on your site with your key in place of YOUR_KEY (the key is shown once when created; regenerate it on the Key tab if lost)."),
+        h("p", { class: "muted" }, "The widget key is visible to every visitor of that page. Limit what it can do above, and use the IP allow-list when only known servers call the API."),
         h("pre", { class: "code" }, widgetSnippet("YOUR_KEY")),
       ),
     ),

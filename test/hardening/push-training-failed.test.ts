@@ -1,0 +1,32 @@
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { startTestServer, type TestServer } from "../helpers/server.ts";
+
+let srv: TestServer;
+beforeAll(async () => {
+  srv = await startTestServer();
+});
+afterAll(() => srv.stop());
+
+test("a push whose training fails after a successful parse is not reported as 200 stored and trained", async () => {
+  const { apiKey, deploymentId } = await srv.seed();
+  // Training reads the stored parse result; spoiling it right after the insert makes training (not parsing) fail.
+  srv.services.db.run(
+    "CREATE TRIGGER spoil_parse AFTER INSERT ON document_blobs BEGIN UPDATE document_blobs SET parsed = '{broken' WHERE document_id = NEW.document_id; END",
+  );
+  try {
+    const r = await fetch(`${srv.url}/api/v1/documents`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${apiKey}`, "content-type": "application/json" },
+      body: JSON.stringify({ name: "hours.txt", content: "The shop opens at nine and closes at six." }),
+    });
+    expect(r.status).toBe(500);
+    const body = (await r.json()) as { error: { code: string; param?: string; message: string } };
+    expect(body.error).toMatchObject({ code: "training_failed", param: "document" });
+    const [doc] = srv.services.documents.list(deploymentId);
+    expect(doc?.status).toBe("failed");
+    expect(body.error.message).toContain(doc?.id as string);
+    expect(srv.services.repos.deployments.findById(deploymentId)?.trainingStatus).not.toBe("completed");
+  } finally {
+    srv.services.db.run("DROP TRIGGER spoil_parse");
+  }
+});

@@ -1,0 +1,134 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { rmSync } from "node:fs";
+import { join } from "node:path";
+import { multipartHead, rawRequest } from "../helpers/raw-http.ts";
+import { startServeProcess } from "../helpers/serve-process.ts";
+import { runCliProcess, startTestServer, type TestServer, tempDir } from "../helpers/server.ts";
+
+const MB = 1024 * 1024;
+let srv: TestServer;
+let key: string;
+beforeAll(async () => {
+  srv = await startTestServer({ DOCCHAT_MAX_CONCURRENT_UPLOADS: "2" });
+  key = (await srv.seed()).apiKey;
+});
+afterAll(() => srv.stop());
+
+const host = () => new URL(srv.url).host;
+
+describe("uploads are judged on their headers before any body is read", () => {
+  test("a 25 MB multipart post with a bogus key, or with none, is refused with 401 while most of it is unsent", async () => {
+    for (const headers of [
+      { authorization: "Bearer dc_bogus_key_0000000000000000" },
+      { "x-api-key": "nope" },
+      {} as Record<string, string>,
+    ]) {
+      const r = await rawRequest({
+        url: srv.url,
+        head: multipartHead("/api/v1/documents", host(), 25 * MB, headers),
+        bodyBytes: 25 * MB,
+        stopAfter: 256 * 1024,
+      });
+      expect(r.status).toBe(401);
+      expect(r.text).toContain('"code":"bad_key"');
+      expect(r.text.toLowerCase()).toContain("x-ratelimit-remaining");
+      expect(r.sent).toBeLessThanOrEqual(256 * 1024);
+    }
+  });
+
+  test("an owner upload without a session is refused with 401 before its body is read", async () => {
+    const head = multipartHead("/owner/api/deployments/dep_x/documents", host(), 25 * MB, { "sec-fetch-site": "same-origin" });
+    const r = await rawRequest({ url: srv.url, head, bodyBytes: 25 * MB, stopAfter: 256 * 1024 });
+    expect(r.status).toBe(401);
+    expect(r.text).toContain('"code":"unauthorized"');
+  });
+
+  test("only so many uploads are received at once; one more gets 503 overloaded with Retry-After, and a slot frees when one ends", async () => {
+    let letGo = () => {};
+    const release = new Promise<void>((resolve) => {
+      letGo = resolve;
+    });
+    const head = multipartHead("/api/v1/documents", host(), 4 * MB, { authorization: `Bearer ${key}` });
+    // Two uploads that send a little and then stall, holding their slots.
+    const held = [1, 2].map(() => rawRequest({ url: srv.url, head, bodyBytes: 4 * MB, stopAfter: 64 * 1024, release, timeoutMs: 15_000 }));
+    await Bun.sleep(300);
+    const third = await rawRequest({ url: srv.url, head, bodyBytes: 4 * MB, stopAfter: 64 * 1024, timeoutMs: 5_000 });
+    expect(third.status).toBe(503);
+    expect(third.text).toContain('"code":"overloaded"');
+    expect(third.text.toLowerCase()).toContain("retry-after: 5");
+    letGo();
+    for (const h of await Promise.all(held)) expect(h.status).toBeNull();
+    await Bun.sleep(200);
+    // Both slots came back when those clients went away: two new stalled uploads are taken, a third is not.
+    let letGoAgain = () => {};
+    const releaseAgain = new Promise<void>((resolve) => {
+      letGoAgain = resolve;
+    });
+    const heldAgain = [1, 2].map(() => rawRequest({ url: srv.url, head, bodyBytes: 4 * MB, stopAfter: 64 * 1024, release: releaseAgain, timeoutMs: 15_000 }));
+    await Bun.sleep(300);
+    expect((await rawRequest({ url: srv.url, head, bodyBytes: 4 * MB, stopAfter: 64 * 1024, timeoutMs: 5_000 })).status).toBe(503);
+    letGoAgain();
+    for (const h of await Promise.all(heldAgain)) expect(h.status).toBeNull();
+    await Bun.sleep(200);
+    const form = new FormData();
+    form.append("file", new File(["Refunds are possible within thirty days of purchase."], "refunds.txt"));
+    form.append("train", "false");
+    const ok = await fetch(`${srv.url}/api/v1/documents`, { method: "POST", headers: { authorization: `Bearer ${key}` }, body: form });
+    expect(ok.status).toBe(201);
+  });
+
+  test("a small form body may still carry the key as the api_key field", async () => {
+    const form = new FormData();
+    form.append("api_key", key);
+    form.append("content", "Opening hours are nine to five.");
+    form.append("name", "hours");
+    form.append("train", "false");
+    const r = await fetch(`${srv.url}/api/v1/documents`, { method: "POST", body: form });
+    expect(r.status).toBe(201);
+  });
+});
+
+describe("memory under unauthenticated upload floods", () => {
+  const dirs: string[] = [];
+  afterAll(() => {
+    for (const d of dirs) rmSync(d, { recursive: true, force: true });
+  });
+
+  const rssOf = async (pid: number) => {
+    const status = await Bun.file(`/proc/${pid}/status`).text();
+    return Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? "0") * 1024;
+  };
+
+  test("20 concurrent 25 MB posts with a bogus key or none keep the server's RSS within 60 MB of where it started", async () => {
+    const data = tempDir("docchat-rss-");
+    dirs.push(data);
+    const account = await runCliProcess(["account", "create", "--email", "rss@example.com", "--data", data]);
+    expect(account.code).toBe(0);
+    const server = await startServeProcess({
+      command: [process.execPath, join(import.meta.dir, "../../src/main.ts")],
+      dataDir: data,
+      env: { DOCCHAT_EMBEDDER: "none" },
+    });
+    try {
+      const h = new URL(server.url).host;
+      await fetch(`${server.url}/health`);
+      const before = await rssOf(server.pid);
+      const posts = Array.from({ length: 20 }, (_, i) => {
+        const headers: Record<string, string> = i % 2 ? { authorization: "Bearer dc_bogus_key_0000000000000000" } : {};
+        return rawRequest({
+          url: server.url,
+          head: multipartHead("/api/v1/documents", h, 25 * MB, headers),
+          bodyBytes: 25 * MB,
+          chunkBytes: MB,
+          timeoutMs: 20_000,
+        });
+      });
+      const replies = await Promise.all(posts);
+      const after = await rssOf(server.pid);
+      for (const r of replies) expect(r.status).toBe(401);
+      expect(after - before).toBeLessThan(60 * MB);
+    } finally {
+      await server.stop();
+    }
+  }, 60_000);
+});
