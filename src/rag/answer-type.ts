@@ -19,6 +19,9 @@ const NUMBER_WORD =
   /\b(one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|forty|fifty|dozens?|hundreds?|thousands?|millions?|billions?|half|twice|several|once)\b/i;
 const MONTH =
   /\b(jan(uary)?|feb(ruary)?|mar(ch)?|apr(il)?|may|june?|july?|aug(ust)?|sep(t(ember)?)?|oct(ober)?|nov(ember)?|dec(ember)?)\b/i;
+/** times of day and spans: "7:30", "9am", "noon", "within 14 days" */
+const CLOCK =
+  /\b\d{1,2}[:.]\d{2}\b|\b\d{1,2}\s?(am|pm|a\.m\.|p\.m\.)|\b(noon|midnight|morning|afternoon|evening|night|o['’]clock|daily|weekly|monthly|yearly|annually)\b|\b\d+\s(seconds?|minutes?|hours?|days?|weeks?|months?|years?)\b/i;
 const ERA = /\b(centur(y|ies)|decades?|\d+s|ad|bc|bce|ce|today|yesterday|monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b/i;
 
 /** A question asks; a statement or a keyword query looks up (SciFact-style claims, "refund policy annual plan"). */
@@ -39,6 +42,9 @@ export function holdsAnswerType(type: AnswerType, text: string, question: string
   const asked = new Set(wordTokens(question));
   const numbers = (text.match(/\d[\d,.]*/g) ?? []).map((n) => n.replace(/[,.]+$/, "")).filter((n) => !asked.has(n.toLowerCase()));
   if (type === "number") return numbers.length > 0 || NUMBER_WORD.test(text);
-  if (type === "time") return numbers.some((n) => /^\d{3,4}$/.test(n) || /^\d{1,2}[/.-]\d{1,2}/.test(n)) || MONTH.test(text) || ERA.test(text);
+  if (type === "time")
+    return (
+      numbers.some((n) => /^\d{3,4}$/.test(n) || /^\d{1,2}[/.-]\d{1,2}/.test(n)) || MONTH.test(text) || ERA.test(text) || CLOCK.test(text)
+    );
   return (text.match(/\b\p{Lu}[\p{L}'’-]+/gu) ?? []).some((w) => !asked.has(w.toLowerCase()));
 }

@@ -1,0 +1,79 @@
+import { describe, expect, test } from "bun:test";
+import { expectedAnswerType, holdsAnswerType, isQuestion } from "../../src/rag/answer-type.ts";
+import { answerability } from "../../src/rag/grounding-gate.ts";
+
+describe("answer types", () => {
+  test("questions are told from statements and keyword queries", () => {
+    expect(isQuestion("When does the depot open?")).toBe(true);
+    expect(isQuestion("how many members does the Pro plan include")).toBe(true);
+    expect(isQuestion("ALDH1 expression is associated with poorer prognosis in breast cancer.")).toBe(false);
+    expect(isQuestion("refund policy annual plan")).toBe(false);
+  });
+
+  test("a when-question is answered by a date, a year, a time of day or a span, not by any number", () => {
+    const q = "When does the depot open?";
+    expect(expectedAnswerType(q)).toBe("time");
+    for (const s of [
+      "The depot opens at 7:30 in the morning.",
+      "It opened in 1871.",
+      "It opens Monday to Friday from 9am.",
+      "Refunds follow within 14 days.",
+    ])
+      expect(holdsAnswerType("time", s, q)).toBe(true);
+    expect(holdsAnswerType("time", "The depot has 2 gates and a blue door.", q)).toBe(false);
+  });
+
+  test("a how-many question needs a number the question does not already contain", () => {
+    const q = "How many members does the 2024 plan include?";
+    expect(expectedAnswerType(q)).toBe("number");
+    expect(holdsAnswerType("number", "The 2024 plan includes ten members.", q)).toBe(true);
+    expect(holdsAnswerType("number", "The 2024 plan is popular.", q)).toBe(false);
+  });
+});
+
+describe("the answer gate", () => {
+  const weights = new Map([
+    ["lighthous", 3],
+    ["built", 2],
+  ]);
+  const passage = (text: string) => ({ text, source: "museum", headingPath: "" });
+
+  test("one sentence must hold the question's words and the kind of answer asked for", () => {
+    expect(answerability(weights, "When was the lighthouse built?", passage("The lighthouse was built in 1871."))).toBe(1);
+    // the same words spread over two sentences, and no year: the topic is there, not the answer
+    expect(answerability(weights, "When was the lighthouse built?", passage("The lighthouse is old. Ships were built nearby."))).toBe(0);
+    expect(answerability(weights, "When was the lighthouse built?", passage("The lighthouse was built by hand."))).toBe(0);
+  });
+
+  test("one shared word is not an answer", () => {
+    const w = new Map([
+      ["capital", 4],
+      ["australia", 3],
+    ]);
+    expect(answerability(w, "What is the capital of Australia?", passage("Capital! He made his money in a far country."))).toBe(0);
+  });
+
+  test("a negated question needs a sentence that negates", () => {
+    const w = new Map([
+      ["plan", 1],
+      ["includ", 2],
+      ["sso", 4],
+    ]);
+    expect(answerability(w, "Which plan does not include SSO?", passage("The Pro plan includes SSO."))).toBe(0);
+    expect(answerability(w, "Which plan does not include SSO?", passage("The Basic plan does not include SSO."))).toBe(1);
+  });
+
+  test("a statement is judged on the whole passage, and rare shared words earn the evidence bonus", () => {
+    const w = new Map([
+      ["aldh1", 8],
+      ["prognosi", 5],
+      ["poorer", 7],
+    ]);
+    const s = answerability(
+      w,
+      "ALDH1 expression predicts poorer prognosis.",
+      passage("ALDH1 was measured in 500 tumours. High levels meant a worse prognosis."),
+    );
+    expect(s).toBeCloseTo(13 / 20 + 0.15, 5);
+  });
+});
