@@ -23,6 +23,8 @@ export interface CorrectionsLookup {
 export interface ChatSettings {
   topK: number;
   refusalThreshold: number;
+  /** the threshold while a reranker judges; refusalThreshold when absent */
+  rerankThreshold?: number;
   /** answer length when the request sets no max_tokens */
   defaultMaxTokens: number;
   historyTurns: number;
@@ -81,7 +83,7 @@ export function createChatService(deps: ChatDeps) {
       return;
     }
 
-    const gs = { topK: s.topK, threshold: s.refusalThreshold };
+    const gs = { topK: s.topK, threshold: dep.refusalThreshold ?? s.refusalThreshold, rerankThreshold: dep.refusalThreshold ?? s.rerankThreshold };
     let grounding = await groundQuestion(deps.retriever, { deploymentId: dep.id, question: req.question, history: thread.history }, gs);
     if (!grounding.grounded) {
       const { chatLogId } = record({ searchQuery: grounding.searchQuery, answer: REFUSAL_TEXT, sources: [], promptTokens: 0, completionTokens: 0, refused: true, correctionId: null });

@@ -81,33 +81,6 @@ export async function checkSqlite(config: Config): Promise<Check> {
   }
 }
 
-export async function checkEmbedder(config: Config, opts: { load: boolean }): Promise<Check> {
-  const configured = config.embedder;
-  try {
-    const { resolveEmbedderSpec, createEmbedder } = await import("../../rag/embedders/create-embedder.ts");
-    const cfg = { kind: configured, modelsDir: config.modelsDir, modelPath: config.embedderModel || undefined };
-    const spec = resolveEmbedderSpec(cfg);
-    if (!spec) {
-      const why = configured === "none" ? "DOCCHAT_EMBEDDER=none" : `no ONNX model folder in ${resolve(config.modelsDir)}`;
-      return { status: "ok", summary: `none — keyword-only retrieval (${why})`, configured, active: "none" };
-    }
-    const where = spec.kind === "onnx" ? ` (${spec.options.modelDir})` : "";
-    const base = { configured, active: spec.kind, ...(spec.kind === "onnx" ? { model_dir: spec.options.modelDir } : {}) };
-    if (!opts.load) return { status: "ok", summary: `${spec.kind}${where}; not loaded (doctor --load tries it)`, ...base };
-    const started = performance.now();
-    const embedder = await timed(120_000, "the embedder", () => createEmbedder({ ...cfg, isolate: false }));
-    try {
-      const v = await embedder?.embedQuery("docchat doctor");
-      const ms = Math.round(performance.now() - started);
-      return { status: "ok", summary: `${embedder?.id}, dimension ${v?.length}, loaded and embedded in ${ms} ms`, ...base, id: embedder?.id, dimension: v?.length, load_ms: ms };
-    } finally {
-      await embedder?.close?.();
-    }
-  } catch (e) {
-    return { status: "error", summary: `embedder ${configured}: ${message(e)}`, configured };
-  }
-}
-
 /** Where node-llama-cpp comes from: lib/ next to a compiled binary, node_modules from source. */
 export function nodeLlamaCppLocation(): string | null {
   if (Bun.isStandaloneExecutable) {

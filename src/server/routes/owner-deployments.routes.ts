@@ -30,6 +30,7 @@ function toPatch(b: PatchBody): DeploymentPatch {
     qaPairs: b.qa_pairs?.map((p) => ({ question: p.question.trim(), answer: p.answer.trim() })),
     handoffEnabled: b.handoff_enabled,
     ipAllow: b.ip_allow?.map((c) => c.trim()).filter(Boolean),
+    refusalThreshold: b.refusal_threshold,
   };
 }
 
@@ -70,7 +71,7 @@ export function ownerDeploymentRoutes(services: Services, guard: OwnerGuard) {
         params: deploymentParams,
         body: patchDeploymentBody,
         response: { 200: deploymentSchema },
-        detail: { summary: "Change settings: name, published, persona, temperature, starter questions, Q&A pairs, handoff, IP allow-list", tags },
+        detail: { summary: "Change settings: name, published, persona, temperature, starter questions, Q&A pairs, handoff, IP allow-list, refusal threshold", tags },
       },
     )
     .post(

@@ -18,6 +18,16 @@ export function ownerDeploymentView(s: Services, d: Deployment) {
     qa_pairs: d.qaPairs.map((p) => ({ question: p.question, answer: p.answer })),
     handoff_enabled: d.handoffEnabled,
     ip_allow: d.ipAllow,
+    refusal_threshold: d.refusalThreshold,
+    retrieval: (() => {
+      const m = s.retrievalMode();
+      return {
+        mode: m.mode,
+        judged_by: m.judged_by,
+        default_threshold: m.default_threshold,
+        effective_threshold: d.refusalThreshold ?? m.default_threshold,
+      };
+    })(),
     training_status: d.trainingStatus,
     documents: s.repos.documents.statusCounts(d.id),
     trained_at: d.trainedAt,

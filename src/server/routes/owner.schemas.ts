@@ -29,6 +29,15 @@ export const deploymentSchema = t.Object({
   qa_pairs: t.Array(qaPair),
   handoff_enabled: t.Boolean(),
   ip_allow: t.Array(t.String()),
+  refusal_threshold: nullable(
+    t.Number({ description: "the deployment's own refusal threshold 0..1; null uses the default for the retrieval mode" }),
+  ),
+  retrieval: t.Object({
+    mode: t.String({ description: "keyword, embeddings or reranker: what the refusal threshold is compared with" }),
+    judged_by: t.String(),
+    default_threshold: t.Number(),
+    effective_threshold: t.Number(),
+  }),
   training_status: t.String({ description: "none, queued, processing, completed or failed" }),
   documents: t.Record(t.String(), t.Number()),
   trained_at: nullable(t.Number()),
@@ -56,6 +65,7 @@ export const patchDeploymentBody = t.Object({
   qa_pairs: t.Optional(t.Array(qaPair, { maxItems: 50 })),
   handoff_enabled: t.Optional(t.Boolean()),
   ip_allow: t.Optional(t.Array(t.String({ maxLength: 64 }), { maxItems: 200 })),
+  refusal_threshold: t.Optional(nullable(t.Number({ minimum: 0, maximum: 1 }))),
 });
 export const keyResponse = t.Object(keyShownOnce);
 export const keyPatchBody = t.Object({ disabled: t.Boolean() });

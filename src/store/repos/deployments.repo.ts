@@ -20,6 +20,8 @@ export interface Deployment {
   qaPairs: QaPair[];
   handoffEnabled: boolean;
   ipAllow: string[];
+  /** the owner's refusal threshold (0..1); null uses the service default for the retrieval mode */
+  refusalThreshold: number | null;
   trainingStatus: TrainingStatus;
   trainedAt: number | null;
   createdAt: number;
@@ -38,6 +40,7 @@ export interface DeploymentRow {
   qa_pairs: string;
   handoff_enabled: number;
   ip_allow: string;
+  refusal_threshold: number | null;
   training_status: TrainingStatus;
   trained_at: number | null;
   created_at: number;
@@ -56,6 +59,7 @@ export const toDeployment = (r: DeploymentRow): Deployment => ({
   qaPairs: JSON.parse(r.qa_pairs) as QaPair[],
   handoffEnabled: r.handoff_enabled === 1,
   ipAllow: JSON.parse(r.ip_allow) as string[],
+  refusalThreshold: r.refusal_threshold ?? null,
   trainingStatus: r.training_status,
   trainedAt: r.trained_at,
   createdAt: r.created_at,
@@ -71,9 +75,11 @@ export interface DeploymentPatch {
   qaPairs?: QaPair[];
   handoffEnabled?: boolean;
   ipAllow?: string[];
+  /** null goes back to the service default */
+  refusalThreshold?: number | null;
 }
 
-const columns: Record<keyof DeploymentPatch, (v: never) => [string, string | number]> = {
+const columns: Record<keyof DeploymentPatch, (v: never) => [string, string | number | null]> = {
   name: (v: string) => ["name", v],
   published: (v: boolean) => ["published", v ? 1 : 0],
   persona: (v: string) => ["persona", v],
@@ -82,6 +88,7 @@ const columns: Record<keyof DeploymentPatch, (v: never) => [string, string | num
   qaPairs: (v: QaPair[]) => ["qa_pairs", JSON.stringify(v)],
   handoffEnabled: (v: boolean) => ["handoff_enabled", v ? 1 : 0],
   ipAllow: (v: string[]) => ["ip_allow", JSON.stringify(v)],
+  refusalThreshold: (v: number | null) => ["refusal_threshold", v],
 };
 
 export function createDeploymentsRepo(db: Db) {
@@ -114,7 +121,7 @@ export function createDeploymentsRepo(db: Db) {
     },
     update(id: string, patch: DeploymentPatch): Deployment | null {
       const sets: string[] = [];
-      const values: (string | number)[] = [];
+      const values: (string | number | null)[] = [];
       for (const [k, v] of Object.entries(patch)) {
         if (v === undefined) continue;
         const [col, val] = columns[k as keyof DeploymentPatch](v as never);
