@@ -2,8 +2,8 @@
  * A fake embeddings + rerank server speaking the OpenAI-compatible wire format (and TEI's native rerank), as a real
  * HTTP server on 127.0.0.1 and a random port. Its embeddings are deterministic: words are folded through a small
  * synonym table ("dose" and "mg/day" become one concept), then feature-hashed into `dimension` signed buckets, so
- * known paraphrases land close and unrelated texts far apart. Rerank scores come from the same function (the
- * cosine of query and passage, clamped to 0..1), unless a test overrides them.
+ * known paraphrases land close and unrelated texts far apart. Rerank scores come from the same concepts (the share
+ * of the query's concepts a passage mentions, see fakeRelevance), unless a test overrides them.
  */
 import { l2Normalize } from "../../src/rag/embedders/l2-normalise.ts";
 
@@ -67,22 +67,32 @@ function hash(s: string, seed: number): number {
   return h >>> 0;
 }
 
-/** The deterministic embedding: signed feature hashing of concepts, plus a small constant so no vector is zero. */
+/**
+ * The deterministic embedding: signed feature hashing of the distinct concepts (a passage repeating a word is not
+ * more about it), plus a small constant so no vector is zero.
+ */
 export function fakeEmbedding(text: string, dimension: number): Float32Array {
   const v = new Float32Array(dimension);
-  for (const c of concepts(text)) {
+  for (const c of new Set(concepts(text))) {
     v[hash(c, 1) % dimension] = (v[hash(c, 1) % dimension] ?? 0) + (hash(c, 2) % 2 === 0 ? 1 : -1);
   }
   v[0] = (v[0] ?? 0) + 0.05;
   return l2Normalize(v);
 }
 
+/**
+ * The fake cross-encoder: the share of the query's concepts the passage mentions (same synonym folding as the
+ * embeddings), with a little cosine to break ties. A passage answering a paraphrase scores near 1.
+ */
 export function fakeRelevance(query: string, passage: string, dimension: number): number {
+  const q = new Set(concepts(query));
+  const p = new Set(concepts(passage));
+  const coverage = q.size === 0 ? 0 : [...q].filter((c) => p.has(c)).length / q.size;
   const a = fakeEmbedding(query, dimension);
   const b = fakeEmbedding(passage, dimension);
   let dot = 0;
   for (let i = 0; i < dimension; i++) dot += (a[i] ?? 0) * (b[i] ?? 0);
-  return Math.min(1, Math.max(0, dot));
+  return Math.min(1, Math.max(0, 0.9 * coverage + 0.1 * dot));
 }
 
 export interface FakeModelServerOptions {
@@ -130,7 +140,7 @@ export interface FakeModelServer {
 }
 
 export function startFakeModelServer(initial: FakeModelServerOptions = {}): FakeModelServer {
-  const opts: FakeModelServerOptions = { dimension: 64, ...initial };
+  const opts: FakeModelServerOptions = { dimension: 256, ...initial };
   const calls: FakeModelCall[] = [];
   let inFlight = 0;
   let texts = 0;
@@ -151,23 +161,24 @@ export function startFakeModelServer(initial: FakeModelServerOptions = {}): Fake
     inFlight++;
     const started = performance.now();
     try {
+      const input = typeof body?.input === "string" ? [body.input] : (body?.input as string[] | undefined);
+      // Recorded on arrival, so a test can see a request the (slow) server is still thinking about.
       const call: FakeModelCall = {
         path,
         authorization: req.headers.get("authorization"),
         inFlight,
         model: typeof body?.model === "string" ? body.model : undefined,
+        input: path === "/embeddings" && Array.isArray(input) ? input : undefined,
       };
       calls.push(call);
       if (opts.delayMs) await Bun.sleep(opts.delayMs);
       if (opts.failing) return Response.json({ error: { message: "model is loading" } }, { status: 503 });
       if (opts.models && call.model && !opts.models.includes(call.model))
         return Response.json({ error: { message: `model ${call.model} not found` } }, { status: 404 });
-      const dim = opts.dimension ?? 64;
+      const dim = opts.dimension ?? 256;
       if (req.method === "POST" && path === "/embeddings") {
-        const input = typeof body?.input === "string" ? [body.input] : (body?.input as string[] | undefined);
         if (!Array.isArray(input) || input.some((t) => typeof t !== "string" || t === ""))
           return Response.json({ error: { message: "input must be non-empty strings" } }, { status: 400 });
-        call.input = input;
         if (opts.cost) await compute(opts.cost.perRequestMs + opts.cost.perTextMs * input.length);
         texts += input.length;
         return Response.json({

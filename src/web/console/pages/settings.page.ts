@@ -7,6 +7,17 @@ import { widgetSnippet } from "./key-once.ts";
 
 const lines = (s: string) => s.split("\n").map((l) => l.trim()).filter(Boolean);
 
+const MODE_NAMES: Record<string, string> = { keyword: "keyword only", embeddings: "keywords + embeddings", reranker: "with a reranker" };
+
+/** The threshold field explains itself: which retrieval mode runs, what the score is, and the mode's default. */
+function thresholdField(d: Deployment) {
+  const r = d.retrieval;
+  const input = h("input", { type: "number", min: 0, max: 1, step: 0.01, value: d.refusal_threshold === null ? "" : String(d.refusal_threshold), placeholder: `default ${r.default_threshold}` });
+  const hint = `Retrieval mode: ${MODE_NAMES[r.mode] ?? r.mode}. Questions whose best passage scores below this are refused (free, no model call); the score is ${r.judged_by}. Empty = the default for this mode (${r.default_threshold}). Higher refuses more, lower answers more loosely.`;
+  const value = () => (input.value.trim() === "" ? null : Number(input.value));
+  return { el: field("Refusal threshold", input, hint), value };
+}
+
 function qaEditor(initial: { question: string; answer: string }[]) {
   const rows = h("div", { class: "qa-rows" });
   const add = (q = "", a = "") => {
@@ -31,6 +42,7 @@ function settingsForm(d: Deployment, onSaved: (d: Deployment) => void): HTMLElem
   const handoff = h("input", { type: "checkbox", checked: d.handoff_enabled });
   const ipAllow = h("textarea", { rows: 3, value: d.ip_allow.join("\n"), class: "mono", placeholder: "203.0.113.0/24\n2001:db8::/32" });
   const qa = qaEditor(d.qa_pairs);
+  const threshold = thresholdField(d);
   const status = h("div", { class: "form-status" });
   const submit = h("button", { class: "btn btn-primary", type: "submit" }, "Save settings");
   return h(
@@ -47,6 +59,7 @@ function settingsForm(d: Deployment, onSaved: (d: Deployment) => void): HTMLElem
           qa_pairs: qa.value(),
           handoff_enabled: handoff.checked,
           ip_allow: lines(ipAllow.value),
+          refusal_threshold: threshold.value(),
         });
         onSaved(saved);
       }),
@@ -60,6 +73,7 @@ function settingsForm(d: Deployment, onSaved: (d: Deployment) => void): HTMLElem
     qa.el,
     h("label", { class: "check" }, handoff, h("span", null, h("strong", null, "Offer handoff"), " — after a question the assistant cannot answer, visitors may leave their email for a person")),
     field("IP allow-list", ipAllow, "Optional. One address or CIDR per line; when set, only these addresses may call this deployment."),
+    threshold.el,
     submit,
   );
 }
