@@ -3,7 +3,7 @@
  * embeddings + rerank server that is a real HTTP server on 127.0.0.1 (test/helpers/fake-model-server.ts: a
  * synonym table plus hashing, so "dose" and "mg/day" land close; rerank scores from the same function).
  */
-import { afterAll, afterEach, describe, expect, test } from "bun:test";
+import { afterAll, afterEach, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { configFor, createServices } from "../../src/app.ts";
@@ -11,6 +11,8 @@ import { REFUSAL_TEXT } from "../../src/chat/refusal.ts";
 import { createLogger } from "../../src/log.ts";
 import { type FakeModelServer, fakeRelevance, startFakeModelServer } from "../helpers/fake-model-server.ts";
 import { runCliProcess, startTestServer, type TestServer, tempDir } from "../helpers/server.ts";
+
+setDefaultTimeout(60_000);
 
 const noModels = tempDir("docchat-no-models-");
 const cleanup: (() => Promise<void> | void)[] = [];
