@@ -4,7 +4,7 @@
  * event loop stays free while a batch is embedded.
  */
 import { basename } from "node:path";
-import { loadGgufModel } from "../../models/llama-runtime.ts";
+import { defaultLlamaThreads, loadGgufModel } from "../../models/llama-runtime.ts";
 import type { Embedder } from "../embedder.ts";
 import { l2Normalize } from "./l2-normalise.ts";
 import type { ModelPrefixes } from "./model-prefixes.ts";
@@ -24,7 +24,7 @@ export async function createGgufEmbedder(opts: GgufEmbedderOptions): Promise<Emb
   const model = await loadGgufModel(opts.modelPath);
   const context = await model.createEmbeddingContext({
     contextSize: opts.contextSize ?? Math.min(2048, model.trainContextSize),
-    threads: opts.threads,
+    threads: opts.threads ?? defaultLlamaThreads(),
   });
   // Texts longer than the context are cut to it: a chunk's start carries its topic, and failing the whole
   // document for one long passage would lose more than the tail.

@@ -4,7 +4,7 @@
  * probability in 0..1. A GGUF without a classification head is refused when the context is created.
  */
 import { basename } from "node:path";
-import { loadGgufModel } from "../../models/llama-runtime.ts";
+import { defaultLlamaThreads, loadGgufModel } from "../../models/llama-runtime.ts";
 import type { Reranker } from "./reranker.ts";
 
 export async function createGgufReranker(opts: { modelPath: string; threads?: number; contextSize?: number }): Promise<Reranker> {
@@ -13,7 +13,7 @@ export async function createGgufReranker(opts: { modelPath: string; threads?: nu
   try {
     context = await model.createRankingContext({
       contextSize: opts.contextSize ?? Math.min(2048, model.trainContextSize),
-      threads: opts.threads,
+      threads: opts.threads ?? defaultLlamaThreads(),
     });
   } catch (e) {
     await model.dispose();
