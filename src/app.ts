@@ -61,8 +61,12 @@ export async function createServices(config: Config, opts: { log?: Logger } = {}
   // The embedder loads lazily (CLI commands that don't need it stay fast) and once. An embeddings server that
   // can't be reached while nothing tells its dimension leaves it unloaded: the next caller tries again.
   let embedderPromise: Promise<Embedder | null> | null = null;
+  // After a failed attempt the server is asked again at most every few seconds, so questions asked meanwhile go
+  // straight to keyword retrieval instead of each waiting out the retries.
+  let unavailable: { at: number; error: Error } | null = null;
   const embedder = () => {
     if (embedderPromise) return embedderPromise;
+    if (unavailable && Date.now() - unavailable.at < 5000) return Promise.reject(unavailable.error);
     const loading = (async () => {
       const recorded = recordedEmbedder(repos.chunkIndex);
       const e = await createEmbedder({ ...embedderConfig(config), knownDimension: (id) => (recorded?.id === id ? recorded.dimension : undefined) });
@@ -75,7 +79,10 @@ export async function createServices(config: Config, opts: { log?: Logger } = {}
     })();
     embedderPromise = loading;
     loading.catch((e: unknown) => {
-      if (e instanceof ModelServerUnavailableError && embedderPromise === loading) embedderPromise = null;
+      if (e instanceof ModelServerUnavailableError && embedderPromise === loading) {
+        embedderPromise = null;
+        unavailable = { at: Date.now(), error: e };
+      }
     });
     return loading;
   };

@@ -315,6 +315,27 @@ describe("the index remembers its embedder", () => {
   });
 });
 
+test("an embeddings server down at the very first start: docchat starts, documents wait, the server is not asked again for every search, and training completes once it is back", async () => {
+  const fake = fakeServer({ failing: true });
+  const s = await server(embeddingsEnv(fake));
+  const { apiKey, deploymentId } = await s.seed();
+  const [doc] = await pushAll(s, apiKey, DOCS.slice(3));
+  for (let i = 0; i < 100 && s.services.documents.list(deploymentId)[0]?.errorCode !== "waiting_for_embeddings"; i++) await Bun.sleep(50);
+  expect(s.services.documents.list(deploymentId)[0]).toMatchObject({ status: "queued", errorCode: "waiting_for_embeddings" });
+  const before = fake.calls.length;
+  for (let i = 0; i < 3; i++)
+    expect((await s.services.retriever.retrieve({ deploymentId, query: "When is the pharmacy counter open?", topK: 3 })).used.vector).toBe(
+      false,
+    );
+  expect(fake.calls.length - before).toBeLessThanOrEqual(1);
+  fake.set({ failing: false });
+  await trained(s, apiKey, [doc?.id ?? ""]);
+  expect(s.services.db.query<{ v: string }, []>("SELECT value AS v FROM index_meta WHERE key = 'embedder'").get()?.v).toBe(
+    "openai:nomic-embed-text@256",
+  );
+  expect((await ask(s, apiKey, "When is the pharmacy counter open?")).answer).toContain("Monday to Saturday");
+});
+
 describe("reranking before the gate", () => {
   const rerankEnv = (fake: FakeModelServer, extra: Record<string, string> = {}) => ({
     DOCCHAT_EMBEDDER: "none",
