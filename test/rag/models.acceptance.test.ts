@@ -260,6 +260,10 @@ describe("the index remembers its embedder", () => {
     expect(otherModel.stderr).toContain("openai:nomic-embed-text@256");
     expect(otherModel.stderr).toContain("docchat reindex");
 
+    const doctor = JSON.parse((await runCliProcess(["doctor", "--json"], { ...base, DOCCHAT_EMBEDDINGS_MODEL: "mxbai-embed-large" })).stdout);
+    expect(doctor.embedder.status).toBe("error");
+    expect(doctor.embedder.summary).toContain("docchat reindex");
+
     fake.set({ dimension: 128 });
     const otherDimension = await runCliProcess(["serve"], base);
     expect(otherDimension.code).not.toBe(0);

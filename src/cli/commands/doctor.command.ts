@@ -17,10 +17,12 @@ export const doctorCommand: Command = {
     const load = ctx.values.load === true;
     const offline = ctx.values.offline === true;
     const { config } = ctx;
+    const dataDir = await checkDataDir(config);
+    const indexEmbedder = (dataDir.database as { index_embedder?: string | null } | null)?.index_embedder ?? null;
     const checks: Record<string, Check> = {
-      data_dir: await checkDataDir(config),
+      data_dir: dataDir,
       sqlite: await checkSqlite(config),
-      embedder: await checkEmbedder(config, { load, offline }),
+      embedder: await checkEmbedder(config, { load, offline, indexEmbedder }),
       reranker: await checkReranker(config, { load, offline }),
       llm: await checkLlm(config, { load, offline }),
       smtp: await checkSmtp(config, { offline }),
