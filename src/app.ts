@@ -149,6 +149,9 @@ export async function createServices(config: Config, opts: { log?: Logger } = {}
         if (!(e instanceof ModelServerUnavailableError)) throw e;
         log.warn("embeddings server unreachable at start; answers use keyword retrieval and training waits until it is back", { error: e.message });
       });
+      // Loaded now rather than on the first question: a broken reranker shows at start, and a GGUF one loads
+      // node-llama-cpp before the server listens (see models/llama-runtime.ts).
+      await reranker();
       training.start();
       services.shutdownHooks.push(() => training.stop());
       mail.start();

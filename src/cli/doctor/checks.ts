@@ -122,10 +122,10 @@ export async function checkLlm(config: Config, opts: { load: boolean; offline: b
       return { status: "error", summary: `cannot reach ${config.llmUrl}: ${message(e)}`, ...base, reachable: false };
     }
   }
-  const modelPath = resolve(config.llmModel);
+  const modelPath = resolve(llmConfig.modelPath ?? config.llmModel);
   const lib = nodeLlamaCppLocation();
   const base = { configured, active: kind, model: modelPath, node_llama_cpp: lib };
-  if (!config.llmModel || !existsSync(modelPath)) return { status: "error", summary: `GGUF model not found: ${modelPath}`, ...base };
+  if (!llmConfig.modelPath || !existsSync(modelPath)) return { status: "error", summary: `GGUF model not found: ${modelPath}`, ...base };
   if (!lib) {
     const hint = Bun.isStandaloneExecutable ? "copy the build's lib/ folder next to the docchat binary" : "run bun install";
     return { status: "error", summary: `node-llama-cpp is not available (${hint})`, ...base };
