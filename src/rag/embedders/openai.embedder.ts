@@ -6,7 +6,14 @@
  * restart during an outage still serves keyword answers and resumes training when the server is back.
  */
 import type { Embedder } from "../embedder.ts";
-import { createModelServer, type ModelServer, type ModelServerOptions, ModelServerRequestError } from "../remote/model-server.ts";
+import {
+  createModelServer,
+  type ModelServer,
+  type ModelServerOptions,
+  ModelServerRequestError,
+  type PostOptions,
+  QUERY_TIMEOUT_MS,
+} from "../remote/model-server.ts";
 import { l2Normalize } from "./l2-normalise.ts";
 import type { ModelPrefixes } from "./model-prefixes.ts";
 
@@ -31,8 +38,8 @@ export interface RemoteEmbedder extends Embedder {
   readonly dimensionFromIndex: boolean;
 }
 
-async function embedBatch(server: ModelServer, model: string, input: string[], signal?: AbortSignal): Promise<Float32Array[]> {
-  const res = await server.post<EmbeddingsResponse>("/embeddings", { model, input }, { signal });
+async function embedBatch(server: ModelServer, model: string, input: string[], post: PostOptions): Promise<Float32Array[]> {
+  const res = await server.post<EmbeddingsResponse>("/embeddings", { model, input }, post);
   const data = Array.isArray(res?.data) ? res.data : [];
   if (data.length !== input.length)
     throw new ModelServerRequestError(`the embeddings server returned ${data.length} vectors for ${input.length} texts`, 200, "");
@@ -68,11 +75,19 @@ export async function createOpenAiEmbedder(opts: OpenAiEmbedderOptions): Promise
   // Never send an empty string: several servers reject it, and it carries nothing to embed.
   const nonEmpty = (t: string) => (t.trim() === "" ? "." : t);
 
-  async function embed(texts: string[], prefix: string): Promise<Float32Array[]> {
+  // A visitor waits on a question's embedding: it goes before queued training batches, gets a short deadline and
+  // at most one retry, after which the question is answered from keyword retrieval.
+  const forQuery: PostOptions = {
+    priority: "urgent",
+    retries: Math.min(1, opts.retries),
+    timeoutMs: Math.min(opts.timeoutMs, QUERY_TIMEOUT_MS),
+  };
+
+  async function embed(texts: string[], prefix: string, post: PostOptions = {}): Promise<Float32Array[]> {
     const batches: string[][] = [];
     for (let i = 0; i < texts.length; i += opts.batchSize)
       batches.push(texts.slice(i, i + opts.batchSize).map((t) => prefix + nonEmpty(t)));
-    const results = await Promise.all(batches.map((b) => embedBatch(server, opts.model, b)));
+    const results = await Promise.all(batches.map((b) => embedBatch(server, opts.model, b, post)));
     const vectors = results.flat();
     for (const v of vectors) {
       if (v.length !== dimension) {
@@ -93,7 +108,7 @@ export async function createOpenAiEmbedder(opts: OpenAiEmbedderOptions): Promise
     remote: { url: server.url, model: opts.model, prefixes: opts.prefixes, batchSize: opts.batchSize },
     embedDocuments: (texts) => (texts.length === 0 ? Promise.resolve([]) : embed(texts, opts.prefixes.document)),
     async embedQuery(text) {
-      const [v] = await embed([text], opts.prefixes.query);
+      const [v] = await embed([text], opts.prefixes.query, forQuery);
       if (!v) throw new Error("the embeddings server returned no vector");
       return v;
     },

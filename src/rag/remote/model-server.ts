@@ -36,30 +36,47 @@ export interface ModelServerOptions {
   maxBackoffMs?: number;
 }
 
+export interface PostOptions {
+  signal?: AbortSignal;
+  retries?: number;
+  timeoutMs?: number;
+  priority?: "urgent" | "routine";
+}
+
 export interface ModelServer {
   readonly url: string;
-  post<T>(path: string, body: unknown, opts?: { signal?: AbortSignal; retries?: number }): Promise<T>;
+  /** `urgent` requests (a visitor waits) take the next free slot before routine ones (training) */
+  post<T>(path: string, body: unknown, opts?: PostOptions): Promise<T>;
   /** requests waiting for a free slot right now (for tests and diagnostics) */
   readonly waiting: number;
 }
 
+/** The longest a visitor's question waits on a model server (query embedding, rerank) before docchat goes on without it. */
+export const QUERY_TIMEOUT_MS = 10_000;
+
 const RETRYABLE = new Set([408, 425, 429, 500, 502, 503, 504]);
 
+/**
+ * At most `limit` holders; a released slot is handed straight to the next waiter (so a newcomer can never slip in
+ * between), and urgent waiters (a visitor's question) go before routine ones (training batches).
+ */
 function createSemaphore(limit: number) {
   let active = 0;
-  const queue: (() => void)[] = [];
+  const urgent: (() => void)[] = [];
+  const routine: (() => void)[] = [];
   return {
     get waiting() {
-      return queue.length;
+      return urgent.length + routine.length;
     },
-    async run<T>(fn: () => Promise<T>): Promise<T> {
-      if (active >= limit) await new Promise<void>((resolve) => queue.push(resolve));
-      active++;
+    async run<T>(fn: () => Promise<T>, priority: "urgent" | "routine" = "routine"): Promise<T> {
+      if (active < limit) active++;
+      else await new Promise<void>((resolve) => (priority === "urgent" ? urgent : routine).push(resolve));
       try {
         return await fn();
       } finally {
-        active--;
-        queue.shift()?.();
+        const next = urgent.shift() ?? routine.shift();
+        if (next) next();
+        else active--;
       }
     },
   };
@@ -92,15 +109,15 @@ export function createModelServer(opts: ModelServerOptions): ModelServer {
   if (opts.apiKey) headers.authorization = `Bearer ${opts.apiKey}`;
   const where = describeUrl(base);
 
-  async function attempt<T>(path: string, body: string, signal?: AbortSignal): Promise<T> {
-    const deadline = AbortSignal.timeout(opts.timeoutMs);
+  async function attempt<T>(path: string, body: string, signal: AbortSignal | undefined, timeoutMs: number): Promise<T> {
+    const deadline = AbortSignal.timeout(timeoutMs);
     const combined = signal ? AbortSignal.any([signal, deadline]) : deadline;
     let res: Response;
     try {
       res = await fetch(`${base}${path}`, { method: "POST", headers, body, signal: combined });
     } catch (e) {
       if (signal?.aborted) throw signal.reason;
-      const why = deadline.aborted ? `no answer within ${opts.timeoutMs} ms` : (e as Error).message;
+      const why = deadline.aborted ? `no answer within ${timeoutMs} ms` : (e as Error).message;
       throw new ModelServerUnavailableError(`${where}${path}: ${why}`);
     }
     const text = await res.text().catch(() => "");
@@ -118,12 +135,12 @@ export function createModelServer(opts: ModelServerOptions): ModelServer {
     get waiting() {
       return slots.waiting;
     },
-    async post<T>(path: string, payload: unknown, o: { signal?: AbortSignal; retries?: number } = {}): Promise<T> {
+    async post<T>(path: string, payload: unknown, o: PostOptions = {}): Promise<T> {
       const body = JSON.stringify(payload);
       const retries = o.retries ?? opts.retries;
       for (let n = 0; ; n++) {
         try {
-          return await slots.run(() => attempt<T>(path, body, o.signal));
+          return await slots.run(() => attempt<T>(path, body, o.signal, o.timeoutMs ?? opts.timeoutMs), o.priority);
         } catch (e) {
           if (!(e instanceof ModelServerUnavailableError) || n >= retries || o.signal?.aborted) throw e;
           await sleep(retryDelayMs(n + 1, { baseMs: opts.backoffMs ?? 250, maxMs: opts.maxBackoffMs ?? 5000 }), o.signal);

@@ -5,7 +5,7 @@
  * - TEI's native `POST {base}/rerank {query, texts}` → `[{index, score}]`.
  * `auto` starts with the first and switches to TEI's for good when the server answers 422/400 asking for `texts`.
  */
-import { createModelServer, type ModelServerOptions, ModelServerRequestError } from "../remote/model-server.ts";
+import { createModelServer, type ModelServerOptions, ModelServerRequestError, QUERY_TIMEOUT_MS } from "../remote/model-server.ts";
 import { type Reranker, toProbabilities } from "./reranker.ts";
 
 export type RerankFormat = "auto" | "documents" | "tei";
@@ -53,7 +53,9 @@ export function createHttpReranker(opts: HttpRerankerOptions): Reranker {
       format === "tei"
         ? { query, texts: documents, raw_scores: false, truncate: true }
         : { ...(opts.model ? { model: opts.model } : {}), query, documents, top_n: documents.length };
-    return readScores(await server.post("/rerank", body, { signal }), documents.length);
+    // A visitor waits: rerank calls go first and are cut short; a failure leaves the judgement to term coverage.
+    const post = { signal, priority: "urgent" as const, timeoutMs: Math.min(opts.timeoutMs, QUERY_TIMEOUT_MS) };
+    return readScores(await server.post("/rerank", body, post), documents.length);
   }
 
   return {

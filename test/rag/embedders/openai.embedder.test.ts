@@ -115,6 +115,49 @@ describe("OpenAI-compatible embedder", () => {
     await expect(e.embedQuery("changed")).rejects.toThrow(/docchat reindex/);
   });
 
+  // These use their own server: requests an earlier test abandoned (timeouts) may still be running on the shared one.
+  test("a question's embedding goes before training batches already waiting for the server", async () => {
+    const own = startFakeModelServer({});
+    try {
+      const e = await createOpenAiEmbedder(options({ url: own.url, batchSize: 1, concurrency: 1 }));
+      own.calls.length = 0;
+      own.set({ delayMs: 20 });
+      const ingest = e.embedDocuments(Array.from({ length: 6 }, (_, i) => `training passage ${i}`));
+      while (own.calls.length === 0) await Bun.sleep(1);
+      await e.embedQuery("a visitor's question");
+      await ingest;
+      const order = own.embeddingCalls().map((c) => c.input?.[0] ?? "");
+      expect(order.indexOf("search_query: a visitor's question")).toBe(1);
+      expect(Math.max(...own.calls.map((c) => c.inFlight))).toBe(1);
+    } finally {
+      await own.close();
+    }
+  });
+
+  test("a question's embedding is retried at most once, however many retries training gets", async () => {
+    const e = await createOpenAiEmbedder(options({ retries: 5 }));
+    server.calls.length = 0;
+    server.set({ failing: true });
+    await expect(e.embedQuery("x")).rejects.toBeInstanceOf(ModelServerUnavailableError);
+    expect(server.calls).toHaveLength(2);
+  });
+
+  test("the concurrency bound holds when slots are released and new requests arrive at the same moment", async () => {
+    const own = startFakeModelServer({});
+    try {
+      const e = await createOpenAiEmbedder(options({ url: own.url, batchSize: 1, concurrency: 2 }));
+      own.calls.length = 0;
+      own.set({ delayMs: 5 });
+      await Promise.all(
+        Array.from({ length: 8 }, (_, i) => Promise.all([e.embedDocuments([`a${i}`, `b${i}`, `c${i}`]), e.embedQuery(`q${i}`)])),
+      );
+      expect(own.calls).toHaveLength(32);
+      expect(Math.max(...own.calls.map((c) => c.inFlight))).toBe(2);
+    } finally {
+      await own.close();
+    }
+  });
+
   test("known paraphrases land closer than unrelated text (the fake server's synonym table)", async () => {
     const e = await createOpenAiEmbedder(options());
     const q = await e.embedQuery("What is the sitagliptin dose?");
