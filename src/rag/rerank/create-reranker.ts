@@ -50,6 +50,7 @@ export async function createReranker(config: Config): Promise<Reranker | null> {
       url: choice.url,
       model: choice.model,
       apiKey: config.rerankApiKey || undefined,
+      scores: config.rerankScores,
       concurrency: config.embeddingsConcurrency,
       timeoutMs: config.embeddingsTimeoutMs,
       // A question waits on this call: one quick retry, then keyword/embedding judgement takes over.

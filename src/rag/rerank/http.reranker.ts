@@ -15,11 +15,13 @@ export interface HttpRerankerOptions extends Omit<ModelServerOptions, "url"> {
   /** may be empty for TEI, which serves one model */
   model: string;
   format?: RerankFormat;
+  /** what the server's scores are (see toProbabilities); auto when absent */
+  scores?: "auto" | "probability" | "logit";
 }
 
 type Scored = { index?: number; relevance_score?: number; score?: number };
 
-function readScores(body: unknown, n: number): number[] {
+function readScores(body: unknown, n: number, kind: HttpRerankerOptions["scores"]): number[] {
   const items: Scored[] | undefined = Array.isArray(body)
     ? body
     : Array.isArray((body as { results?: unknown })?.results)
@@ -40,7 +42,7 @@ function readScores(body: unknown, n: number): number[] {
   }
   if (raw.some((s) => s === Number.NEGATIVE_INFINITY))
     throw new ModelServerRequestError("the rerank server left documents unscored", 200, "");
-  return toProbabilities(raw);
+  return toProbabilities(raw, kind);
 }
 
 export function createHttpReranker(opts: HttpRerankerOptions): Reranker {
@@ -55,7 +57,7 @@ export function createHttpReranker(opts: HttpRerankerOptions): Reranker {
         : { ...(opts.model ? { model: opts.model } : {}), query, documents, top_n: documents.length };
     // A visitor waits: rerank calls go first and are cut short; a failure leaves the judgement to term coverage.
     const post = { signal, priority: "urgent" as const, timeoutMs: Math.min(opts.timeoutMs, QUERY_TIMEOUT_MS) };
-    return readScores(await server.post("/rerank", body, post), documents.length);
+    return readScores(await server.post("/rerank", body, post), documents.length, opts.scores);
   }
 
   return {

@@ -17,9 +17,10 @@ export interface Reranker {
  * The documented mapping of server scores onto 0..1. Cross-encoders are trained with a sigmoid on one logit, so
  * the sigmoid of the raw logit is the model's own relevance probability. TEI (by default), vLLM, Jina and Cohere
  * return that probability already; llama.cpp's server returns the raw logit. A response with any score outside
- * 0..1 can only be logits, so the whole response is mapped through the sigmoid; otherwise it is kept as is.
+ * 0..1 can only be logits, so the whole response is mapped through the sigmoid; otherwise it is kept as is
+ * (DOCCHAT_RERANK_SCORES=logit|probability says it outright, for a server whose logits all happen to fall in 0..1).
  */
-export function toProbabilities(scores: number[]): number[] {
-  const logits = scores.some((s) => s < 0 || s > 1);
+export function toProbabilities(scores: number[], kind: "auto" | "probability" | "logit" = "auto"): number[] {
+  const logits = kind === "logit" || (kind === "auto" && scores.some((s) => s < 0 || s > 1));
   return scores.map((s) => (logits ? 1 / (1 + Math.exp(-s)) : Math.min(1, Math.max(0, s))));
 }

@@ -81,6 +81,11 @@ for (const subject of subjects) {
   });
 }
 
+test("scores declared as logits are always mapped, even when they all fall inside 0..1", () => {
+  expect(toProbabilities([0.2, 0.9], "logit")).toEqual([1 / (1 + Math.exp(-0.2)), 1 / (1 + Math.exp(-0.9))]);
+  expect(toProbabilities([1.5], "probability")).toEqual([1]);
+});
+
 test("raw logits are mapped through the sigmoid, probabilities are kept as they are", () => {
   expect(toProbabilities([0.2, 0.9])).toEqual([0.2, 0.9]);
   const mapped = toProbabilities([-2, 0, 3.5]);
