@@ -260,7 +260,9 @@ describe("the index remembers its embedder", () => {
     expect(otherModel.stderr).toContain("openai:nomic-embed-text@256");
     expect(otherModel.stderr).toContain("docchat reindex");
 
-    const doctor = JSON.parse((await runCliProcess(["doctor", "--json"], { ...base, DOCCHAT_EMBEDDINGS_MODEL: "mxbai-embed-large" })).stdout);
+    const doctor = JSON.parse(
+      (await runCliProcess(["doctor", "--json"], { ...base, DOCCHAT_EMBEDDINGS_MODEL: "mxbai-embed-large" })).stdout,
+    );
     expect(doctor.embedder.status).toBe("error");
     expect(doctor.embedder.summary).toContain("docchat reindex");
 
@@ -309,9 +311,10 @@ describe("the index remembers its embedder", () => {
       expect(lines.some((l) => l.includes("embeddings server unreachable at start"))).toBe(true);
       expect(lines.some((l) => l.includes("keyword retrieval only"))).toBe(true);
       const doctor = await runCliProcess(["doctor", "--json"], { DOCCHAT_DATA: dataDir, ...embeddingsEnv(fake) });
-      const report = JSON.parse(doctor.stdout) as { embedder: { status: string; summary: string; reachable: boolean } };
+      const report = JSON.parse(doctor.stdout) as { embedder: { status: string; summary: string; reachable: boolean; where: string } };
       expect(report.embedder.status).toBe("warn");
       expect(report.embedder.reachable).toBe(false);
+      expect(report.embedder).toMatchObject({ where: "remote", model: "nomic-embed-text", url: fake.url });
       expect(report.embedder.summary).toContain("keyword retrieval");
     } finally {
       await services.close();

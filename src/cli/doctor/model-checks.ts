@@ -51,6 +51,8 @@ export async function checkEmbedder(
   opts: { load: boolean; offline?: boolean; indexEmbedder?: string | null },
 ): Promise<Check> {
   const configured = config.embedder;
+  // What is known so far, so a failure still says which model and where.
+  let sofar: Record<string, unknown> = { configured };
   try {
     const { resolveEmbedder, describeEmbedder, createEmbedder, embedderConfig } = await import("../../rag/embedders/create-embedder.ts");
     const cfg = embedderConfig(quick(config));
@@ -73,6 +75,7 @@ export async function checkEmbedder(
       model: info.model,
       ...(choice.kind === "openai" ? { url: choice.url, prefixes: choice.prefixes } : {}),
     };
+    sofar = base;
     const expected = await expectedIndexKey(choice);
     const known = { id: expected.id, dimension: expected.dimension };
     const staticMismatch = indexMismatch(opts.indexEmbedder, expected.id, expected.dimension);
@@ -120,12 +123,13 @@ export async function checkEmbedder(
     // training waits for it.
     const status: Status = unavailable ? "warn" : "error";
     const note = unavailable ? " — answers use keyword retrieval and training waits until it is back" : "";
-    return { status, summary: `embedder ${configured}: ${message(e)}${note}`, configured, reachable: unavailable ? false : undefined };
+    return { status, summary: `embedder ${configured}: ${message(e)}${note}`, ...sofar, reachable: unavailable ? false : undefined };
   }
 }
 
 export async function checkReranker(config: Config, opts: { load: boolean; offline?: boolean }): Promise<Check> {
   const configured = config.reranker;
+  let sofar: Record<string, unknown> = { configured };
   try {
     const { resolveReranker, describeReranker, createReranker } = await import("../../rag/rerank/create-reranker.ts");
     const choice = resolveReranker(config);
@@ -139,6 +143,7 @@ export async function checkReranker(config: Config, opts: { load: boolean; offli
         where: "none",
       };
     const base = { configured, active: choice.kind, where: info.where, model: info.model, ...(info.url ? { url: info.url } : {}) };
+    sofar = base;
     const remote = choice.kind === "http";
     if (remote && opts.offline)
       return { status: "ok", summary: `remote ${info.model ?? "(server's model)"} at ${info.url} (not contacted: --offline)`, ...base };
@@ -167,7 +172,7 @@ export async function checkReranker(config: Config, opts: { load: boolean; offli
     return {
       status: unavailable ? "warn" : "error",
       summary: `reranker ${configured}: ${message(e)}${note}`,
-      configured,
+      ...sofar,
       reachable: unavailable ? false : undefined,
     };
   }
