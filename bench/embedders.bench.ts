@@ -3,7 +3,7 @@
  * embedder, and hybrid RRF per embedder; plus each embedder's load time, throughput, event-loop stalls and RSS.
  * This decides the product's default embedder.
  *
- *   bun bench/embedders.bench.ts [--limit N] [--models-dir DIR] [--only use-lite,word-vectors] [--reuse] [--no-write]
+ *   bun bench/embedders.bench.ts [--limit N] [--models-dir DIR] [--only onnx:NAME] [--reuse] [--no-write]
  *
  * --limit N keeps the first N judged claims (the corpus is always whole). --reuse keeps vectors from an earlier
  * run in .tmp/bench-embedders. ONNX model folders found in --models-dir (default ./models) are measured too; a
@@ -52,8 +52,6 @@ interface Candidate {
 
 function candidates(): Candidate[] {
   const list: Candidate[] = [
-    { name: "use-lite", spec: { kind: "use-lite" }, shards: 2, quality: true },
-    { name: "word-vectors", spec: { kind: "word-vectors" }, shards: 1, quality: true },
     ...findModelFolders(join(ROOT, args["models-dir"] ?? "models")).map((f) => ({
       name: `onnx:${f.name}`,
       spec: { kind: "onnx", options: { modelDir: f.dir } } as EmbedderSpec,
@@ -221,7 +219,7 @@ async function main(): Promise<void> {
     "",
     "Notes:",
     "- RRF with k=60 is flat at the top (1/61 vs 1/62), so even a vector list weighted 0.25 reorders BM25's top 10; a retriever much weaker than BM25 therefore costs nDCG in any weighting tried.",
-    "- In-thread stalls are per loop of awaited calls: the TensorFlow.js WASM backend resolves through microtasks only, so a loop of use-lite calls never yields to timers or sockets; onnxruntime-node yields between calls (setImmediate) but blocks for each whole batch. The worker column is what the server sees.",
+    "- In-thread stalls are per loop of awaited calls: onnxruntime-node yields between calls (setImmediate) but blocks for each whole batch. The worker column is what the server sees.",
     "",
     "onnx:synthetic-minilm-6ffn is the test fixture graph with 6 residual feed-forward blocks (384→1536→384) over the real MiniLM tokenizer: random weights, so no quality row, but roughly MiniLM-L6's matrix work without attention. It stands in for the cost of a real ONNX model, which this machine cannot download.",
   ].join("\n");

@@ -5,10 +5,10 @@
  *   3. retrieval latency p50/p95 at 10k and 100k chunks in one deployment;
  *   4. chat throughput (extractive backend) next to GET /api/v1/models in the same run.
  *
- *   bun bench/retrieval.bench.ts [--only scifact,gate,latency,throughput] [--embedders use-lite,word-vectors,onnx]
+ *   bun bench/retrieval.bench.ts [--only scifact,gate,latency,throughput] [--embedders onnx]
  *                                [--sizes 10000,100000] [--limit N] [--no-write]
  *
- * Embedding the SciFact corpus is the slow part (use-lite: minutes on 2 cores); vectors are cached in
+ * Embedding the SciFact corpus is the slow part (an ONNX MiniLM: minutes on 2 cores); vectors are cached in
  * .tmp/bench-embedders and shared with bench/embedders.bench.ts.
  */
 import { join } from "node:path";
@@ -30,7 +30,7 @@ import { loadSquad } from "./lib/squad.dataset.ts";
 const { values: args } = parseArgs({
   options: {
     only: { type: "string", default: "scifact,gate,latency,throughput" },
-    embedders: { type: "string", default: "use-lite,word-vectors,onnx" },
+    embedders: { type: "string", default: "onnx" },
     sizes: { type: "string", default: "10000,100000" },
     limit: { type: "string" },
     "no-write": { type: "boolean", default: false },
@@ -39,10 +39,8 @@ const { values: args } = parseArgs({
 const ROOT = join(import.meta.dir, "..");
 const only = new Set(args.only?.split(","));
 const embedderNames = (args.embedders ?? "").split(",").filter(Boolean);
-// Built-in embedders by name, plus every ONNX model folder in ./models (an owner's real sentence model).
+// Every ONNX model folder in ./models (an owner's real sentence model).
 const CANDIDATES: EmbedderCandidate[] = [
-  { name: "use-lite", spec: { kind: "use-lite" }, shards: 2 },
-  { name: "word-vectors", spec: { kind: "word-vectors" }, shards: 1 },
   ...findModelFolders(join(ROOT, "models")).map((m) => ({ name: `onnx:${m.name}`, spec: { kind: "onnx", options: { modelDir: m.dir } }, shards: 1 })),
 ].filter((c) => embedderNames.includes(c.name) || (c.name.startsWith("onnx:") && embedderNames.includes("onnx"))) as EmbedderCandidate[];
 const machine = describeMachine();

@@ -10,11 +10,15 @@ import { createKeysRepo } from "./store/repos/keys.repo.ts";
 import { VERSION } from "./version.ts";
 import { createDocumentsService } from "./documents/documents.service.ts";
 import { createTrainingWorker } from "./documents/training.worker.ts";
-import { checkVectorIndex } from "./documents/vector-index.ts";
+import { checkVectorIndex, recordedEmbedder } from "./documents/vector-index.ts";
 import { DEFAULT_CHUNK_OPTIONS } from "./ingest/chunk.ts";
 import { isolatedParse } from "./ingest/isolated-parse.ts";
 import type { Embedder } from "./rag/embedder.ts";
-import { createEmbedder } from "./rag/embedders/create-embedder.ts";
+import { createEmbedder, embedderConfig } from "./rag/embedders/create-embedder.ts";
+import { ModelServerUnavailableError } from "./rag/remote/model-server.ts";
+import { createReranker } from "./rag/rerank/create-reranker.ts";
+import type { Reranker } from "./rag/rerank/reranker.ts";
+import { type RetrievalModeInfo, retrievalMode } from "./rag/retrieval-mode.ts";
 import { createChunkIndexRepo } from "./store/repos/chunk-index.repo.ts";
 import { createDocumentsRepo } from "./store/repos/documents.repo.ts";
 import { createMail } from "./mail/create-mail.ts";
@@ -61,17 +65,44 @@ export async function createServices(config: Config, opts: { log?: Logger } = {}
   const mail = createMail({ config, log, outbox: repos.outbox });
   /** The Prometheus registry of this service (GET /metrics when DOCCHAT_METRICS_TOKEN is set). */
   const metrics = createMetrics({ depths: createQueueDepthsRepo(db) });
-  // The embedder loads lazily (CLI commands that don't need it stay fast) and once.
+  // The embedder loads lazily (CLI commands that don't need it stay fast) and once. An embeddings server that
+  // can't be reached while nothing tells its dimension leaves it unloaded: the next caller tries again.
   let embedderPromise: Promise<Embedder | null> | null = null;
+  // After a failed attempt the server is asked again at most every few seconds, so questions asked meanwhile go
+  // straight to keyword retrieval instead of each waiting out the retries.
+  let unavailable: { at: number; error: Error } | null = null;
   const embedder = () => {
-    embedderPromise ??= (async () => {
-      const e = await createEmbedder({ kind: config.embedder, modelsDir: config.modelsDir, modelPath: config.embedderModel || undefined });
+    if (embedderPromise) return embedderPromise;
+    if (unavailable && Date.now() - unavailable.at < 5000) return Promise.reject(unavailable.error);
+    const loading = (async () => {
+      const recorded = recordedEmbedder(repos.chunkIndex);
+      const e = await createEmbedder({ ...embedderConfig(config), knownDimension: (id) => (recorded?.id === id ? recorded.dimension : undefined) });
       const hasChunks = db.query("SELECT 1 FROM chunks LIMIT 1").get() !== null;
       checkVectorIndex(repos.chunkIndex, e, hasChunks);
+      if (e && (e as { dimensionFromIndex?: boolean }).dimensionFromIndex) {
+        log.warn("embeddings server unreachable at start; answers use keyword retrieval and training waits until it is back", { embedder: e.id });
+      }
       return e;
     })();
-    return embedderPromise;
+    embedderPromise = loading;
+    loading.catch((e: unknown) => {
+      if (e instanceof ModelServerUnavailableError && embedderPromise === loading) {
+        embedderPromise = null;
+        unavailable = { at: Date.now(), error: e };
+      }
+    });
+    return loading;
   };
+  // The reranker loads on the first question; one that cannot be loaded is reported once and left out.
+  let rerankerPromise: Promise<Reranker | null> | null = null;
+  const reranker = () => {
+    rerankerPromise ??= createReranker(config).catch((e: unknown) => {
+      log.error("reranker could not be loaded; answers are judged without it", { error: String((e as Error).message ?? e) });
+      return null;
+    });
+    return rerankerPromise;
+  };
+  let mode: RetrievalModeInfo | null = null;
   const training = createTrainingWorker({
     db,
     documents: repos.documents,
@@ -86,7 +117,7 @@ export async function createServices(config: Config, opts: { log?: Logger } = {}
   const corrections = createCorrectionsService({ corrections: repos.corrections, chatLogs: repos.chatLogFeedback });
   const llm = createLlmBackend(llmBackendConfig(config), { queueObserver: metrics.modelQueue });
   const limiter = createRateLimiter() as RateLimiter;
-  const answers = createChatStack({ db, config, accounts: observeDebits(repos.accounts, metrics), chunkIndex: repos.chunkIndex, embedder, backend: llm, corrections, log });
+  const answers = createChatStack({ db, config, accounts: observeDebits(repos.accounts, metrics), chunkIndex: repos.chunkIndex, embedder, reranker, backend: llm, corrections, log });
   const services = {
     version: VERSION,
     config,
@@ -97,6 +128,12 @@ export async function createServices(config: Config, opts: { log?: Logger } = {}
     accounts: createAccountsService({ accounts: repos.accounts }),
     deployments: createDeploymentsService({ deployments: repos.deployments, keys: repos.keys }),
     embedder,
+    reranker,
+    /** keyword, embeddings or reranker, with the models behind it (read from config and the models folder once) */
+    retrievalMode: () => {
+      mode ??= retrievalMode(config);
+      return mode;
+    },
     training,
     documents: createDocumentsService({ db, config, documents: repos.documents, deployments: repos.deployments, index: repos.chunkIndex, training, parse }),
     mail,
@@ -116,7 +153,13 @@ export async function createServices(config: Config, opts: { log?: Logger } = {}
     shutdownHooks: [] as (() => Promise<void> | void)[],
     /** Background work for `serve`: the training queue (and, as they land, the mail outbox). */
     async startWorkers() {
-      await embedder();
+      await embedder().catch((e: unknown) => {
+        if (!(e instanceof ModelServerUnavailableError)) throw e;
+        log.warn("embeddings server unreachable at start; answers use keyword retrieval and training waits until it is back", { error: e.message });
+      });
+      // Loaded now rather than on the first question: a broken reranker shows at start, and a GGUF one loads
+      // node-llama-cpp before the server listens (see models/llama-runtime.ts).
+      await reranker();
       training.start();
       services.shutdownHooks.push(() => training.stop());
       mail.start();
@@ -127,6 +170,7 @@ export async function createServices(config: Config, opts: { log?: Logger } = {}
       await llm.close();
       const e = embedderPromise ? await embedderPromise.catch(() => null) : null;
       await e?.close?.();
+      await (rerankerPromise ? await rerankerPromise : null)?.close?.();
       closeDatabase(db);
     },
   };

@@ -13,7 +13,7 @@ import { mintCompletionId } from "./chat-ids.ts";
 import type { ChatEvent, ChatRequest, SourcesEvent } from "./chat.types.ts";
 import { resolveThread, type ThreadTurn } from "./conversation.ts";
 import { generateAnswer } from "./generate-answer.ts";
-import { groundQuestion, refineWithModel } from "./ground-question.ts";
+import { groundQuestion, refineWithModel, thresholdFor } from "./ground-question.ts";
 import { REFUSAL_TEXT } from "./refusal.ts";
 
 export interface CorrectionsLookup {
@@ -23,6 +23,8 @@ export interface CorrectionsLookup {
 export interface ChatSettings {
   topK: number;
   refusalThreshold: number;
+  /** the threshold while a reranker judges; refusalThreshold when absent */
+  rerankThreshold?: number;
   /** answer length when the request sets no max_tokens */
   defaultMaxTokens: number;
   historyTurns: number;
@@ -90,7 +92,7 @@ export function createChatService(deps: ChatDeps) {
       return;
     }
 
-    const gs = { topK: s.topK, threshold: s.refusalThreshold };
+    const gs = { topK: s.topK, threshold: dep.refusalThreshold ?? s.refusalThreshold, rerankThreshold: dep.refusalThreshold ?? s.rerankThreshold };
     let grounding = await groundQuestion(deps.retriever, { deploymentId: dep.id, question: req.question, history: thread.history }, gs);
     if (!grounding.grounded) {
       const { chatLogId } = record({ searchQuery: grounding.searchQuery, answer: REFUSAL_TEXT, sources: [], promptTokens: 0, completionTokens: 0, refused: true, correctionId: null });
@@ -103,7 +105,7 @@ export function createChatService(deps: ChatDeps) {
     grounding = refined.grounding;
     const hits = grounding.retrieval.hits;
     // A model reads only the passages that themselves come near the bar; a quoting backend says what it quotes.
-    const given = answerPassages(hits, s.refusalThreshold);
+    const given = answerPassages(hits, thresholdFor(gs, grounding.retrieval));
     const messages = buildAnswerPrompt({ persona: dep.persona, passages: given, question: req.question, history: thread.history, lang: req.lang });
     const passages = given.map((h) => ({ text: h.text, source: h.source, headingPath: h.headingPath }));
     const genReq = { ...generation, messages, passages, question: req.question, termWeights: grounding.retrieval.weights };

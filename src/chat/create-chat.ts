@@ -3,6 +3,7 @@ import type { LlmBackend } from "../llm/backend.ts";
 import type { Logger } from "../log.ts";
 import { calibrationFor } from "../rag/cosine-calibration.ts";
 import type { Embedder } from "../rag/embedder.ts";
+import type { Reranker } from "../rag/rerank/reranker.ts";
 import { createRetriever } from "../rag/retrieve.ts";
 import type { Db } from "../store/db.ts";
 import type { AccountsRepo } from "../store/repos/accounts.repo.ts";
@@ -22,6 +23,7 @@ export function createChatStack(deps: {
   accounts: AccountsRepo;
   chunkIndex: ChunkIndexRepo;
   embedder: () => Promise<Embedder | null>;
+  reranker?: () => Promise<Reranker | null>;
   backend: LlmBackend;
   corrections?: CorrectionsLookup;
   log?: Logger;
@@ -33,7 +35,16 @@ export function createChatStack(deps: {
     index: deps.chunkIndex,
     stats: createTermStatsRepo(deps.db),
     embedder: deps.embedder,
-    settings: { keywordWeight: 1, vectorWeight: config.vectorWeight, candidates: 50, rrfK: 60, minIdfCorpus: MIN_IDF_CORPUS, calibration: calibrationFor },
+    reranker: deps.reranker,
+    settings: {
+      keywordWeight: 1,
+      vectorWeight: config.vectorWeight,
+      candidates: 50,
+      rrfK: 60,
+      minIdfCorpus: MIN_IDF_CORPUS,
+      calibration: (id) => calibrationFor(id) ?? config.embeddingsCosine,
+      rerankCandidates: config.rerankCandidates,
+    },
     log: deps.log,
   });
   const chat = createChatService({
@@ -47,6 +58,7 @@ export function createChatStack(deps: {
     settings: {
       topK: config.topK,
       refusalThreshold: config.refusalThreshold,
+      rerankThreshold: config.rerankThreshold,
       defaultMaxTokens: config.answerMaxTokens,
       historyTurns: 6,
       rewriteTimeoutMs: config.rewriteTimeoutMs,

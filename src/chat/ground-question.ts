@@ -16,7 +16,13 @@ export interface Grounding {
 export interface GroundingSettings {
   topK: number;
   threshold: number;
+  /** the threshold while a reranker judges (its scores are probabilities, not term coverage); `threshold` when absent */
+  rerankThreshold?: number;
 }
+
+/** The gate's threshold for how this retrieval was judged. */
+export const thresholdFor = (s: GroundingSettings, r: Retrieval) =>
+  r.judgedBy === "reranker" ? (s.rerankThreshold ?? s.threshold) : s.threshold;
 
 /** The passage that grounded a retrieval: its most relevant hit. */
 const bestChunk = (r: Retrieval) => r.hits.reduce<{ id: number; rel: number }>((b, h) => (h.relevance > b.rel ? { id: h.chunkId, rel: h.relevance } : b), { id: -1, rel: -1 }).id;
@@ -38,7 +44,7 @@ export async function groundQuestion(
     input.history.filter((t) => t.question).map((t) => ({ question: t.question, searchQuery: t.searchQuery })),
   );
   const search = (query: string) => retriever.retrieve({ deploymentId: input.deploymentId, query, topK: s.topK });
-  const ok = (r: Retrieval) => isGrounded(r.relevance, s.threshold);
+  const ok = (r: Retrieval) => isGrounded(r.relevance, thresholdFor(s, r));
   const first = await search(resolved);
   const asResolved = { retrieval: first, searchQuery: resolved, grounded: ok(first), retrievalFallback: false };
   if (resolved === input.question || (ok(first) && hasAnaphor(input.question))) return asResolved;
@@ -71,11 +77,11 @@ export async function refineWithModel(
   if (r.query === g.searchQuery) return { grounding: g, ...used };
   const search = (query: string) => retriever.retrieve({ deploymentId: input.deploymentId, query, topK: s.topK });
   const retrieval = await search(r.query);
-  if (isGrounded(retrieval.relevance, s.threshold)) return { grounding: { retrieval, searchQuery: r.query, grounded: true, retrievalFallback: false }, ...used };
+  if (isGrounded(retrieval.relevance, thresholdFor(s, retrieval))) return { grounding: { retrieval, searchQuery: r.query, grounded: true, retrievalFallback: false }, ...used };
   // The model's rewrite matched nothing: as with the deterministic rewrite, the visitor's own wording wins
   // when it is grounded (retrieval_fallback), else the deterministic rewrite stands.
   if (g.searchQuery === input.question) return { grounding: g, ...used };
   const plain = await search(input.question);
-  if (!isGrounded(plain.relevance, s.threshold)) return { grounding: g, ...used };
+  if (!isGrounded(plain.relevance, thresholdFor(s, plain))) return { grounding: g, ...used };
   return { grounding: { retrieval: plain, searchQuery: input.question, grounded: true, retrievalFallback: true }, ...used };
 }

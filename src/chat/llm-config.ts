@@ -1,18 +1,15 @@
-import { readdirSync } from "node:fs";
-import { join } from "node:path";
 import type { Config } from "../config/index.ts";
 import type { LlmBackendConfig } from "../llm/create-backend.ts";
+import { findGgufFiles } from "../models/gguf-role.ts";
 
-/** GGUF chat models dropped into the models folder, sorted by name. */
+/**
+ * GGUF chat models dropped into the models folder, sorted by name. Embedding models and rerankers (told apart by
+ * their metadata, see models/gguf-role.ts) are not chat models and are left to the embedder and reranker.
+ */
 export function findGgufModels(modelsDir: string): string[] {
-  try {
-    return readdirSync(modelsDir)
-      .filter((f) => /\.gguf$/i.test(f))
-      .sort()
-      .map((f) => join(modelsDir, f));
-  } catch {
-    return [];
-  }
+  return findGgufFiles(modelsDir)
+    .filter((g) => g.role === "chat")
+    .map((g) => g.path);
 }
 
 /**

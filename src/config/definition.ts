@@ -75,6 +75,16 @@ const publicOrigin: Parse<string> = (raw) => {
   return u.origin;
 };
 
+/** "low,high[,weight]": cosine at or below low counts as unrelated, at or above high as on-topic (weight 0.25 when omitted). */
+const cosineRange: Parse<{ low: number; high: number; weight: number } | null> = (raw) => {
+  if (raw.trim() === "" || raw.trim() === "none") return null;
+  const [low, high, weight = 0.25] = raw.split(",").map((x) => Number(x.trim()));
+  if (low === undefined || high === undefined || ![low, high, weight].every(Number.isFinite) || !(low < high) || weight < 0 || weight > 1) {
+    throw new Error("must be low,high[,weight] with low < high and weight from 0 to 1, e.g. 0.45,0.75,0.25");
+  }
+  return { low, high, weight };
+};
+
 const setting = <T>(s: Setting<T>): Setting<T> => s;
 
 export const definition = {
@@ -91,9 +101,26 @@ export const definition = {
   trainWaitMs: setting({ env: "DOCCHAT_TRAIN_WAIT_MS", default: 5000, doc: "How long a document push waits for training before answering 202 instead of 200.", parse: int(0, 600_000) }),
   parseTimeoutMs: setting({ env: "DOCCHAT_PARSE_TIMEOUT_MS", default: 60_000, doc: "Wall-clock limit for parsing one document.", parse: int(1000, 3_600_000) }),
   parseMemoryMb: setting({ env: "DOCCHAT_PARSE_MEMORY_MB", default: 2048, doc: "Memory bound for the document parser process, in MiB.", parse: int(64, 65_536) }),
-  modelsDir: setting({ env: "DOCCHAT_MODELS", flag: "--models", default: "./models", doc: "Folder searched for embedding models (ONNX) and GGUF chat models.", parse: str }),
-  embedder: setting({ env: "DOCCHAT_EMBEDDER", default: "auto" as "auto" | "none" | "onnx" | "use-lite" | "word-vectors", doc: "Embedder: auto (an ONNX model in the models folder, else the measured best built-in), none (keyword only), onnx, use-lite, word-vectors.", parse: oneOf("auto", "none", "onnx", "use-lite", "word-vectors") }),
-  embedderModel: setting({ env: "DOCCHAT_EMBEDDER_MODEL", default: "", doc: "Path of an ONNX sentence-embedding model folder (overrides the models folder search).", parse: str }),
+  modelsDir: setting({ env: "DOCCHAT_MODELS", flag: "--models", default: "./models", doc: "Folder searched for models: ONNX embedding folders, and GGUF chat, embedding and reranker files (told apart by their metadata).", parse: str }),
+  embedder: setting({ env: "DOCCHAT_EMBEDDER", default: "auto" as "auto" | "none" | "onnx" | "openai" | "gguf", doc: "Embedder: auto (DOCCHAT_EMBEDDINGS_URL set: that server; else an ONNX model folder, else an embedding GGUF in the models folder; else keyword only), none (keyword only), onnx, openai (an OpenAI-compatible /embeddings server), gguf (in-process through node-llama-cpp).", parse: oneOf("auto", "none", "onnx", "openai", "gguf") }),
+  embedderModel: setting({ env: "DOCCHAT_EMBEDDER_MODEL", default: "", doc: "Path of an ONNX sentence-embedding model folder or of an embedding .gguf file (overrides the models folder search).", parse: str }),
+  embeddingsUrl: setting({ env: "DOCCHAT_EMBEDDINGS_URL", flag: "--embeddings-url", default: "", doc: "Base URL of an OpenAI-compatible embeddings server (POST {base}/embeddings), e.g. http://127.0.0.1:11434/v1 (Ollama).", parse: str }),
+  embeddingsModel: setting({ env: "DOCCHAT_EMBEDDINGS_MODEL", flag: "--embeddings-model", default: "", doc: "Embedding model name on that server, e.g. nomic-embed-text. Recorded with the index: changing it needs docchat reindex.", parse: str }),
+  embeddingsApiKey: setting({ env: "DOCCHAT_EMBEDDINGS_API_KEY", default: "", doc: "API key for the embeddings server (never logged; no flag, so it never shows in the process list).", parse: str }),
+  embeddingsBatchSize: setting({ env: "DOCCHAT_EMBEDDINGS_BATCH_SIZE", default: 32, doc: "Texts per embeddings request.", parse: int(1, 2048) }),
+  embeddingsConcurrency: setting({ env: "DOCCHAT_EMBEDDINGS_CONCURRENCY", default: 2, doc: "Embeddings (and rerank) requests in flight at once per server (training and questions share them).", parse: int(1, 64) }),
+  embeddingsTimeoutMs: setting({ env: "DOCCHAT_EMBEDDINGS_TIMEOUT_MS", default: 30_000, doc: "Time allowed for one embeddings (or rerank) request before it is retried.", parse: int(100, 600_000) }),
+  embeddingsRetries: setting({ env: "DOCCHAT_EMBEDDINGS_RETRIES", default: 3, doc: "Retries of a failed embeddings request (timeouts, connection errors, 408/429/5xx), with exponential backoff; rerank requests retry at most once.", parse: int(0, 20) }),
+  embeddingsQueryPrefix: setting({ env: "DOCCHAT_EMBEDDINGS_QUERY_PREFIX", default: "auto", doc: "Text put before every question before it is embedded: auto (chosen from the model family: nomic search_query:, e5 query:, bge's instruction, ...), none, or the literal prefix.", parse: str }),
+  embeddingsDocumentPrefix: setting({ env: "DOCCHAT_EMBEDDINGS_DOCUMENT_PREFIX", default: "auto", doc: "Text put before every passage before it is embedded: auto (from the model family: nomic search_document:, e5 passage:, ...), none, or the literal prefix. Changing it needs docchat reindex.", parse: str }),
+  embeddingsCosine: setting({ env: "DOCCHAT_EMBEDDINGS_COSINE", default: null as { low: number; high: number; weight: number } | null, doc: "Lets the refusal gate use the embedder's cosine similarity: low,high[,weight] (cosine ≤ low unrelated, ≥ high on-topic; weight = its share of the relevance, 0.25 by default). Unset: embeddings improve ranking but the gate judges term coverage only. Measure your model with bench/retrieval.bench.ts before setting it; a reranker is the better judge.", parse: cosineRange }),
+  reranker: setting({ env: "DOCCHAT_RERANKER", default: "auto" as "auto" | "none" | "http" | "gguf", doc: "Reranker of the fused top passages: auto (DOCCHAT_RERANK_URL set: that server; else a reranker GGUF in the models folder; else none), none, http, gguf. With a reranker, its score is what the refusal gate judges.", parse: oneOf("auto", "none", "http", "gguf") }),
+  rerankUrl: setting({ env: "DOCCHAT_RERANK_URL", flag: "--rerank-url", default: "", doc: "Base URL of a rerank server (POST {base}/rerank): vLLM, llama.cpp's server, TEI, Jina/Cohere-style APIs.", parse: str }),
+  rerankModel: setting({ env: "DOCCHAT_RERANK_MODEL", flag: "--rerank-model", default: "", doc: "Reranker model name on that server, or the path of a reranker .gguf file.", parse: str }),
+  rerankApiKey: setting({ env: "DOCCHAT_RERANK_API_KEY", default: "", doc: "API key for the rerank server (never logged; no flag).", parse: str }),
+  rerankScores: setting({ env: "DOCCHAT_RERANK_SCORES", default: "auto" as "auto" | "probability" | "logit", doc: "What the rerank server's scores are: auto (a response with any score outside 0..1 is read as logits and mapped through the sigmoid, else as probabilities), probability (TEI, vLLM, Jina, Cohere), logit (llama.cpp's server).", parse: oneOf("auto", "probability", "logit") }),
+  rerankCandidates: setting({ env: "DOCCHAT_RERANK_CANDIDATES", default: 20, doc: "Fused passages handed to the reranker; the best DOCCHAT_TOP_K of them are kept.", parse: int(1, 200) }),
+  rerankThreshold: setting({ env: "DOCCHAT_RERANK_THRESHOLD", default: 0.5, doc: "Grounding gate with a reranker: the lowest rerank score (0..1, a relevance probability) at which a question counts as answerable. Used instead of DOCCHAT_REFUSAL_THRESHOLD while a reranker judges; a deployment's own threshold wins.", parse: num(0, 1) }),
   llm: setting({ env: "DOCCHAT_LLM", default: "auto" as "auto" | "extractive" | "openai" | "llama", doc: "Answer backend: auto (openai when DOCCHAT_LLM_URL is set, llama when DOCCHAT_LLM_MODEL is a .gguf file, else extractive).", parse: oneOf("auto", "extractive", "openai", "llama") }),
   llmUrl: setting({ env: "DOCCHAT_LLM_URL", default: "", doc: "Base URL of an OpenAI-compatible upstream, e.g. http://127.0.0.1:11434/v1 (Ollama).", parse: str }),
   llmModel: setting({ env: "DOCCHAT_LLM_MODEL", default: "", doc: "Upstream model name, or the path of a local .gguf file.", parse: str }),
@@ -106,7 +133,7 @@ export const definition = {
   llmQueuePerDeployment: setting({ env: "DOCCHAT_LLM_QUEUE_PER_DEPLOYMENT", default: 8, doc: "Answers one deployment may have waiting; its next request fails fast with 503 overloaded, so one busy tenant cannot fill the queue for everyone.", parse: int(1, 10_000) }),
   llmQueuePerAccount: setting({ env: "DOCCHAT_LLM_QUEUE_PER_ACCOUNT", default: 16, doc: "Answers one account may have waiting over all its deployments (waiting answers are served accounts-first, round-robin).", parse: int(1, 10_000) }),
   topK: setting({ env: "DOCCHAT_TOP_K", default: 5, doc: "Passages retrieved for each answer.", parse: int(1, 50) }),
-  refusalThreshold: setting({ env: "DOCCHAT_REFUSAL_THRESHOLD", default: 0.37, doc: "Grounding gate: the lowest answerability (0..1) at which a question counts as answerable from the documents: for a question, the IDF-weighted share of its words found in one sentence that holds the kind of answer asked for (chosen in bench/answers.bench.ts).", parse: num(0, 1) }),
+  refusalThreshold: setting({ env: "DOCCHAT_REFUSAL_THRESHOLD", default: 0.37, doc: "Grounding gate without a reranker (keyword only, or with embeddings): the lowest answerability (0..1) at which a question counts as answerable from the documents: for a question, the IDF-weighted share of its words found in one sentence that holds the kind of answer asked for (chosen in bench/answers.bench.ts; see docs/answers.md). A deployment's own threshold wins (deployment update --refusal-threshold).", parse: num(0, 1) }),
   vectorWeight: setting({ env: "DOCCHAT_VECTOR_WEIGHT", default: 0.25, doc: "Hybrid retrieval: weight of the vector ranking in rank fusion, relative to the keyword ranking's 1 (0 = keyword only). 0.25 was the least harmful weight for the built-in embedders on SciFact; measure a real ONNX model with bench/retrieval.bench.ts before raising it.", parse: num(0, 10) }),
   answerMaxTokens: setting({ env: "DOCCHAT_ANSWER_MAX_TOKENS", default: 512, doc: "Longest answer when a request sets no max_tokens (requests may ask for 1 to 4096).", parse: int(1, 4096) }),
   rewriteTimeoutMs: setting({ env: "DOCCHAT_REWRITE_TIMEOUT_MS", default: 8000, doc: "Time allowed for the model to rewrite a follow-up into a standalone question; on timeout the deterministic rewrite is used.", parse: int(100, 120_000) }),

@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import { chunkDocument } from "../ingest/chunk.ts";
 import type { ParsedDocument } from "../ingest/types.ts";
 import type { Logger } from "../log.ts";
+import { retryDelayMs } from "../mail/backoff.ts";
 import type { Embedder } from "../rag/embedder.ts";
 import type { Db } from "../store/db.ts";
 import type { ChunkIndexRepo, NewChunk } from "../store/repos/chunk-index.repo.ts";
@@ -9,6 +10,12 @@ import type { DeploymentsRepo } from "../store/repos/deployments.repo.ts";
 import type { DocumentRecord, DocumentsRepo } from "../store/repos/documents.repo.ts";
 
 const MAX_ATTEMPTS = 3;
+/** After an embeddings-server outage the queue is retried after this long, doubling up to the maximum. */
+const WAIT_FIRST_MS = 1000;
+const WAIT_MAX_MS = 30_000;
+
+/** The code of a failure that means "the model server is away", not "this document is bad" (model-server.ts). */
+const isServerAway = (e: unknown) => (e as { code?: string } | null)?.code === "model_server_unavailable";
 
 export function sourceName(name: string): string {
   return name.replace(/\.(pdf|docx|txt|csv|tsv|md)$/i, "");
@@ -56,16 +63,14 @@ export function createTrainingWorker(deps: TrainingDeps) {
       const t = texts[i] as { text: string; hash: string };
       unique.set(t.hash, [...(unique.get(t.hash) ?? []), i]);
     }
+    // One call: the embedder batches and bounds concurrency itself (a remote server sees its configured batch
+    // size with requests in flight back to back; an ONNX model its own batch size).
     const order = [...unique.keys()];
-    const batch = 32;
-    for (let b = 0; b < order.length; b += batch) {
-      const hashes = order.slice(b, b + batch);
-      const vectors = await embedder.embedDocuments(hashes.map((h) => (texts[(unique.get(h) as number[])[0] as number] as { text: string }).text));
-      hashes.forEach((h, j) => {
-        const v = vectors[j] as Float32Array;
-        for (const i of unique.get(h) as number[]) out[i] = v;
-      });
-    }
+    const vectors = await embedder.embedDocuments(order.map((h) => (texts[(unique.get(h) as number[])[0] as number] as { text: string }).text));
+    order.forEach((h, j) => {
+      const v = vectors[j] as Float32Array;
+      for (const i of unique.get(h) as number[]) out[i] = v;
+    });
     return out as Float32Array[];
   }
 
@@ -109,30 +114,46 @@ export function createTrainingWorker(deps: TrainingDeps) {
     }).immediate();
   }
 
-  async function step(): Promise<boolean> {
+  let waits = 0;
+
+  async function step(): Promise<"done" | "idle" | "deferred"> {
     const doc = deps.documents.claimNext();
-    if (!doc) return false;
+    if (!doc) return "idle";
     refreshDeploymentStatus(deps, doc.deploymentId);
     try {
       if (doc.attempts > MAX_ATTEMPTS) throw Object.assign(new Error("Training was interrupted repeatedly on this document."), { code: "document_unreadable" });
       await processOne(doc);
+      waits = 0;
     } catch (e) {
+      if (isServerAway(e)) {
+        // Nothing is wrong with the document: it keeps its place in the queue, says why it waits, and is
+        // retried when the server answers again.
+        waits++;
+        deps.log.warn("embeddings server unavailable; training waits", { document: doc.id, error: String((e as Error).message) });
+        deps.documents.deferQueued(doc.id, "waiting_for_embeddings", `Waiting for the embeddings server: ${(e as Error).message}`);
+        refreshDeploymentStatus(deps, doc.deploymentId);
+        notify();
+        return "deferred";
+      }
       const code = (e as { code?: string }).code ?? "training_failed";
       deps.log.warn("training failed", { document: doc.id, code, error: String((e as Error).message) });
       deps.documents.markFailed(doc.id, code, (e as Error).message || "Training failed.");
       refreshDeploymentStatus(deps, doc.deploymentId);
     }
     notify();
-    return true;
+    return "done";
   }
 
   return {
-    /** Processes queued documents until none is left (CLI `train --wait`, tests). */
+    /**
+     * Processes queued documents until none is left (CLI `train --wait`, tests), or until the embeddings
+     * server is away: then the rest stays queued with its reason, and the next call resumes it.
+     */
     async runUntilIdle(): Promise<void> {
-      while (await step()) {}
+      while ((await step()) === "done") {}
     },
     /** Background loop for the server: resumes interrupted work, then waits for new work. */
-    start(pollMs = 500): void {
+    start(pollMs = 500, retryFirstMs = WAIT_FIRST_MS): void {
       if (running) return;
       running = true;
       stopped = false;
@@ -143,11 +164,12 @@ export function createTrainingWorker(deps: TrainingDeps) {
         while (!stopped) {
           const did = await step().catch((e) => {
             deps.log.error("training loop error", { error: String(e) });
-            return false;
+            return "idle" as const;
           });
-          if (!did) await new Promise<void>((r) => {
+          const pause = did === "deferred" ? retryDelayMs(waits, { baseMs: retryFirstMs, maxMs: WAIT_MAX_MS }) : did === "idle" ? pollMs : 0;
+          if (pause > 0) await new Promise<void>((r) => {
             wake = r;
-            setTimeout(r, pollMs);
+            setTimeout(r, pause);
           });
           wake = null;
         }

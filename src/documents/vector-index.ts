@@ -27,6 +27,12 @@ export function checkVectorIndex(index: ChunkIndexRepo, embedder: Embedder | nul
   );
 }
 
+/** The embedder id and dimension the index was built with (null: none recorded yet, or keyword-only). */
+export function recordedEmbedder(index: Pick<ChunkIndexRepo, "meta">): { id: string; dimension: number } | null {
+  const m = /^(.*)@(\d+)$/.exec(index.meta("embedder") ?? "");
+  return m ? { id: m[1] as string, dimension: Number(m[2]) } : null;
+}
+
 /** Rebuilds every chunk's vector with `embedder` (or drops vectors for keyword-only). */
 export async function reindexVectors(index: ChunkIndexRepo, embedder: Embedder | null, opts: { batch?: number; onProgress?: (done: number, total: number) => void } = {}): Promise<number> {
   const chunks = index.allChunks();

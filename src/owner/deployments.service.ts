@@ -20,6 +20,13 @@ export function validatePatch(patch: DeploymentPatch): DeploymentPatch {
   if (patch.temperature !== undefined && !(patch.temperature >= TEMPERATURE_RANGE.min && patch.temperature <= TEMPERATURE_RANGE.max)) {
     throw bad("temperature", `temperature must be from ${TEMPERATURE_RANGE.min} to ${TEMPERATURE_RANGE.max}.`);
   }
+  if (
+    patch.refusalThreshold !== undefined &&
+    patch.refusalThreshold !== null &&
+    !(patch.refusalThreshold >= 0 && patch.refusalThreshold <= 1)
+  ) {
+    throw bad("refusal_threshold", "refusal_threshold must be from 0 to 1, or null for the default.");
+  }
   if (patch.starterQuestions !== undefined) {
     if (patch.starterQuestions.length > LIMITS.items) throw bad("starter_questions", `at most ${LIMITS.items} starter questions.`);
     for (const q of patch.starterQuestions) if (!q.trim() || q.length > LIMITS.question) throw bad("starter_questions", "each starter question must be 1–500 characters.");

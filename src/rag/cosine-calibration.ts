@@ -6,9 +6,8 @@ import type { CosineCalibration } from "./grounding-gate.ts";
  * coverage alone: an uncalibrated cosine would move the threshold unpredictably.
  */
 const CALIBRATIONS: Record<string, CosineCalibration> = {
-  // SQuAD 2.0, hybrid at vector weight 0.25: held-out refusal F1 0.924 → 0.934, balanced accuracy 0.877 → 0.902.
-  // word-vectors is not listed: its cosines crowd into 0.91–0.95 and blending did not help.
-  "use-lite": { low: 0.317, high: 0.661, weight: 0.25 },
+  // Empty since the npm embedders were removed (use-lite had { low: 0.317, high: 0.661, weight: 0.25 }). A real
+  // model is calibrated by running bench/retrieval.bench.ts with it; until then it ranks but the gate ignores it.
 };
 
 export function calibrationFor(embedderId: string): CosineCalibration | null {

@@ -4,7 +4,9 @@ import type { Embedder } from "./embedder.ts";
 import { answerability, blendRelevance, type CosineCalibration, type TermStats, termWeights } from "./grounding-gate.ts";
 import { matchExpression, searchTerms } from "./keyword-query.ts";
 import { fuseByRank } from "./rank-fusion.ts";
-import type { Retrieval, RetrievalHit, RetrievalMode } from "./retrieval.types.ts";
+import type { Reranker } from "./rerank/reranker.ts";
+import { rerankHits } from "./rerank/rerank-hits.ts";
+import type { JudgedBy, Retrieval, RetrievalHit, RetrievalMode } from "./retrieval.types.ts";
 import { queryTerms } from "./terms.ts";
 
 /** Which words FTS5 searches (see searchTerms): measured on SciFact and at 100k chunks. */
@@ -29,6 +31,8 @@ export interface RetrievalSettings {
   minIdfCorpus: number;
   /** cosine → relevance mapping for the active embedder; null = coverage only */
   calibration: (embedderId: string) => CosineCalibration | null;
+  /** fused candidates handed to the reranker, when one is active */
+  rerankCandidates?: number;
 }
 
 export interface RetrieveInput {
@@ -46,6 +50,8 @@ export function createRetriever(deps: {
   index: ChunkIndex;
   stats: TermStats;
   embedder: () => Promise<Embedder | null>;
+  /** optional: reorders the fused candidates and decides their relevance (rerank/) */
+  reranker?: () => Promise<Reranker | null>;
   settings: RetrievalSettings;
   log?: Logger;
 }) {
@@ -55,15 +61,24 @@ export function createRetriever(deps: {
     deploymentId: string,
     query: string,
   ): Promise<{ ids: number[]; cosine: Map<number, number>; embedderId: string } | null> {
-    const embedder = await deps.embedder();
-    if (!embedder || !index.hasVectors()) return null;
     try {
+      const embedder = await deps.embedder();
+      if (!embedder || !index.hasVectors()) return null;
       const v = await embedder.embedQuery(query);
       const rows = index.vectorSearch(deploymentId, v, settings.candidates);
       return { ids: rows.map((r) => r.id), cosine: new Map(rows.map((r) => [r.id, 1 - r.distance])), embedderId: embedder.id };
     } catch (e) {
       // A failed embedding degrades the answer to keyword retrieval instead of failing the visitor.
       deps.log?.warn("query embedding failed; keyword retrieval only", { error: String((e as Error).message ?? e) });
+      return null;
+    }
+  }
+
+  async function activeReranker(): Promise<Reranker | null> {
+    try {
+      return (await deps.reranker?.()) ?? null;
+    } catch (e) {
+      deps.log?.warn("reranker unavailable; judged without it", { error: String((e as Error).message ?? e) });
       return null;
     }
   }
@@ -81,10 +96,11 @@ export function createRetriever(deps: {
         mode === "keyword" || (mode === "hybrid" && settings.vectorWeight <= 0)
           ? null
           : await vectorRanking(input.deploymentId, input.query);
+      const reranker = await activeReranker();
       const fused = fuseByRank([
         { ids: keyword, weight: mode === "vector" ? 0 : settings.keywordWeight },
         { ids: vector?.ids ?? [], weight: mode === "keyword" ? 0 : mode === "vector" ? 1 : settings.vectorWeight },
-      ]).slice(0, input.topK);
+      ]).slice(0, reranker ? Math.max(input.topK, settings.rerankCandidates ?? input.topK) : input.topK);
       const rows = new Map(index.getChunks(fused.map((f) => f.id)).map((r) => [r.id, r]));
       const weights = termWeights(input.deploymentId, terms, deps.stats, settings.minIdfCorpus);
       const calibration = vector ? settings.calibration(vector.embedderId) : null;
@@ -109,8 +125,24 @@ export function createRetriever(deps: {
           ...(cosine === undefined ? {} : { cosine }),
         });
       }
-      const relevance = hits.reduce((m, h) => Math.max(m, h.relevance), 0);
-      return { query: input.query, hits, relevance, weights, used: { keyword: match !== null, vector: vector !== null } };
+      let judgedBy: JudgedBy = calibration && calibration.weight > 0 ? "cosine" : "coverage";
+      let kept = hits.slice(0, input.topK);
+      // The rerank step (after fusion, before the gate): the reranker reorders the candidates and its score
+      // becomes what the gate judges. If it fails, the fused order and the coverage judgement stand.
+      const reranked = reranker ? await rerankHits(reranker, input.query, hits, input.topK, deps.log) : null;
+      if (reranked) {
+        kept = reranked;
+        judgedBy = "reranker";
+      }
+      const relevance = kept.reduce((m, h) => Math.max(m, h.relevance), 0);
+      return {
+        query: input.query,
+        hits: kept,
+        relevance,
+        weights,
+        used: { keyword: match !== null, vector: vector !== null, reranker: reranked !== null },
+        judgedBy,
+      };
     },
   };
 }

@@ -50,6 +50,8 @@ export interface DatabaseInfo {
   journal_mode?: string;
   schema_version?: number;
   latest_schema_version: number;
+  /** the embedder the vector index was built with ("openai:nomic-embed-text@768", "none"), when recorded */
+  index_embedder?: string | null;
   error?: string;
 }
 
@@ -65,6 +67,8 @@ export async function databaseInfo(dataDir: string): Promise<DatabaseInfo> {
       info.journal_mode = db.query<{ journal_mode: string }, []>("PRAGMA journal_mode").get()?.journal_mode;
       const hasTable = db.query("SELECT 1 FROM sqlite_master WHERE name = 'schema_migrations'").get();
       info.schema_version = hasTable ? (db.query<{ v: number | null }, []>("SELECT max(version) AS v FROM schema_migrations").get()?.v ?? 0) : 0;
+      const hasMeta = db.query("SELECT 1 FROM sqlite_master WHERE name = 'index_meta'").get();
+      info.index_embedder = hasMeta ? (db.query<{ value: string }, []>("SELECT value FROM index_meta WHERE key = 'embedder'").get()?.value ?? null) : null;
     } finally {
       db.close();
     }

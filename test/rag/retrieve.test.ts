@@ -65,7 +65,7 @@ describe("hybrid retrieval", () => {
     expect([top?.pageStart, top?.pageEnd]).toEqual([2, 3]);
     expect(top?.relevance).toBeGreaterThan(0.5);
     expect(top?.relevance).toBeLessThanOrEqual(1);
-    expect(r.used).toEqual({ keyword: true, vector: true });
+    expect(r.used).toEqual({ keyword: true, vector: true, reranker: false });
   });
 
   test("the vector ranking finds a paraphrase the keywords miss", async () => {

@@ -34,6 +34,12 @@ function patchFrom(values: Record<string, unknown>): DeploymentPatch {
     if (values.handoff !== "on" && values.handoff !== "off") throw appError("bad_request", { message: "--handoff must be on or off.", param: "handoff" });
     patch.handoffEnabled = values.handoff === "on";
   }
+  if (typeof values["refusal-threshold"] === "string") {
+    const raw = values["refusal-threshold"].trim();
+    const x = Number(raw);
+    if (raw !== "default" && (raw === "" || !Number.isFinite(x))) throw appError("bad_request", { message: "--refusal-threshold must be a number from 0 to 1, or default.", param: "refusal_threshold" });
+    patch.refusalThreshold = raw === "default" ? null : x;
+  }
   if (typeof values["ip-allow"] === "string") {
     const v = values["ip-allow"].trim();
     patch.ipAllow = v === "none" || v === "" ? [] : v.split(",").map((c) => c.trim()).filter(Boolean);
@@ -86,7 +92,7 @@ export const deploymentCommands: Command[] = [
   },
   {
     path: ["deployment", "update"],
-    usage: "deployment update ID [--publish|--unpublish] [--persona T] [--temperature X] [--handoff on|off] [--ip-allow CIDR,...|none] [--push on|off] [--push-ip-allow CIDR,...|none] [--key-manages-documents on|off] [--starter-question Q]... [--qa \"Q=>A\"]...",
+    usage: "deployment update ID [--publish|--unpublish] [--persona T] [--temperature X] [--handoff on|off] [--refusal-threshold X|default] [--ip-allow CIDR,...|none] [--push on|off] [--push-ip-allow CIDR,...|none] [--key-manages-documents on|off] [--starter-question Q]... [--qa \"Q=>A\"]...",
     summary: "Change a deployment's settings (repeatable lists replace the previous list; 'none' clears).",
     options: {
       name: { type: "string", doc: "new display name" },
@@ -95,6 +101,7 @@ export const deploymentCommands: Command[] = [
       persona: { type: "string", doc: "persona text that governs tone" },
       temperature: { type: "string", doc: "default temperature 0–2" },
       handoff: { type: "string", doc: "on|off" },
+      "refusal-threshold": { type: "string", doc: "lowest grounding score 0–1 that is answered; default = the service default for the retrieval mode (see deployment show)" },
       "ip-allow": { type: "string", doc: "comma-separated CIDRs, or none" },
       push: { type: "string", doc: "on|off: the API key may push documents (POST /api/v1/documents)" },
       "push-ip-allow": { type: "string", doc: "comma-separated CIDRs allowed to push documents, or none (any allowed address)" },

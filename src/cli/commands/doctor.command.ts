@@ -1,25 +1,29 @@
 import { COMMIT, VERSION } from "../../version.ts";
 import type { Command } from "../command.ts";
-import { type Check, checkDataDir, checkEmbedder, checkLlm, checkSmtp, checkSqlite } from "../doctor/checks.ts";
+import { type Check, checkDataDir, checkLlm, checkSmtp, checkSqlite } from "../doctor/checks.ts";
+import { checkEmbedder, checkReranker } from "../doctor/model-checks.ts";
 
 const mark = { ok: "ok  ", warn: "WARN", error: "FAIL" } as const;
 
 export const doctorCommand: Command = {
   path: ["doctor"],
   usage: "doctor [--data DIR] [--load] [--offline]",
-  summary: "Check the data dir, SQLite (FTS5, sqlite-vec), embedder, LLM backend and SMTP; print what is active.",
+  summary: "Check the data dir, SQLite (FTS5, sqlite-vec), embedder, reranker, LLM backend and SMTP; print what is active.",
   options: {
-    load: { type: "boolean", doc: "also load the embedder and the local model and run them once (slower)" },
-    offline: { type: "boolean", doc: "do not contact the LLM upstream or the SMTP server" },
+    load: { type: "boolean", doc: "also load the embedder, reranker and local model and run them once on a probe text (slower)" },
+    offline: { type: "boolean", doc: "do not contact the model servers (LLM, embeddings, rerank) or the SMTP server" },
   },
   async run(ctx) {
     const load = ctx.values.load === true;
     const offline = ctx.values.offline === true;
     const { config } = ctx;
+    const dataDir = await checkDataDir(config);
+    const indexEmbedder = (dataDir.database as { index_embedder?: string | null } | null)?.index_embedder ?? null;
     const checks: Record<string, Check> = {
-      data_dir: await checkDataDir(config),
+      data_dir: dataDir,
       sqlite: await checkSqlite(config),
-      embedder: await checkEmbedder(config, { load }),
+      embedder: await checkEmbedder(config, { load, offline, indexEmbedder }),
+      reranker: await checkReranker(config, { load, offline }),
       llm: await checkLlm(config, { load, offline }),
       smtp: await checkSmtp(config, { offline }),
     };

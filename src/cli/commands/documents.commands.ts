@@ -113,8 +113,8 @@ export const documentsCommands: Command[] = [
     options: {},
     async run(ctx) {
       const s = await ctx.services();
-      const { createEmbedder } = await import("../../rag/embedders/create-embedder.ts");
-      const e = await createEmbedder({ kind: ctx.config.embedder, modelsDir: ctx.config.modelsDir, modelPath: ctx.config.embedderModel || undefined });
+      const { createEmbedder, embedderConfig } = await import("../../rag/embedders/create-embedder.ts");
+      const e = await createEmbedder(embedderConfig(ctx.config));
       const n = await reindexVectors(s.repos.chunkIndex, e, { onProgress: (d, t) => ctx.progress(`reindex: ${d}/${t}`) });
       await e?.close?.();
       ctx.print({ chunks: n, embedder: e ? `${e.id}@${e.dimension}` : "none" });

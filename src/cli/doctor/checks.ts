@@ -81,33 +81,6 @@ export async function checkSqlite(config: Config): Promise<Check> {
   }
 }
 
-export async function checkEmbedder(config: Config, opts: { load: boolean }): Promise<Check> {
-  const configured = config.embedder;
-  try {
-    const { resolveEmbedderSpec, createEmbedder } = await import("../../rag/embedders/create-embedder.ts");
-    const cfg = { kind: configured, modelsDir: config.modelsDir, modelPath: config.embedderModel || undefined };
-    const spec = resolveEmbedderSpec(cfg);
-    if (!spec) {
-      const why = configured === "none" ? "DOCCHAT_EMBEDDER=none" : `no ONNX model folder in ${resolve(config.modelsDir)}`;
-      return { status: "ok", summary: `none — keyword-only retrieval (${why})`, configured, active: "none" };
-    }
-    const where = spec.kind === "onnx" ? ` (${spec.options.modelDir})` : "";
-    const base = { configured, active: spec.kind, ...(spec.kind === "onnx" ? { model_dir: spec.options.modelDir } : {}) };
-    if (!opts.load) return { status: "ok", summary: `${spec.kind}${where}; not loaded (doctor --load tries it)`, ...base };
-    const started = performance.now();
-    const embedder = await timed(120_000, "the embedder", () => createEmbedder({ ...cfg, isolate: false }));
-    try {
-      const v = await embedder?.embedQuery("docchat doctor");
-      const ms = Math.round(performance.now() - started);
-      return { status: "ok", summary: `${embedder?.id}, dimension ${v?.length}, loaded and embedded in ${ms} ms`, ...base, id: embedder?.id, dimension: v?.length, load_ms: ms };
-    } finally {
-      await embedder?.close?.();
-    }
-  } catch (e) {
-    return { status: "error", summary: `embedder ${configured}: ${message(e)}`, configured };
-  }
-}
-
 /** Where node-llama-cpp comes from: lib/ next to a compiled binary, node_modules from source. */
 export function nodeLlamaCppLocation(): string | null {
   if (Bun.isStandaloneExecutable) {
@@ -149,10 +122,10 @@ export async function checkLlm(config: Config, opts: { load: boolean; offline: b
       return { status: "error", summary: `cannot reach ${config.llmUrl}: ${message(e)}`, ...base, reachable: false };
     }
   }
-  const modelPath = resolve(config.llmModel);
+  const modelPath = resolve(llmConfig.modelPath ?? config.llmModel);
   const lib = nodeLlamaCppLocation();
   const base = { configured, active: kind, model: modelPath, node_llama_cpp: lib };
-  if (!config.llmModel || !existsSync(modelPath)) return { status: "error", summary: `GGUF model not found: ${modelPath}`, ...base };
+  if (!llmConfig.modelPath || !existsSync(modelPath)) return { status: "error", summary: `GGUF model not found: ${modelPath}`, ...base };
   if (!lib) {
     const hint = Bun.isStandaloneExecutable ? "copy the build's lib/ folder next to the docchat binary" : "run bun install";
     return { status: "error", summary: `node-llama-cpp is not available (${hint})`, ...base };

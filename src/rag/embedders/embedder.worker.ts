@@ -1,6 +1,6 @@
 /**
  * Bun Worker body for createWorkerEmbedder: owns one in-thread embedder so that its synchronous inference
- * (onnxruntime-node's run, the TensorFlow.js WASM kernels) blocks this thread instead of the server's event loop.
+ * (onnxruntime-node's run) blocks this thread instead of the server's event loop.
  * Requests are handled one at a time, in arrival order.
  */
 import type { Embedder } from "../embedder.ts";

@@ -5,6 +5,7 @@
  */
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { basename, join, resolve } from "node:path";
+import { prefixesFor } from "./model-prefixes.ts";
 
 export type Pooling = "mean" | "cls";
 /** transformers.js dtype names; each maps to a file-name suffix (model_quantized.onnx is q8, ...). */
@@ -44,14 +45,6 @@ const DTYPE_SUFFIXES: [OnnxDtype, string][] = [
   ["q4", "_q4"],
 ];
 
-// Instruction prefixes the model authors require for asymmetric search; without them retrieval quality drops.
-const KNOWN_PREFIXES: { pattern: RegExp; query: string; document: string }[] = [
-  { pattern: /bge-.*-en/i, query: "Represent this sentence for searching relevant passages: ", document: "" },
-  { pattern: /(^|[-_])e5-/i, query: "query: ", document: "passage: " },
-  { pattern: /nomic-embed-text/i, query: "search_query: ", document: "search_document: " },
-  { pattern: /snowflake-arctic-embed/i, query: "Represent this sentence for searching relevant passages: ", document: "" },
-];
-
 function readJson<T>(path: string): T | undefined {
   if (!existsSync(path)) return undefined;
   return JSON.parse(readFileSync(path, "utf8")) as T;
@@ -78,10 +71,10 @@ function readPooling(dir: string): Pooling | undefined {
 
 function readPrefixes(dir: string, name: string, override: DocchatModelJson): { queryPrefix: string; documentPrefix: string } {
   const st = readJson<{ prompts?: Record<string, string> }>(join(dir, "config_sentence_transformers.json"));
-  const known = KNOWN_PREFIXES.find((k) => k.pattern.test(name));
+  const known = prefixesFor(name);
   return {
-    queryPrefix: override.queryPrefix ?? st?.prompts?.query ?? known?.query ?? "",
-    documentPrefix: override.documentPrefix ?? st?.prompts?.document ?? st?.prompts?.passage ?? known?.document ?? "",
+    queryPrefix: override.queryPrefix ?? st?.prompts?.query ?? known.query,
+    documentPrefix: override.documentPrefix ?? st?.prompts?.document ?? st?.prompts?.passage ?? known.document,
   };
 }
 

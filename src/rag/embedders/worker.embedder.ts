@@ -1,7 +1,7 @@
 /**
- * Runs any embedder in a Bun Worker. The engines behind it compute synchronously on their thread (onnxruntime-node
- * wraps a blocking native run() in setImmediate; the TensorFlow.js WASM backend is single-threaded), so in the
- * server the model lives on another thread or each batch stalls HTTP and SSE traffic for its full duration.
+ * Runs an ONNX embedder in a Bun Worker. onnxruntime-node computes synchronously on its thread (it wraps a blocking
+ * native run() in setImmediate), so in the server the model lives on another thread or each batch stalls HTTP and
+ * SSE traffic for its full duration. (Remote and GGUF embedders are async I/O or native threads: no worker needed.)
  * Measured with a MiniLM-sized graph: 50–600 ms event-loop stalls in-thread, under 10 ms through the worker.
  *
  * Compiled binary: `bun build --compile` must be given embedder.worker.ts as an extra entrypoint so the

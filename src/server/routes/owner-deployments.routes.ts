@@ -33,6 +33,7 @@ function toPatch(b: PatchBody): DeploymentPatch {
     keyManagesDocuments: b.key_manages_documents,
     pushEnabled: b.push_enabled,
     pushIpAllow: b.push_ip_allow?.map((c) => c.trim()).filter(Boolean),
+    refusalThreshold: b.refusal_threshold,
   };
 }
 
@@ -73,7 +74,7 @@ export function ownerDeploymentRoutes(services: Services, guard: OwnerGuard) {
         params: deploymentParams,
         body: patchDeploymentBody,
         response: { 200: deploymentSchema },
-        detail: { summary: "Change settings: name, published, persona, temperature, starter questions, Q&A pairs, handoff, IP allow-list, what the key may do with documents", tags },
+        detail: { summary: "Change settings: name, published, persona, temperature, starter questions, Q&A pairs, handoff, IP allow-list, what the key may do with documents, refusal threshold", tags },
       },
     )
     .post(

@@ -22,6 +22,16 @@ export function ownerDeploymentView(s: Services, d: Deployment) {
     key_manages_documents: d.keyManagesDocuments,
     push_enabled: d.pushEnabled,
     push_ip_allow: d.pushIpAllow,
+    refusal_threshold: d.refusalThreshold,
+    retrieval: (() => {
+      const m = s.retrievalMode();
+      return {
+        mode: m.mode,
+        judged_by: m.judged_by,
+        default_threshold: m.default_threshold,
+        effective_threshold: d.refusalThreshold ?? m.default_threshold,
+      };
+    })(),
     training_status: d.trainingStatus,
     documents: s.repos.documents.statusCounts(d.id),
     trained_at: toSeconds(d.trainedAt),

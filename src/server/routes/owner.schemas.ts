@@ -32,6 +32,15 @@ export const deploymentSchema = t.Object({
   key_manages_documents: t.Boolean({ description: "the deployment key may list and remove documents (off by default: the key is public in the widget)" }),
   push_enabled: t.Boolean({ description: "the deployment key may push documents to POST /api/v1/documents" }),
   push_ip_allow: t.Array(t.String(), { description: "addresses (CIDR) allowed to push; empty: any address the IP allow-list lets in" }),
+  refusal_threshold: nullable(
+    t.Number({ description: "the deployment's own refusal threshold 0..1; null uses the default for the retrieval mode" }),
+  ),
+  retrieval: t.Object({
+    mode: t.String({ description: "keyword, embeddings or reranker: what the refusal threshold is compared with" }),
+    judged_by: t.String(),
+    default_threshold: t.Number(),
+    effective_threshold: t.Number(),
+  }),
   training_status: t.String({ description: "none, queued, processing, completed or failed" }),
   documents: t.Record(t.String(), t.Number()),
   trained_at: nullable(t.Number()),
@@ -62,6 +71,7 @@ export const patchDeploymentBody = t.Object({
   key_manages_documents: t.Optional(t.Boolean()),
   push_enabled: t.Optional(t.Boolean()),
   push_ip_allow: t.Optional(t.Array(t.String({ maxLength: 64 }), { maxItems: 200 })),
+  refusal_threshold: t.Optional(nullable(t.Number({ minimum: 0, maximum: 1 }))),
 });
 export const keyResponse = t.Object(keyShownOnce);
 export const keyPatchBody = t.Object({ disabled: t.Boolean() });

@@ -5,6 +5,7 @@ import m004 from "./004_visitor.sql" with { type: "text" };
 import m005 from "./005_answers.sql" with { type: "text" };
 import m006 from "./006_owner_console.sql" with { type: "text" };
 import m007 from "./007_per_deployment_keywords.sql" with { type: "text" };
+import m008 from "./008_models.sql" with { type: "text" };
 import m010 from "./010_hardening.sql" with { type: "text" };
 
 /** Imported as text so they ship inside the compiled binary. Append only; never edit a released one. */
@@ -16,5 +17,6 @@ export const migrations: { version: number; name: string; sql: string }[] = [
   { version: 5, name: "answers", sql: m005 },
   { version: 6, name: "owner_console", sql: m006 },
   { version: 7, name: "per_deployment_keywords", sql: m007 },
+  { version: 8, name: "models", sql: m008 },
   { version: 10, name: "hardening", sql: m010 },
 ];

@@ -27,6 +27,8 @@ export interface Deployment {
   pushEnabled: boolean;
   /** addresses allowed to push (empty: any address the main allow-list lets in) */
   pushIpAllow: string[];
+  /** the owner's refusal threshold (0..1); null uses the service default for the retrieval mode */
+  refusalThreshold: number | null;
   trainingStatus: TrainingStatus;
   trainedAt: number | null;
   createdAt: number;
@@ -48,6 +50,7 @@ export interface DeploymentRow {
   key_manages_documents: number;
   push_enabled: number;
   push_ip_allow: string;
+  refusal_threshold: number | null;
   training_status: TrainingStatus;
   trained_at: number | null;
   created_at: number;
@@ -69,6 +72,7 @@ export const toDeployment = (r: DeploymentRow): Deployment => ({
   keyManagesDocuments: r.key_manages_documents === 1,
   pushEnabled: r.push_enabled === 1,
   pushIpAllow: JSON.parse(r.push_ip_allow) as string[],
+  refusalThreshold: r.refusal_threshold ?? null,
   trainingStatus: r.training_status,
   trainedAt: r.trained_at,
   createdAt: r.created_at,
@@ -87,9 +91,11 @@ export interface DeploymentPatch {
   keyManagesDocuments?: boolean;
   pushEnabled?: boolean;
   pushIpAllow?: string[];
+  /** null goes back to the service default */
+  refusalThreshold?: number | null;
 }
 
-const columns: Record<keyof DeploymentPatch, (v: never) => [string, string | number]> = {
+const columns: Record<keyof DeploymentPatch, (v: never) => [string, string | number | null]> = {
   name: (v: string) => ["name", v],
   published: (v: boolean) => ["published", v ? 1 : 0],
   persona: (v: string) => ["persona", v],
@@ -101,6 +107,7 @@ const columns: Record<keyof DeploymentPatch, (v: never) => [string, string | num
   keyManagesDocuments: (v: boolean) => ["key_manages_documents", v ? 1 : 0],
   pushEnabled: (v: boolean) => ["push_enabled", v ? 1 : 0],
   pushIpAllow: (v: string[]) => ["push_ip_allow", JSON.stringify(v)],
+  refusalThreshold: (v: number | null) => ["refusal_threshold", v],
 };
 
 export function createDeploymentsRepo(db: Db) {
@@ -133,7 +140,7 @@ export function createDeploymentsRepo(db: Db) {
     },
     update(id: string, patch: DeploymentPatch): Deployment | null {
       const sets: string[] = [];
-      const values: (string | number)[] = [];
+      const values: (string | number | null)[] = [];
       for (const [k, v] of Object.entries(patch)) {
         if (v === undefined) continue;
         const [col, val] = columns[k as keyof DeploymentPatch](v as never);

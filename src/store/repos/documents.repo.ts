@@ -136,6 +136,16 @@ export function createDocumentsRepo(db: Db) {
     markCompleted(id: string, chunkCount: number): void {
       db.run("UPDATE documents SET status = 'completed', chunk_count = ?, error_code = NULL, error_message = NULL, updated_at = ? WHERE id = ?", [chunkCount, Date.now(), id]);
     },
+    /**
+     * Puts a claimed document back in the queue, in its old place, with the reason it waits (shown as its
+     * `error` while queued). The attempt is not counted: the document did nothing wrong.
+     */
+    deferQueued(id: string, code: string, message: string): void {
+      db.run(
+        "UPDATE documents SET status = 'queued', attempts = MAX(0, attempts - 1), error_code = ?, error_message = ?, updated_at = ? WHERE id = ? AND status = 'processing'",
+        [code, message, Date.now(), id],
+      );
+    },
     markFailed(id: string, code: string, message: string): void {
       db.run("UPDATE documents SET status = 'failed', error_code = ?, error_message = ?, updated_at = ? WHERE id = ?", [code, message, Date.now(), id]);
     },

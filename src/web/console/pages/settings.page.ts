@@ -7,6 +7,17 @@ import { widgetSnippet } from "./key-once.ts";
 
 const lines = (s: string) => s.split("\n").map((l) => l.trim()).filter(Boolean);
 
+const MODE_NAMES: Record<string, string> = { keyword: "keyword only", embeddings: "keywords + embeddings", reranker: "with a reranker" };
+
+/** The threshold field explains itself: which retrieval mode runs, what the score is, and the mode's default. */
+function thresholdField(d: Deployment) {
+  const r = d.retrieval;
+  const input = h("input", { type: "number", min: 0, max: 1, step: 0.01, value: d.refusal_threshold === null ? "" : String(d.refusal_threshold), placeholder: `default ${r.default_threshold}` });
+  const hint = `Retrieval mode: ${MODE_NAMES[r.mode] ?? r.mode}. Questions whose best passage scores below this are refused (free, no model call); the score is ${r.judged_by}. Empty = the default for this mode (${r.default_threshold}). Higher refuses more, lower answers more loosely.`;
+  const value = () => (input.value.trim() === "" ? null : Number(input.value));
+  return { el: field("Refusal threshold", input, hint), value };
+}
+
 function qaEditor(initial: { question: string; answer: string }[]) {
   const rows = h("div", { class: "qa-rows" });
   const add = (q = "", a = "") => {
@@ -40,6 +51,7 @@ function settingsForm(d: Deployment, onSaved: (d: Deployment) => void): HTMLElem
   const pushIpAllow = h("textarea", { rows: 2, value: d.push_ip_allow.join("\n"), class: "mono", placeholder: "198.51.100.10/32" });
   const keyManages = h("input", { type: "checkbox", checked: d.key_manages_documents });
   const qa = qaEditor(d.qa_pairs);
+  const threshold = thresholdField(d);
   const status = h("div", { class: "form-status" });
   const submit = h("button", { class: "btn btn-primary", type: "submit" }, "Save settings");
   return h(
@@ -59,6 +71,7 @@ function settingsForm(d: Deployment, onSaved: (d: Deployment) => void): HTMLElem
           push_enabled: pushEnabled.checked,
           push_ip_allow: lines(pushIpAllow.value),
           key_manages_documents: keyManages.checked,
+          refusal_threshold: threshold.value(),
         });
         onSaved(saved);
       }),
@@ -85,6 +98,7 @@ function settingsForm(d: Deployment, onSaved: (d: Deployment) => void): HTMLElem
       field("Addresses allowed to push", pushIpAllow, "Optional. One address or CIDR per line, e.g. your build server; when set, pushes from anywhere else are refused."),
       h("label", { class: "check" }, keyManages, h("span", null, h("strong", null, "Allow listing and removing documents with the key"), " — leave off unless the key is kept secret (not used by a widget)")),
     ),
+    threshold.el,
     submit,
   );
 }
