@@ -51,6 +51,7 @@ export function termCoverage(weights: TermWeights, passage: string): number {
 }
 
 export const EVIDENCE_MASS = 9;
+const LONE_WORD = 0.5;
 const NEGATION = /\b(not|never|no|none|neither|nor|cannot|without|except|excluding|unless)\b|n['’]t\b/i;
 export const EVIDENCE_BONUS = 0.15;
 
@@ -102,15 +103,17 @@ export function answerability(weights: TermWeights, query: string, passage: Gate
     return Math.min(1, mass / total + (mass >= EVIDENCE_MASS ? EVIDENCE_BONUS : 0));
   }
   const type = expectedAnswerType(query);
-  // one shared word is a coincidence, not an answer ("Capital!" for "What is the capital of Australia?")
+  // "Capital!" for "What is the capital of Australia?"
   const minTerms = Math.min(2, weights.size);
   // "What is NOT covered…" is not answered by a sentence that says what is covered
   const negated = NEGATION.test(query);
   let best = 0;
   for (const unit of segmentPassage(passage.text)) {
     const m = match(weights, [head, stemSet(unit.text)], lexicon);
-    if (m.terms < minTerms || m.contradicted) continue;
-    const score = m.mass / total;
+    if (m.contradicted) continue;
+    // one shared word is a coincidence, not an answer: it counts half, so it never passes on its own but
+    // still lets a calibrated embedder's cosine carry a paraphrase ("dose" ~ "mg/day")
+    const score = (m.mass / total) * (m.terms < minTerms ? LONE_WORD : 1);
     if (negated && !NEGATION.test(unit.text)) continue;
     if (score > best && (!type || holdsAnswerType(type, unit.text, query))) best = score;
   }
