@@ -37,8 +37,8 @@ export function retrievalMode(config: Config): RetrievalModeInfo {
     mode === "reranker"
       ? "the reranker's relevance probability (0..1)"
       : mode === "embeddings"
-        ? "IDF-weighted term coverage (blended with cosine where calibrated)"
-        : "IDF-weighted term coverage";
+        ? "answerability: the question's IDF-weighted words in one sentence that holds the kind of answer asked for (blended with cosine where calibrated)"
+        : "answerability: the question's IDF-weighted words in one sentence that holds the kind of answer asked for";
   return {
     mode,
     judged_by,

@@ -29,9 +29,9 @@ describe("a deployment's own refusal threshold", () => {
     expect(created.deployment.refusal_threshold).toBeNull();
     expect(created.deployment.retrieval).toEqual({
       mode: "keyword",
-      judged_by: "IDF-weighted term coverage",
-      default_threshold: 0.49,
-      effective_threshold: 0.49,
+      judged_by: "answerability: the question's IDF-weighted words in one sentence that holds the kind of answer asked for",
+      default_threshold: 0.37,
+      effective_threshold: 0.37,
     });
     const set = await owner.patch<View>(`/deployments/${id}`, { refusal_threshold: 0.7 });
     expect(set.status).toBe(200);
@@ -40,7 +40,7 @@ describe("a deployment's own refusal threshold", () => {
     expect((await owner.get<View>(`/deployments/${id}`)).body.refusal_threshold).toBe(0.7);
     const reset = await owner.patch<View>(`/deployments/${id}`, { refusal_threshold: null });
     expect(reset.body.refusal_threshold).toBeNull();
-    expect(reset.body.retrieval.effective_threshold).toBe(0.49);
+    expect(reset.body.retrieval.effective_threshold).toBe(0.37);
   });
 
   test("a threshold outside 0..1 or not a number is a 400 bad_request naming the field", async () => {
