@@ -26,7 +26,7 @@ export interface BenchDeployment {
 
 export async function openBenchDeployment(env: Record<string, string> = {}): Promise<BenchDeployment> {
   const dataDir = mkdtempSync(join(tmpdir(), "docchat-bench-"));
-  const services = await createServices(configFor(dataDir, { DOCCHAT_EMBEDDER: "none", DOCCHAT_RATE_LIMIT_SCALE: "100000", ...env }));
+  const services = await createServices(configFor(dataDir, { DOCCHAT_EMBEDDER: "none", DOCCHAT_RATE_LIMIT_SCALE: "100000", DOCCHAT_ACCOUNT_MAX_DOCUMENTS: "10000000", DOCCHAT_ACCOUNT_MAX_BYTES: "1000000000000", ...env }));
   const account = await services.accounts.create({ email: `bench-${Date.now()}@example.com`, tokens: 1_000_000_000 });
   const { deployment, apiKey } = services.deployments.create({ accountId: account.id, name: "Bench", kind: "docs", published: true });
   return {

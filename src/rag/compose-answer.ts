@@ -28,6 +28,8 @@ const OTHER_PASSAGE_SCORE = 0.8;
 /** Only the best few passages are read: lower ones are what the ranking doubted. */
 const MAX_PASSAGES = 4;
 const SOFT_MAX_TOKENS = 160;
+/** sentence openings that carry on from the sentence before */
+const CONTINUES = /^(it|its|they|their|them|this|these|those|he|his|she|her|but|however|yet|so|thus|there|then|in turn)\b/i;
 
 interface Candidate {
   unit: TextUnit;
@@ -131,6 +133,13 @@ export function composeAnswer(input: {
     seen.add(key);
     for (const t of c.terms) coveredTerms.add(t);
     used += cost;
+  }
+  // A sentence that goes on about the best one ("It in turn evolved into…", "But a storm dispersed the fleet.")
+  // often holds the answer itself without repeating the question's words: it follows the best one when room is left.
+  const next = candidates.find((c) => c.passage === first.passage && c.unit.position === first.unit.position + 1);
+  if (next && next.unit.kind === "sentence" && CONTINUES.test(next.unit.text) && !chosen.includes(next) && chosen.length < maxSentences) {
+    const cost = estimateTokens(render(next));
+    if (used + cost <= softTokens && !seen.has(normalise(next.unit.text))) chosen.push(next);
   }
   chosen.sort((a, b) => a.passage - b.passage || a.unit.position - b.unit.position);
   const text = joinUnits(chosen, render);
