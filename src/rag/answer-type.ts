@@ -41,7 +41,8 @@ export function expectedAnswerType(question: string): AnswerType | null {
 export function holdsAnswerType(type: AnswerType, text: string, question: string): boolean {
   const asked = new Set(wordTokens(question));
   const numbers = (text.match(/\d[\d,.]*/g) ?? []).map((n) => n.replace(/[,.]+$/, "")).filter((n) => !asked.has(n.toLowerCase()));
-  if (type === "number") return numbers.length > 0 || NUMBER_WORD.test(text);
+  // a year is a date, not a count ("How many … in 1990?" is not answered by "in 1990")
+  if (type === "number") return numbers.some((n) => !/^(1[0-9]|20)\d\d$/.test(n)) || NUMBER_WORD.test(text);
   if (type === "time")
     return (
       numbers.some((n) => /^\d{3,4}$/.test(n) || /^\d{1,2}[/.-]\d{1,2}/.test(n)) || MONTH.test(text) || ERA.test(text) || CLOCK.test(text)

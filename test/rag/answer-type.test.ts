@@ -28,6 +28,8 @@ describe("answer types", () => {
     expect(expectedAnswerType(q)).toBe("number");
     expect(holdsAnswerType("number", "The 2024 plan includes ten members.", q)).toBe(true);
     expect(holdsAnswerType("number", "The 2024 plan is popular.", q)).toBe(false);
+    // a year is a date, not a count
+    expect(holdsAnswerType("number", "Members joined in 1990.", "How many members joined?")).toBe(false);
   });
 });
 
