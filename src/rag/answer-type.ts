@@ -29,12 +29,23 @@ export function isQuestion(text: string): boolean {
   return /\?\s*$/.test(text) || INTERROGATIVE.test(text);
 }
 
+/** Interrogatives that ask for no particular kind of answer ("what does…", "why…", "how do I…"). */
+const UNTYPED_Q = /\b(what|which|why|how)\b/;
+
+/**
+ * The kind of answer the question's own interrogative asks for: the earliest one decides, so the "when" of
+ * "What file does bash read when a login shell exits?" is a clause, not the question.
+ */
 export function expectedAnswerType(question: string): AnswerType | null {
   const q = question.toLowerCase();
-  if (NUMBER_Q.test(q)) return "number";
-  if (TIME_Q.test(q)) return "time";
-  if (NAME_Q.test(q)) return "name";
-  return null;
+  const first: [AnswerType | null, number][] = [
+    ["number", q.search(NUMBER_Q)],
+    ["time", q.search(TIME_Q)],
+    ["name", q.search(NAME_Q)],
+    [null, q.search(UNTYPED_Q)],
+  ];
+  const found = first.filter(([, at]) => at >= 0).sort((a, b) => a[1] - b[1] || (a[0] === null ? 1 : b[0] === null ? -1 : 0));
+  return found[0]?.[0] ?? null;
 }
 
 /** Whether `text` holds a candidate of `type` that is not just a word of the question itself. */

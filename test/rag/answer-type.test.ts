@@ -10,6 +10,12 @@ describe("answer types", () => {
     expect(isQuestion("refund policy annual plan")).toBe(false);
   });
 
+  test("the question's own interrogative decides the answer type, not a clause inside it", () => {
+    expect(expectedAnswerType("What file does bash read when a login shell exits?")).toBeNull();
+    expect(expectedAnswerType("In what year was the lighthouse built?")).toBe("time");
+    expect(expectedAnswerType("Who replaced the Normans when they arrived?")).toBe("name");
+  });
+
   test("a when-question is answered by a date, a year, a time of day or a span, not by any number", () => {
     const q = "When does the depot open?";
     expect(expectedAnswerType(q)).toBe("time");
