@@ -3,6 +3,7 @@ import { hasPdfHeader } from "../detect.ts";
 import type { Block, ParsedDocument, ParseOptions, Parser } from "../types.ts";
 import { pageTextToParagraphs } from "./pdf-paragraphs.ts";
 import { loadPdfParse } from "./pdf-runtime.ts";
+import { documentVocabulary, normalisePdfCharacters } from "./pdf-text.ts";
 
 interface PageText {
   num: number;
@@ -14,8 +15,10 @@ export const pdfParser: Parser = {
   async parse(bytes, opts) {
     if (!hasPdfHeader(bytes)) throw appError("document_unreadable");
     const pages = await extractPages(bytes, opts);
+    // how the document spells a word elsewhere decides how a word broken by a hyphen is mended
+    const vocab = documentVocabulary(pages.map((p) => normalisePdfCharacters(p.text)));
     const blocks: Block[] = pages.flatMap((p) =>
-      pageTextToParagraphs(p.text).map((text): Block => ({ type: "paragraph", text, page: p.num })),
+      pageTextToParagraphs(p.text, vocab).map((text): Block => ({ type: "paragraph", text, page: p.num })),
     );
     if (blocks.length === 0) throw appError("no_extractable_text");
     return { kind: "pdf", blocks, pages: pages.length } satisfies ParsedDocument;
