@@ -1,3 +1,4 @@
+import { join } from "node:path";
 import { type Config, loadConfig } from "./config/index.ts";
 import { createLogger, type Logger } from "./log.ts";
 import { createAccountsService } from "./owner/accounts.service.ts";
@@ -12,7 +13,7 @@ import { createDocumentsService } from "./documents/documents.service.ts";
 import { createTrainingWorker } from "./documents/training.worker.ts";
 import { checkVectorIndex } from "./documents/vector-index.ts";
 import { DEFAULT_CHUNK_OPTIONS } from "./ingest/chunk.ts";
-import { isolatedParse } from "./ingest/isolated-parse.ts";
+import { createParsePool } from "./ingest/parse-pool.ts";
 import type { Embedder } from "./rag/embedder.ts";
 import { createEmbedder } from "./rag/embedders/create-embedder.ts";
 import { createChunkIndexRepo } from "./store/repos/chunk-index.repo.ts";
@@ -74,8 +75,20 @@ export async function createServices(config: Config, opts: { log?: Logger } = {}
     log,
     chunking: DEFAULT_CHUNK_OPTIONS,
   });
-  const parse = (bytes: Uint8Array, o: { filename?: string }) =>
-    isolatedParse(bytes, { filename: o.filename, maxPages: config.maxPages, maxInflatedBytes: config.maxUploadBytes * 20 }, { timeoutMs: config.parseTimeoutMs, memoryLimitMb: config.parseMemoryMb });
+  const spoolDir = join(config.dataDir, "spool");
+  // Parser processes start on first use, so commands that never parse stay fast.
+  const parsePool = createParsePool({
+    spoolDir,
+    size: config.parseWorkers,
+    timeoutMs: config.parseTimeoutMs,
+    memoryLimitMb: config.parseMemoryMb,
+    recycleAfter: config.parseRecycleAfter,
+    recycleRssMb: config.parseRecycleRssMb,
+    maxPages: config.maxPages,
+    maxInflatedBytes: config.maxUploadBytes * 20,
+    chunking: DEFAULT_CHUNK_OPTIONS,
+    ocr: { enabled: config.ocr, maxPages: config.ocrMaxPages, timeoutMs: config.ocrTimeoutMs },
+  });
   const corrections = createCorrectionsService({ corrections: repos.corrections, chatLogs: repos.chatLogFeedback });
   const llm = createLlmBackend(llmBackendConfig(config));
   const limiter = createRateLimiter() as RateLimiter;
@@ -91,7 +104,9 @@ export async function createServices(config: Config, opts: { log?: Logger } = {}
     deployments: createDeploymentsService({ deployments: repos.deployments, keys: repos.keys }),
     embedder,
     training,
-    documents: createDocumentsService({ db, config, documents: repos.documents, deployments: repos.deployments, index: repos.chunkIndex, training, parse }),
+    /** Long-lived parser processes: parse and chunk every upload off this thread. */
+    parsePool,
+    documents: createDocumentsService({ db, config, documents: repos.documents, deployments: repos.deployments, index: repos.chunkIndex, training, prepare: parsePool.prepare, spoolDir }),
     mail,
     leads: createLeadsService({ leads: repos.leads, chatLogs: repos.chatLogFeedback, mailFrom: config.mailFrom, onQueued: mail.worker.wake }),
     feedback: createFeedbackService({ chatLogs: repos.chatLogFeedback }),
@@ -117,6 +132,7 @@ export async function createServices(config: Config, opts: { log?: Logger } = {}
     async close() {
       for (const hook of services.shutdownHooks.reverse()) await hook();
       await llm.close();
+      await parsePool.close();
       const e = embedderPromise ? await embedderPromise.catch(() => null) : null;
       await e?.close?.();
       closeDatabase(db);

@@ -1,21 +1,28 @@
-import { createHash, randomBytes } from "node:crypto";
+import { randomBytes } from "node:crypto";
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
 import type { Config } from "../config/index.ts";
 import { appError } from "../errors/index.ts";
-import type { ParsedDocument } from "../ingest/types.ts";
+import type { PreparedDocument, PrepareRequest } from "../ingest/parse-pool.ts";
+import { splitPreparedLines } from "../ingest/prepare.ts";
 import type { DeploymentsRepo } from "../store/repos/deployments.repo.ts";
-import type { DocumentRecord, DocumentsRepo } from "../store/repos/documents.repo.ts";
+import type { DocumentRecord, DocumentsRepo, NewDocument } from "../store/repos/documents.repo.ts";
 import type { ChunkIndexRepo } from "../store/repos/chunk-index.repo.ts";
 import type { Db } from "../store/db.ts";
 import { refreshDeploymentStatus, type TrainingWorker } from "./training.worker.ts";
 
-export type ParseFn = (bytes: Uint8Array, opts: { filename?: string }) => Promise<ParsedDocument>;
+export type PrepareFn = (request: PrepareRequest) => Promise<PreparedDocument>;
 
 export interface PushInput {
   deploymentId: string;
   name: string;
-  bytes: Uint8Array;
+  /** the document: a file on disk (read, never moved or deleted) or bytes in memory */
+  file?: string;
+  bytes?: Uint8Array;
   train: boolean;
   replace: boolean;
+  /** pages parsed so far, while the parse pool works on it */
+  onProgress?: (done: number, total: number) => void;
 }
 
 export interface PushResult {
@@ -26,6 +33,22 @@ export interface PushResult {
 }
 
 const NAME_MAX = 255;
+/** Above this, bytes and chunks are stored in parts of PART_BYTES, each in its own short write. */
+const INLINE_MAX = 1024 * 1024;
+const PART_BYTES = 512 * 1024;
+const yieldToLoop = () => new Promise<void>((r) => setImmediate(r));
+
+/** SHA-256 of a file, read in slices so a large file never blocks the event loop. */
+async function hashFile(path: string): Promise<string> {
+  const hasher = new Bun.CryptoHasher("sha256");
+  for await (const part of Bun.file(path).stream()) hasher.update(part);
+  return hasher.digest("hex");
+}
+
+interface Staged {
+  record: NewDocument;
+  unchanged?: undefined;
+}
 
 /** Keeps the last path segment and refuses control characters; the name becomes the citation source. */
 export function cleanDocumentName(raw: string): string {
@@ -43,9 +66,98 @@ export function createDocumentsService(deps: {
   deployments: DeploymentsRepo;
   index: ChunkIndexRepo;
   training: TrainingWorker;
-  parse: ParseFn;
+  prepare: PrepareFn;
+  /** private folder for uploads in flight */
+  spoolDir: string;
 }) {
   const { documents, config } = deps;
+  mkdirSync(deps.spoolDir, { recursive: true, mode: 0o700 });
+  let spoolSeq = 0;
+  const spoolPath = () => join(deps.spoolDir, `upload-${process.pid}-${++spoolSeq}-${randomBytes(6).toString("hex")}`);
+
+  /** Same name, same content, not failed: nothing to add. */
+  function unchangedResult(input: PushInput, name: string, hash: string): PushResult | null {
+    const same = documents.findByName(input.deploymentId, name).find((d) => d.contentHash === hash && d.status !== "failed");
+    if (!same) return null;
+    if (input.train && same.status === "stored") {
+      documents.queueDeployment(input.deploymentId);
+      deps.training.kick();
+    }
+    const current = documents.get(same.id) as DocumentRecord;
+    return {
+      document: current,
+      unchanged: true,
+      outcome: current.status === "completed" ? "trained" : current.status === "stored" ? "stored" : "queued",
+    };
+  }
+
+  /**
+   * Checks, hashes and prepares one document (parse + chunk in the pool) and writes its large parts; the
+   * document row itself is left to the caller so a bulk load can commit many rows at once. A file that can't be
+   * read is refused here and leaves nothing behind.
+   */
+  async function stage(input: PushInput, path: string): Promise<Staged | PushResult> {
+    const name = cleanDocumentName(input.name);
+    const size = Bun.file(path).size;
+    if (size === 0) throw appError("document_unreadable", { message: "The document is empty." });
+    if (size > config.maxUploadBytes) throw appError("payload_too_large");
+    const hash = await hashFile(path);
+    const unchanged = unchangedResult(input, name, hash);
+    if (unchanged) return unchanged;
+    const prepared = await deps.prepare({ path, filename: name, onProgress: input.onProgress });
+    const id = `doc_${randomBytes(9).toString("base64url")}`;
+    const record: NewDocument = {
+      id,
+      deploymentId: input.deploymentId,
+      name,
+      kind: prepared.meta.kind,
+      contentHash: hash,
+      size,
+      pages: prepared.meta.pages,
+      queue: input.train,
+      replaceOnTrain: input.replace,
+      ocrPages: prepared.meta.ocrPages,
+      ocrConfidence: prepared.meta.ocrConfidence,
+      notes: prepared.meta.notes,
+    };
+    if (size + prepared.lines.length <= INLINE_MAX) {
+      record.bytes = await Bun.file(path).bytes();
+      record.chunks = prepared.lines;
+      return { record };
+    }
+    // Large: each part is one short transaction, with the event loop free in between.
+    for (const [seq, part] of splitPreparedLines(prepared.lines, PART_BYTES).entries()) {
+      documents.insertPart(id, "chunks", seq, part);
+      await yieldToLoop();
+    }
+    for (let at = 0, seq = 0; at < size; at += PART_BYTES, seq++) {
+      documents.insertPart(
+        id,
+        "bytes",
+        seq,
+        await Bun.file(path)
+          .slice(at, at + PART_BYTES)
+          .bytes(),
+      );
+      await yieldToLoop();
+    }
+    return { record };
+  }
+
+  /** Runs `fn` with the input as a file on disk: the caller's file, or the bytes written to the spool. */
+  async function withFile<T>(input: PushInput, fn: (path: string) => Promise<T>): Promise<T> {
+    if (input.file) return await fn(input.file);
+    const path = spoolPath();
+    await Bun.write(path, input.bytes ?? new Uint8Array());
+    try {
+      return await fn(path);
+    } finally {
+      await Bun.file(path)
+        .delete()
+        .catch(() => {});
+    }
+  }
+
 
   /**
    * Resolves when every document has left queued/processing, or when `ms` has passed. The worker's change events
@@ -73,33 +185,9 @@ export function createDocumentsService(deps: {
   return {
     waitFor,
     async push(input: PushInput, opts: { waitMs?: number } = {}): Promise<PushResult> {
-      const name = cleanDocumentName(input.name);
-      if (input.bytes.byteLength === 0) throw appError("document_unreadable", { message: "The document is empty." });
-      if (input.bytes.byteLength > config.maxUploadBytes) throw appError("payload_too_large");
-      const hash = createHash("sha256").update(input.bytes).digest("hex");
-      const same = documents.findByName(input.deploymentId, name).find((d) => d.contentHash === hash && d.status !== "failed");
-      if (same) {
-        if (input.train && same.status === "stored") {
-          documents.queueDeployment(input.deploymentId);
-          deps.training.kick();
-        }
-        const current = documents.get(same.id) as DocumentRecord;
-        return { document: current, unchanged: true, outcome: current.status === "completed" ? "trained" : current.status === "stored" ? "stored" : "queued" };
-      }
-      // Parse before storing: a file that can't be read is refused with a 4xx and leaves nothing behind.
-      const parsed = await deps.parse(input.bytes, { filename: name });
-      const doc = documents.insert({
-        id: `doc_${randomBytes(9).toString("base64url")}`,
-        deploymentId: input.deploymentId,
-        name,
-        kind: parsed.kind,
-        contentHash: hash,
-        bytes: input.bytes,
-        parsed: JSON.stringify(parsed),
-        pages: parsed.pages ?? null,
-        queue: input.train,
-        replaceOnTrain: input.replace,
-      });
+      const staged = await withFile(input, (path) => stage(input, path));
+      if (!("record" in staged)) return staged;
+      const doc = documents.insert(staged.record);
       if (!input.train) return { document: doc, unchanged: false, outcome: "stored" };
       refreshDeploymentStatus(deps, input.deploymentId);
       deps.training.kick();
@@ -109,6 +197,54 @@ export function createDocumentsService(deps: {
       await waitFor([doc.id], waitMs);
       const now = documents.get(doc.id) ?? doc;
       return { document: now, unchanged: false, outcome: now.status === "completed" || now.status === "failed" ? "trained" : "queued" };
+    },
+    /**
+     * Bulk load (CLI): many files, `concurrency` prepared at once by the parse pool, document rows committed in
+     * groups. Never waits for training. Each file's outcome is reported through `onResult`, in completion order.
+     */
+    async pushMany(
+      inputs: PushInput[],
+      opts: { concurrency: number; onResult: (index: number, r: { ok: true; result: PushResult } | { ok: false; error: unknown }) => void },
+    ): Promise<void> {
+      let next = 0;
+      let pending: { index: number; record: NewDocument }[] = [];
+      const deployments = new Set<string>();
+      const flush = () => {
+        if (pending.length === 0) return;
+        const group = pending;
+        pending = [];
+        try {
+          const docs = documents.insertMany(group.map((g) => g.record));
+          for (const [i, g] of group.entries()) {
+            deployments.add(g.record.deploymentId);
+            opts.onResult(g.index, {
+              ok: true,
+              result: { document: docs[i] as DocumentRecord, unchanged: false, outcome: g.record.queue ? "queued" : "stored" },
+            });
+          }
+        } catch (error) {
+          for (const g of group) opts.onResult(g.index, { ok: false, error });
+        }
+      };
+      const worker = async () => {
+        while (next < inputs.length) {
+          const index = next++;
+          const input = inputs[index] as PushInput;
+          try {
+            const staged = await withFile(input, (path) => stage(input, path));
+            if ("record" in staged) {
+              pending.push({ index, record: staged.record });
+              if (pending.length >= 64) flush();
+            } else opts.onResult(index, { ok: true, result: staged });
+          } catch (error) {
+            opts.onResult(index, { ok: false, error });
+          }
+        }
+      };
+      await Promise.all(Array.from({ length: Math.max(1, opts.concurrency) }, worker));
+      flush();
+      for (const d of deployments) refreshDeploymentStatus(deps, d);
+      deps.training.kick();
     },
     list(deploymentId: string): DocumentRecord[] {
       return documents.list(deploymentId);

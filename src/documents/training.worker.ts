@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import { chunkDocument } from "../ingest/chunk.ts";
-import type { ParsedDocument } from "../ingest/types.ts";
+import { readPreparedLines } from "../ingest/prepare.ts";
+import type { ChunkDraft, ParsedDocument } from "../ingest/types.ts";
 import type { Logger } from "../log.ts";
 import type { Embedder } from "../rag/embedder.ts";
 import type { Db } from "../store/db.ts";
@@ -9,6 +10,12 @@ import type { DeploymentsRepo } from "../store/repos/deployments.repo.ts";
 import type { DocumentRecord, DocumentsRepo } from "../store/repos/documents.repo.ts";
 
 const MAX_ATTEMPTS = 3;
+/** Small documents are trained together, one transaction per batch (bulk loads). */
+const BATCH_DOCS = 64;
+const BATCH_BYTES = 512 * 1024;
+/** After this many documents, the FTS index is merged when the queue runs dry. */
+const MERGE_AFTER_DOCS = 100;
+const yieldToLoop = () => new Promise<void>((r) => setImmediate(r));
 
 export function sourceName(name: string): string {
   return name.replace(/\.(pdf|docx|txt|csv|tsv|md)$/i, "");
@@ -69,16 +76,23 @@ export function createTrainingWorker(deps: TrainingDeps) {
     return out as Float32Array[];
   }
 
-  async function processOne(doc: DocumentRecord): Promise<void> {
-    const parsedText = deps.documents.parsed(doc.id);
-    if (!parsedText) throw new Error("parsed content missing");
-    const parsed = JSON.parse(parsedText) as ParsedDocument;
-    const drafts = chunkDocument(parsed, deps.chunking);
+  /** A document's chunk drafts, part by part: prepared at upload by the parse pool (or, stored by an older version, chunked now). */
+  function partCount(doc: DocumentRecord): number {
+    return deps.documents.parsed(doc.id) !== null ? 1 : deps.documents.partCount(doc.id, "chunks");
+  }
+  function draftsOf(doc: DocumentRecord, seq: number): ChunkDraft[] {
+    const legacy = deps.documents.parsed(doc.id);
+    if (legacy !== null) return chunkDocument(JSON.parse(legacy) as ParsedDocument, deps.chunking);
+    const text = deps.documents.partText(doc.id, "chunks", seq);
+    if (text === null) throw new Error("prepared content missing");
+    return readPreparedLines(text);
+  }
+
+  async function toChunks(doc: DocumentRecord, drafts: ChunkDraft[], embedder: Embedder | null): Promise<NewChunk[]> {
     const source = sourceName(doc.name);
     const hashed = drafts.map((d) => ({ text: d.text, hash: textHash(d.text) }));
-    const embedder = await deps.embedder();
     const vectors = embedder ? await embedAll(embedder, hashed) : [];
-    const chunks: NewChunk[] = drafts.map((d, i) => ({
+    return drafts.map((d, i) => ({
       ord: d.ord,
       source,
       text: d.text,
@@ -91,45 +105,147 @@ export function createTrainingWorker(deps: TrainingDeps) {
       textHash: (hashed[i] as { hash: string }).hash,
       vector: vectors[i],
     }));
-    deps.db.transaction(() => {
-      const current = deps.documents.get(doc.id);
-      if (current?.status !== "processing") return; // removed or re-queued meanwhile
-      if (current.replaceOnTrain) {
-        for (const old of deps.documents.findByName(doc.deploymentId, doc.name)) {
-          if (old.id === doc.id || old.createdAt > doc.createdAt) continue;
-          deps.index.deleteDocument(old.id);
-          deps.documents.deleteRow(old.id);
-        }
-      }
-      deps.index.deleteDocument(doc.id);
-      deps.index.insert(doc.deploymentId, doc.id, chunks);
-      if (embedder) for (const [i, c] of chunks.entries()) if (c.vector) deps.index.cacheVector(embedder.id, (hashed[i] as { hash: string }).hash, c.vector);
-      deps.documents.markCompleted(doc.id, chunks.length);
-      refreshDeploymentStatus(deps, doc.deploymentId);
-    }).immediate();
   }
 
-  async function step(): Promise<boolean> {
-    const doc = deps.documents.claimNext();
-    if (!doc) return false;
-    refreshDeploymentStatus(deps, doc.deploymentId);
-    try {
-      if (doc.attempts > MAX_ATTEMPTS) throw Object.assign(new Error("Training was interrupted repeatedly on this document."), { code: "document_unreadable" });
-      await processOne(doc);
-    } catch (e) {
-      const code = (e as { code?: string }).code ?? "training_failed";
-      deps.log.warn("training failed", { document: doc.id, code, error: String((e as Error).message) });
-      deps.documents.markFailed(doc.id, code, (e as Error).message || "Training failed.");
-      refreshDeploymentStatus(deps, doc.deploymentId);
+  /** Inside a transaction: swap out replaced documents of the same name (a kill -9 keeps old or new, never half). */
+  function replaceOlder(doc: DocumentRecord): void {
+    if (!doc.replaceOnTrain) return;
+    for (const old of deps.documents.findByName(doc.deploymentId, doc.name)) {
+      if (old.id === doc.id || old.createdAt > doc.createdAt) continue;
+      deps.index.deleteDocument(old.id);
+      deps.documents.deleteRow(old.id);
     }
+  }
+
+  function cacheVectors(embedder: Embedder | null, chunks: NewChunk[]): void {
+    if (embedder) for (const c of chunks) if (c.vector) deps.index.cacheVector(embedder.id, c.textHash, c.vector);
+  }
+
+  /** Small documents: chunks, FTS rows and vectors of the whole batch in ONE transaction. */
+  async function processSmall(docs: DocumentRecord[], embedder: Embedder | null): Promise<void> {
+    const ready: { doc: DocumentRecord; chunks: NewChunk[] }[] = [];
+    for (const doc of docs) {
+      try {
+        ready.push({ doc, chunks: await toChunks(doc, draftsOf(doc, 0), embedder) });
+      } catch (e) {
+        fail(doc, e);
+      }
+    }
+    deps.db
+      .transaction(() => {
+        for (const { doc, chunks } of ready) {
+          const current = deps.documents.get(doc.id);
+          if (current?.status !== "processing") continue; // removed or re-queued meanwhile
+          replaceOlder(current);
+          deps.index.deleteDocument(doc.id);
+          deps.index.insert(doc.deploymentId, doc.id, chunks);
+          cacheVectors(embedder, chunks);
+          deps.documents.markCompleted(doc.id, chunks.length);
+        }
+        for (const d of new Set(ready.map((r) => r.doc.deploymentId))) refreshDeploymentStatus(deps, d);
+      })
+      .immediate();
+  }
+
+  /**
+   * A large document: its chunks are written part by part in short transactions where no search sees them
+   * (staged), with the event loop free in between, then published in one final transaction.
+   */
+  async function processLarge(doc: DocumentRecord, parts: number, embedder: Embedder | null): Promise<void> {
+    deps.db.transaction(() => deps.index.deleteDocument(doc.id)).immediate();
+    const vectors: { id: number; vector: Float32Array }[] = [];
+    let count = 0;
+    for (let seq = 0; seq < parts; seq++) {
+      const chunks = await toChunks(doc, draftsOf(doc, seq), embedder);
+      const stillMine = deps.db
+        .transaction(() => {
+          if (deps.documents.get(doc.id)?.status !== "processing") return false;
+          const ids = deps.index.insertStaged(doc.id, chunks);
+          cacheVectors(embedder, chunks);
+          for (const [i, c] of chunks.entries()) if (c.vector) vectors.push({ id: ids[i] as number, vector: c.vector });
+          deps.documents.setProgress(doc.id, seq + 1, parts);
+          return true;
+        })
+        .immediate();
+      if (!stillMine) return;
+      count += chunks.length;
+      notify();
+      await yieldToLoop();
+    }
+    deps.db
+      .transaction(() => {
+        const current = deps.documents.get(doc.id);
+        if (current?.status !== "processing") return;
+        replaceOlder(current);
+        deps.index.publishStaged(doc.id, doc.deploymentId, vectors);
+        deps.documents.markCompleted(doc.id, count);
+        refreshDeploymentStatus(deps, doc.deploymentId);
+      })
+      .immediate();
+  }
+
+  function fail(doc: DocumentRecord, e: unknown): void {
+    const code = (e as { code?: string }).code ?? "training_failed";
+    deps.log.warn("training failed", { document: doc.id, code, error: String((e as Error).message) });
+    deps.documents.markFailed(doc.id, code, (e as Error).message || "Training failed.");
+    refreshDeploymentStatus(deps, doc.deploymentId);
+  }
+
+  let sinceMerge = 0;
+  /** Claims a batch of small documents, or one large one, and trains it. False when the queue is empty. */
+  async function step(): Promise<boolean> {
+    const small: DocumentRecord[] = [];
+    let bytes = 0;
+    let large: { doc: DocumentRecord; parts: number } | null = null;
+    while (small.length < BATCH_DOCS && bytes < BATCH_BYTES) {
+      const doc = deps.documents.claimNext();
+      if (!doc) break;
+      refreshDeploymentStatus(deps, doc.deploymentId);
+      if (doc.attempts > MAX_ATTEMPTS) {
+        fail(doc, Object.assign(new Error("Training was interrupted repeatedly on this document."), { code: "document_unreadable" }));
+        continue;
+      }
+      const parts = partCount(doc);
+      if (parts > 1) {
+        large = { doc, parts };
+        break;
+      }
+      small.push(doc);
+      bytes += doc.size;
+    }
+    if (small.length === 0 && !large) return false;
+    const embedder = await deps.embedder();
+    if (small.length > 0) {
+      try {
+        await processSmall(small, embedder);
+      } catch (e) {
+        for (const d of small) if (deps.documents.get(d.id)?.status === "processing") fail(d, e);
+      }
+    }
+    if (large) {
+      try {
+        await processLarge(large.doc, large.parts, embedder);
+      } catch (e) {
+        fail(large.doc, e);
+      }
+    }
+    sinceMerge += small.length + (large ? 1 : 0);
     notify();
     return true;
+  }
+
+  /** FTS maintenance once a bulk load has drained: merge segments in short steps. */
+  async function mergeIfDue(): Promise<void> {
+    if (sinceMerge < MERGE_AFTER_DOCS) return;
+    sinceMerge = 0;
+    await deps.index.mergeFts({ pause: yieldToLoop });
   }
 
   return {
     /** Processes queued documents until none is left (CLI `train --wait`, tests). */
     async runUntilIdle(): Promise<void> {
       while (await step()) {}
+      await mergeIfDue();
     },
     /** Background loop for the server: resumes interrupted work, then waits for new work. */
     start(pollMs = 500): void {
@@ -145,6 +261,7 @@ export function createTrainingWorker(deps: TrainingDeps) {
             deps.log.error("training loop error", { error: String(e) });
             return false;
           });
+          if (!did) await mergeIfDue().catch((e) => deps.log.error("index merge failed", { error: String(e) }));
           if (!did) await new Promise<void>((r) => {
             wake = r;
             setTimeout(r, pollMs);

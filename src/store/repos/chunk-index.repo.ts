@@ -33,6 +33,12 @@ export interface NewChunk {
 const VEC_TABLE = "chunks_vec";
 
 /**
+ * A large document's chunks are written in many short transactions under this placeholder deployment, which no
+ * search can match, and moved to their deployment in one final transaction (publishStaged).
+ */
+export const stagingDeployment = (documentId: string) => `~staging:${documentId}`;
+
+/**
  * The hybrid index: chunk rows, their FTS5 rows and their vec0 rows always change together inside the
  * caller's transaction, so retrieval never sees a half-indexed document.
  */
@@ -70,6 +76,39 @@ export function createChunkIndexRepo(db: Db) {
         ids.push(id);
       }
       return ids;
+    },
+    /** Writes part of a large document's chunks where no search sees them yet; returns their ids. */
+    insertStaged(documentId: string, chunks: NewChunk[]): number[] {
+      const ids: number[] = [];
+      const staging = stagingDeployment(documentId);
+      for (const c of chunks) {
+        const row = insertChunk.get(staging, documentId, c.ord, c.source, c.text, c.headingPath, c.pageStart ?? null, c.pageEnd ?? null, c.rowStart ?? null, c.rowEnd ?? null, c.tokenCount, c.textHash);
+        const id = (row as { id: number }).id;
+        insertFts.run(id, c.text, c.headingPath);
+        ids.push(id);
+      }
+      return ids;
+    },
+    /** Makes a staged document searchable in its deployment (call inside the caller's final transaction). */
+    publishStaged(documentId: string, deploymentId: string, vectors: { id: number; vector: Float32Array }[]): void {
+      db.run("UPDATE chunks SET deployment_id = ? WHERE document_id = ? AND deployment_id = ?", [deploymentId, documentId, stagingDeployment(documentId)]);
+      if (vec) for (const v of vectors) db.run(`INSERT INTO ${VEC_TABLE} (rowid, deployment_id, embedding) VALUES (?, ?, ?)`, [v.id, deploymentId, v.vector]);
+    },
+    /**
+     * FTS5 maintenance after a bulk load: merges index segments in bounded steps (each its own short write) so
+     * a server keeps answering meanwhile. Returns when nothing is left to merge or `maxSteps` were done.
+     */
+    async mergeFts(opts: { pagesPerStep?: number; maxSteps?: number; pause?: () => Promise<void> } = {}): Promise<number> {
+      const changes = () => db.query<{ n: number }, []>("SELECT total_changes() AS n").get()?.n ?? 0;
+      let steps = 0;
+      for (; steps < (opts.maxSteps ?? 1000); steps++) {
+        const before = changes();
+        db.run("INSERT INTO chunks_fts(chunks_fts, rank) VALUES ('merge', ?)", [opts.pagesPerStep ?? 64]);
+        // FTS5 documents this: fewer than two changes means the merge found no work
+        if (changes() - before < 2) break;
+        await opts.pause?.();
+      }
+      return steps;
     },
     /** Removes a document's chunks from all three places. */
     deleteDocument(documentId: string): void {
