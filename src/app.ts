@@ -106,6 +106,8 @@ export async function createServices(config: Config, opts: { log?: Logger } = {}
     training,
     /** Long-lived parser processes: parse and chunk every upload off this thread. */
     parsePool,
+    /** private folder for uploads and parser replies in flight */
+    spoolDir,
     documents: createDocumentsService({ db, config, documents: repos.documents, deployments: repos.deployments, index: repos.chunkIndex, training, prepare: parsePool.prepare, spoolDir }),
     mail,
     leads: createLeadsService({ leads: repos.leads, chatLogs: repos.chatLogFeedback, mailFrom: config.mailFrom, onQueued: mail.worker.wake }),

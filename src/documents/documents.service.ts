@@ -3,8 +3,7 @@ import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import type { Config } from "../config/index.ts";
 import { appError } from "../errors/index.ts";
-import type { PreparedDocument, PrepareRequest } from "../ingest/parse-pool.ts";
-import { splitPreparedLines } from "../ingest/prepare.ts";
+import { discardPrepared, type PreparedDocument, type PrepareRequest, preparedParts } from "../ingest/parse-pool.ts";
 import type { DeploymentsRepo } from "../store/repos/deployments.repo.ts";
 import type { DocumentRecord, DocumentsRepo, NewDocument } from "../store/repos/documents.repo.ts";
 import type { ChunkIndexRepo } from "../store/repos/chunk-index.repo.ts";
@@ -17,7 +16,7 @@ export interface PushInput {
   deploymentId: string;
   name: string;
   /** the document: a file on disk (read, never moved or deleted) or bytes in memory */
-  file?: string;
+  file?: string | FileRange;
   bytes?: Uint8Array;
   train: boolean;
   replace: boolean;
@@ -32,22 +31,29 @@ export interface PushResult {
   outcome: "trained" | "queued" | "stored";
 }
 
-const NAME_MAX = 255;
-/** Above this, bytes and chunks are stored in parts of PART_BYTES, each in its own short write. */
-const INLINE_MAX = 1024 * 1024;
-const PART_BYTES = 512 * 1024;
-const yieldToLoop = () => new Promise<void>((r) => setImmediate(r));
+/** Bytes start..end of a file on disk (an upload's spool file holds its multipart envelope too). */
+export interface FileRange {
+  path: string;
+  start: number;
+  end: number;
+}
 
-/** SHA-256 of a file, read in slices so a large file never blocks the event loop. */
-async function hashFile(path: string): Promise<string> {
+const NAME_MAX = 255;
+/** Up to this, a document's bytes and chunks go inline with its row; above, in parts, each its own short write. */
+const INLINE_MAX = 512 * 1024;
+const PART_BYTES = 128 * 1024;
+const yieldToLoop = () => new Promise<void>((r) => setImmediate(r));
+const slice = (f: FileRange, start = f.start, end = f.end) => Bun.file(f.path).slice(start, end);
+
+/** SHA-256 of a file range, read in slices so a large file never blocks the event loop. */
+async function hashFile(file: FileRange): Promise<string> {
   const hasher = new Bun.CryptoHasher("sha256");
-  for await (const part of Bun.file(path).stream()) hasher.update(part);
+  for await (const part of slice(file).stream()) hasher.update(part);
   return hasher.digest("hex");
 }
 
 interface Staged {
   record: NewDocument;
-  unchanged?: undefined;
 }
 
 /** Keeps the last path segment and refuses control characters; the name becomes the citation source. */
@@ -96,65 +102,62 @@ export function createDocumentsService(deps: {
    * document row itself is left to the caller so a bulk load can commit many rows at once. A file that can't be
    * read is refused here and leaves nothing behind.
    */
-  async function stage(input: PushInput, path: string): Promise<Staged | PushResult> {
+  async function stage(input: PushInput, file: FileRange): Promise<Staged | PushResult> {
     const name = cleanDocumentName(input.name);
-    const size = Bun.file(path).size;
+    const size = file.end - file.start;
     if (size === 0) throw appError("document_unreadable", { message: "The document is empty." });
     if (size > config.maxUploadBytes) throw appError("payload_too_large");
-    const hash = await hashFile(path);
+    const hash = await hashFile(file);
     const unchanged = unchangedResult(input, name, hash);
     if (unchanged) return unchanged;
-    const prepared = await deps.prepare({ path, filename: name, onProgress: input.onProgress });
-    const id = `doc_${randomBytes(9).toString("base64url")}`;
-    const record: NewDocument = {
-      id,
-      deploymentId: input.deploymentId,
-      name,
-      kind: prepared.meta.kind,
-      contentHash: hash,
-      size,
-      pages: prepared.meta.pages,
-      queue: input.train,
-      replaceOnTrain: input.replace,
-      ocrPages: prepared.meta.ocrPages,
-      ocrConfidence: prepared.meta.ocrConfidence,
-      notes: prepared.meta.notes,
-    };
-    if (size + prepared.lines.length <= INLINE_MAX) {
-      record.bytes = await Bun.file(path).bytes();
-      record.chunks = prepared.lines;
-      return { record };
-    }
-    // Large: each part is one short transaction, with the event loop free in between.
-    for (const [seq, part] of splitPreparedLines(prepared.lines, PART_BYTES).entries()) {
-      documents.insertPart(id, "chunks", seq, part);
-      await yieldToLoop();
-    }
-    for (let at = 0, seq = 0; at < size; at += PART_BYTES, seq++) {
-      documents.insertPart(
+    const prepared = await deps.prepare({ ...file, filename: name, onProgress: input.onProgress });
+    try {
+      const id = `doc_${randomBytes(9).toString("base64url")}`;
+      const record: NewDocument = {
         id,
-        "bytes",
-        seq,
-        await Bun.file(path)
-          .slice(at, at + PART_BYTES)
-          .bytes(),
-      );
-      await yieldToLoop();
+        deploymentId: input.deploymentId,
+        name,
+        kind: prepared.meta.kind,
+        contentHash: hash,
+        size,
+        pages: prepared.meta.pages,
+        queue: input.train,
+        replaceOnTrain: input.replace,
+        ocrPages: prepared.meta.ocrPages,
+        ocrConfidence: prepared.meta.ocrConfidence,
+        notes: prepared.meta.notes,
+      };
+      if (prepared.inline !== undefined && size + prepared.inline.length <= INLINE_MAX) {
+        record.bytes = await slice(file).bytes();
+        record.chunks = prepared.inline;
+        return { record };
+      }
+      // Large: each part is one short transaction, with the event loop free in between.
+      let seq = 0;
+      for await (const part of preparedParts(prepared)) {
+        documents.insertPart(id, "chunks", seq++, part);
+        await yieldToLoop();
+      }
+      for (let at = file.start, n = 0; at < file.end; at += PART_BYTES, n++) {
+        documents.insertPart(id, "bytes", n, await slice(file, at, Math.min(file.end, at + PART_BYTES)).bytes());
+        await yieldToLoop();
+      }
+      return { record };
+    } finally {
+      await discardPrepared(prepared);
     }
-    return { record };
   }
 
-  /** Runs `fn` with the input as a file on disk: the caller's file, or the bytes written to the spool. */
-  async function withFile<T>(input: PushInput, fn: (path: string) => Promise<T>): Promise<T> {
+  /** Runs `fn` with the input as a file range on disk: the caller's file, or the bytes written to the spool. */
+  async function withFile<T>(input: PushInput, fn: (file: FileRange) => Promise<T>): Promise<T> {
+    if (typeof input.file === "string") return await fn({ path: input.file, start: 0, end: Bun.file(input.file).size });
     if (input.file) return await fn(input.file);
     const path = spoolPath();
     await Bun.write(path, input.bytes ?? new Uint8Array());
     try {
-      return await fn(path);
+      return await fn({ path, start: 0, end: Bun.file(path).size });
     } finally {
-      await Bun.file(path)
-        .delete()
-        .catch(() => {});
+      await Bun.file(path).delete().catch(() => {});
     }
   }
 

@@ -4,7 +4,7 @@ import { readPreparedLines } from "../ingest/prepare.ts";
 import type { ChunkDraft, ParsedDocument } from "../ingest/types.ts";
 import type { Logger } from "../log.ts";
 import type { Embedder } from "../rag/embedder.ts";
-import type { Db } from "../store/db.ts";
+import { type Db, unpromisedTransaction } from "../store/db.ts";
 import type { ChunkIndexRepo, NewChunk } from "../store/repos/chunk-index.repo.ts";
 import type { DeploymentsRepo } from "../store/repos/deployments.repo.ts";
 import type { DocumentRecord, DocumentsRepo } from "../store/repos/documents.repo.ts";
@@ -15,6 +15,8 @@ const BATCH_DOCS = 64;
 const BATCH_BYTES = 512 * 1024;
 /** After this many documents, the FTS index is merged when the queue runs dry. */
 const MERGE_AFTER_DOCS = 100;
+/** Staged chunks moved into their deployment per short transaction. */
+const PUBLISH_BATCH = 500;
 const yieldToLoop = () => new Promise<void>((r) => setImmediate(r));
 
 export function sourceName(name: string): string {
@@ -149,39 +151,43 @@ export function createTrainingWorker(deps: TrainingDeps) {
 
   /**
    * A large document: its chunks are written part by part in short transactions where no search sees them
-   * (staged), with the event loop free in between, then published in one final transaction.
+   * (staged), with the event loop free in between; then moved into the deployment in short batches, and
+   * marked completed (with its vectors, and the swap-out of a replaced document) in one final transaction.
+   * A crash midway leaves it "processing": on restart its rows are removed and it is trained again.
    */
   async function processLarge(doc: DocumentRecord, parts: number, embedder: Embedder | null): Promise<void> {
+    const stillMine = () => deps.documents.get(doc.id)?.status === "processing";
     deps.db.transaction(() => deps.index.deleteDocument(doc.id)).immediate();
     const vectors: { id: number; vector: Float32Array }[] = [];
     let count = 0;
     for (let seq = 0; seq < parts; seq++) {
       const chunks = await toChunks(doc, draftsOf(doc, seq), embedder);
-      const stillMine = deps.db
-        .transaction(() => {
-          if (deps.documents.get(doc.id)?.status !== "processing") return false;
-          const ids = deps.index.insertStaged(doc.id, chunks);
-          cacheVectors(embedder, chunks);
-          for (const [i, c] of chunks.entries()) if (c.vector) vectors.push({ id: ids[i] as number, vector: c.vector });
-          deps.documents.setProgress(doc.id, seq + 1, parts);
-          return true;
-        })
-        .immediate();
-      if (!stillMine) return;
+      const written = unpromisedTransaction(deps.db, () => {
+        if (!stillMine()) return false;
+        const ids = deps.index.insertStaged(doc.id, chunks);
+        cacheVectors(embedder, chunks);
+        for (const [i, c] of chunks.entries()) if (c.vector) vectors.push({ id: ids[i] as number, vector: c.vector });
+        deps.documents.setProgress(doc.id, seq + 1, parts);
+        return true;
+      });
+      if (!written) return;
       count += chunks.length;
       notify();
       await yieldToLoop();
     }
-    deps.db
-      .transaction(() => {
-        const current = deps.documents.get(doc.id);
-        if (current?.status !== "processing") return;
-        replaceOlder(current);
-        deps.index.publishStaged(doc.id, doc.deploymentId, vectors);
-        deps.documents.markCompleted(doc.id, count);
-        refreshDeploymentStatus(deps, doc.deploymentId);
-      })
-      .immediate();
+    for (;;) {
+      const moved = unpromisedTransaction(deps.db, () => (stillMine() ? deps.index.publishStaged(doc.id, doc.deploymentId, PUBLISH_BATCH) : 0));
+      if (moved === 0) break;
+      await yieldToLoop();
+    }
+    deps.db.transaction(() => {
+      const current = deps.documents.get(doc.id);
+      if (current?.status !== "processing") return;
+      replaceOlder(current);
+      deps.index.insertVectors(doc.deploymentId, vectors);
+      deps.documents.markCompleted(doc.id, count);
+      refreshDeploymentStatus(deps, doc.deploymentId);
+    }).immediate();
   }
 
   function fail(doc: DocumentRecord, e: unknown): void {
@@ -252,6 +258,8 @@ export function createTrainingWorker(deps: TrainingDeps) {
       if (running) return;
       running = true;
       stopped = false;
+      // an interrupted large document may have staged or partly published rows: they go before it is retrained
+      for (const id of deps.documents.interruptedIds()) deps.db.transaction(() => deps.index.deleteDocument(id)).immediate();
       const n = deps.documents.requeueInterrupted();
       if (n > 0) deps.log.info("resuming interrupted training", { documents: n });
       for (const d of deps.documents.pendingDeployments()) refreshDeploymentStatus(deps, d);

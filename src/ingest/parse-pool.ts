@@ -1,9 +1,10 @@
-import { availableParallelism, cpus } from "node:os";
+import { availableParallelism, cpus, setPriority } from "node:os";
 import { join } from "node:path";
 import type { Subprocess } from "bun";
 import { appError, errorCatalogue } from "../errors/index.ts";
 import type { ChunkOptions } from "./chunk.ts";
 import { type OcrOptions, PARSE_WORKER_COMMAND, type PreparedMeta, type PrepareJob, type WorkerMessage } from "./parse-worker-protocol.ts";
+import { PART_CHARS, splitPreparedLines } from "./prepare.ts";
 import { readResidentBytesNow, watchResidentMemory, withAddressSpaceLimit } from "./worker-watchdog.ts";
 
 export interface ParsePoolOptions {
@@ -27,19 +28,41 @@ export interface ParsePoolOptions {
   ocr: OcrOptions;
 }
 
+const WORKER_NICENESS = 10;
+
 export const DEFAULT_ISOLATION = { timeoutMs: 60_000, memoryLimitMb: 2048, recycleAfter: 200, recycleRssMb: 768 } as const;
 
 export interface PrepareRequest {
-  /** the document's bytes on disk; the pool only reads it */
+  /** the document's bytes on disk (the whole file, or bytes start..end of it); the pool only reads it */
   path: string;
+  start?: number;
+  end?: number;
   filename?: string;
   onProgress?: (done: number, total: number) => void;
 }
 
 export interface PreparedDocument {
   meta: PreparedMeta;
-  /** the chunks as JSON lines (see prepare.ts) */
-  lines: string;
+  /** the chunks as JSON lines (see prepare.ts), in parts of whole lines; read them with preparedParts() */
+  inline?: string;
+  file?: { path: string; offsets: number[] };
+}
+
+/** The prepared chunks part by part, each read from disk on its own (a large reply is never one string). */
+export async function* preparedParts(prepared: PreparedDocument): AsyncGenerator<string> {
+  if (prepared.inline !== undefined) {
+    yield* splitPreparedLines(prepared.inline, PART_CHARS);
+    return;
+  }
+  if (!prepared.file) return;
+  const file = Bun.file(prepared.file.path);
+  const { offsets } = prepared.file;
+  for (let i = 0; i + 1 < offsets.length; i++) yield await file.slice(offsets[i], offsets[i + 1]).text();
+}
+
+/** Deletes a prepared reply's spool file (after its parts were stored, or on failure). */
+export async function discardPrepared(prepared: PreparedDocument): Promise<void> {
+  if (prepared.file) await Bun.file(prepared.file.path).delete().catch(() => {});
 }
 
 /**
@@ -106,6 +129,10 @@ export function createParsePool(opts: ParsePoolOptions) {
       ipc: (m: WorkerMessage) => onMessage(slot, m),
       onExit: (_p, code, signal) => onExit(slot, code, signal),
     });
+    // Parsing yields the CPU to the server's own thread: on a busy machine /health and answers go first.
+    try {
+      setPriority(slot.proc.pid, WORKER_NICENESS);
+    } catch {}
     void drainStderr(slot);
     slots.add(slot);
     return slot;
@@ -128,12 +155,8 @@ export function createParsePool(opts: ParsePoolOptions) {
     }
     finishJob(slot);
     if (!m.ok) p.reject(appError(m.code in errorCatalogue ? m.code : "document_unreadable"));
-    else if (m.inline !== undefined) p.resolve({ meta: m.meta, lines: m.inline });
-    else
-      void readReply(p.job.output).then(
-        (lines) => p.resolve({ meta: m.meta, lines }),
-        (cause) => p.reject(appError("document_unreadable", { cause })),
-      );
+    else if (m.inline !== undefined) p.resolve({ meta: m.meta, inline: m.inline });
+    else p.resolve({ meta: m.meta, file: { path: p.job.output, offsets: m.offsets ?? [0] } });
     afterJob(slot);
   }
 
@@ -211,6 +234,8 @@ export function createParsePool(opts: ParsePoolOptions) {
         type: "job",
         id,
         input: request.path,
+        start: request.start ?? 0,
+        end: request.end ?? Number.MAX_SAFE_INTEGER,
         output: join(opts.spoolDir, `reply-${process.pid}-${id}-${Date.now()}.jsonl`),
         filename: request.filename,
         maxPages: opts.maxPages,
@@ -234,15 +259,6 @@ export function createParsePool(opts: ParsePoolOptions) {
       await Promise.all(exits);
     },
   };
-}
-
-async function readReply(path: string): Promise<string> {
-  const file = Bun.file(path);
-  try {
-    return await file.text();
-  } finally {
-    await file.delete().catch(() => {});
-  }
 }
 
 export type ParsePool = ReturnType<typeof createParsePool>;

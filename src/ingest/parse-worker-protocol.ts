@@ -13,8 +13,10 @@ export const PARSE_WORKER_COMMAND = "__parse-worker";
 export interface PrepareJob {
   type: "job";
   id: number;
-  /** the document's bytes */
+  /** the document's bytes: this byte range of this file (an upload's spool file holds the multipart envelope too) */
   input: string;
+  start: number;
+  end: number;
   /** where to write the prepared chunks when they are too large to send inline */
   output: string;
   filename?: string;
@@ -50,6 +52,9 @@ export interface PreparedMeta {
 export type WorkerMessage =
   | { type: "ready" }
   | { type: "progress"; id: number; done: number; total: number }
-  /** `inline`: the prepared chunks as JSON lines; otherwise they are in the job's output file */
-  | { type: "done"; id: number; ok: true; meta: PreparedMeta; inline?: string }
+  /**
+   * `inline`: the prepared chunks as JSON lines; otherwise they are in the job's output file, cut into parts of
+   * whole lines at these byte offsets (so the parent reads and stores one part at a time)
+   */
+  | { type: "done"; id: number; ok: true; meta: PreparedMeta; inline?: string; offsets?: number[] }
   | { type: "done"; id: number; ok: false; code: ErrorCode };

@@ -1,6 +1,6 @@
 import { isAppError } from "../errors/index.ts";
 import type { PrepareJob, WorkerMessage } from "./parse-worker-protocol.ts";
-import { prepareDocument } from "./prepare.ts";
+import { PART_CHARS, prepareDocument, splitPreparedLines } from "./prepare.ts";
 
 export { PARSE_WORKER_COMMAND } from "./parse-worker-protocol.ts";
 
@@ -32,14 +32,17 @@ export async function runParseWorker(): Promise<never> {
 
 async function runJob(job: PrepareJob, reply: (m: WorkerMessage) => void): Promise<void> {
   try {
-    const bytes = new Uint8Array(await Bun.file(job.input).arrayBuffer());
+    const bytes = new Uint8Array(await Bun.file(job.input).slice(job.start, job.end).arrayBuffer());
     const prepared = await prepareDocument(bytes, job, (done, total) => reply({ type: "progress", id: job.id, done, total }));
     if (prepared.lines.length <= INLINE_LIMIT) {
       reply({ type: "done", id: job.id, ok: true, meta: prepared.meta, inline: prepared.lines });
       return;
     }
-    await Bun.write(job.output, prepared.lines);
-    reply({ type: "done", id: job.id, ok: true, meta: prepared.meta });
+    const parts = splitPreparedLines(prepared.lines, PART_CHARS).map((p) => Buffer.from(p));
+    const offsets = [0];
+    for (const p of parts) offsets.push((offsets.at(-1) as number) + p.byteLength);
+    await Bun.write(job.output, Buffer.concat(parts));
+    reply({ type: "done", id: job.id, ok: true, meta: prepared.meta, offsets });
   } catch (error) {
     if (!isAppError(error)) console.error(error);
     reply({ type: "done", id: job.id, ok: false, code: isAppError(error) ? error.code : "document_unreadable" });

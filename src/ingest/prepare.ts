@@ -3,6 +3,9 @@ import { parseDocument } from "./parse.ts";
 import type { PreparedMeta, PrepareJob } from "./parse-worker-protocol.ts";
 import type { ChunkDraft } from "./types.ts";
 
+/** Prepared chunks are stored, and trained, in parts of about this many characters (one short transaction each). */
+export const PART_CHARS = 24 * 1024;
+
 export interface Prepared {
   meta: PreparedMeta;
   /** one JSON-encoded ChunkDraft per line */

@@ -3,6 +3,7 @@ import type { Services } from "../app.ts";
 import { appError, isAppError } from "../errors/index.ts";
 import { redact } from "../log.ts";
 import { parseBody } from "./body.ts";
+import { readUploadBody, releaseUpload } from "./upload-body.ts";
 import { pathOf } from "./path-of.ts";
 import { endpointFor, isNative } from "./endpoints.ts";
 import { toErrorResponse } from "./error-response.ts";
@@ -65,11 +66,13 @@ export function createServer(services: Services) {
     })
     .onParse(async ({ request, set }) => {
       const st = state.get(request);
-      const limit = st.endpoint === "v1.documents" || isOwnerUpload(new URL(request.url).pathname) ? config.maxUploadBytes : config.maxBodyBytes;
+      const upload = st.endpoint === "v1.documents" || isOwnerUpload(new URL(request.url).pathname);
+      const limit = upload ? config.maxUploadBytes : config.maxBodyBytes;
       let body: Record<string, unknown> = {};
       let failure: unknown = null;
       try {
-        body = await parseBody(request, limit);
+        // uploads stream to the spool folder instead of memory (deleted after the response)
+        body = upload ? await readUploadBody(request, limit, services.spoolDir) : await parseBody(request, limit);
       } catch (e) {
         failure = e;
       }
@@ -102,6 +105,7 @@ export function createServer(services: Services) {
       return response;
     })
     .onAfterResponse(({ request, set }) => {
+      void releaseUpload(request);
       if (config.logLevel !== "debug") return;
       const st = state.get(request);
       log.debug("request", { id: st.requestId, method: request.method, path: pathOf(request.url), status: set.status, ms: Math.round(performance.now() - st.started) });

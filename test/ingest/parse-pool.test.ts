@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { isAppError } from "../../src/errors/index.ts";
 import { DEFAULT_CHUNK_OPTIONS } from "../../src/ingest/chunk.ts";
-import { createParsePool, defaultWorkerCommand, type ParsePoolOptions } from "../../src/ingest/parse-pool.ts";
+import { createParsePool, defaultWorkerCommand, discardPrepared, type ParsePoolOptions, type PreparedDocument, preparedParts } from "../../src/ingest/parse-pool.ts";
 import { PARSE_WORKER_COMMAND } from "../../src/ingest/parse-worker.ts";
 import { prepareDocument, readPreparedLines } from "../../src/ingest/prepare.ts";
 import { FIXTURE_DOCS, SHARED_DOCS, TEST_PARSE_OPTIONS } from "./helpers/docs.ts";
@@ -17,6 +17,13 @@ const OCR_OFF = { enabled: false, maxPages: 0, timeoutMs: 1000 };
 
 function pool(over: Partial<ParsePoolOptions> = {}) {
   return createParsePool({ spoolDir: spool, size: 1, ...TEST_PARSE_OPTIONS, chunking: DEFAULT_CHUNK_OPTIONS, ocr: OCR_OFF, ...over });
+}
+
+async function linesOf(prepared: PreparedDocument): Promise<string> {
+  const parts: string[] = [];
+  for await (const part of preparedParts(prepared)) parts.push(part);
+  await discardPrepared(prepared);
+  return parts.join("\n");
 }
 
 let n = 0;
@@ -45,8 +52,10 @@ describe("the parse pool", () => {
         const bytes = new Uint8Array(await Bun.file(path).arrayBuffer());
         const here = await prepareDocument(bytes, { ...TEST_PARSE_OPTIONS, filename: name, chunking: DEFAULT_CHUNK_OPTIONS, ocr: OCR_OFF });
         const there = await p.prepare({ path, filename: name });
-        expect(there).toEqual(here);
-        expect(readPreparedLines(there.lines).length).toBe(there.meta.chunks);
+        expect(there.meta).toEqual(here.meta);
+        const lines = await linesOf(there);
+        expect(lines).toBe(here.lines);
+        expect(readPreparedLines(lines).length).toBe(there.meta.chunks);
       }
       expect(p.started()).toBe(1);
     } finally {
@@ -54,18 +63,31 @@ describe("the parse pool", () => {
     }
   });
 
-  test("hands a reply too large for an IPC message back through a spool file, and removes the file", async () => {
+  test("hands a reply too large for an IPC message back through a spool file in parts of whole lines, then removes it", async () => {
     const p = pool();
     try {
       const text = Array.from({ length: 10_000 }, (_, i) => `Paragraph ${i} says something about topic ${i}.`).join("\n\n");
       const r = await p.prepare({ path: fileOf(new TextEncoder().encode(text)), filename: "big.txt" });
-      expect(r.lines.length).toBeGreaterThan(256 * 1024);
-      expect(
-        readPreparedLines(r.lines)
-          .map((c) => c.text)
-          .join(" "),
-      ).toContain("Paragraph 9999 says");
+      expect(r.inline).toBeUndefined();
+      expect(r.file?.offsets.length).toBeGreaterThan(3);
+      const parts: string[] = [];
+      for await (const part of preparedParts(r)) parts.push(part);
+      expect(parts.map((part) => readPreparedLines(part).length).reduce((a, b) => a + b)).toBe(r.meta.chunks);
+      await discardPrepared(r);
+      const texts = readPreparedLines(parts.join("\n")).map((c) => c.text);
+      expect(texts.join(" ")).toContain("Paragraph 9999 says");
       expect([...new Bun.Glob("reply-*").scanSync(spool)]).toEqual([]);
+    } finally {
+      await p.close();
+    }
+  });
+
+  test("reads only the byte range it is given, as in an upload's spool file", async () => {
+    const p = pool();
+    try {
+      const body = new TextEncoder().encode("--envelope--\r\nOnly this sentence is the document.\r\n--envelope--");
+      const r = await p.prepare({ path: fileOf(body), start: 14, end: body.byteLength - 14, filename: "range.txt" });
+      expect(readPreparedLines(await linesOf(r)).map((c) => c.text)).toEqual(["Only this sentence is the document."]);
     } finally {
       await p.close();
     }

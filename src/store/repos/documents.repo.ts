@@ -1,4 +1,4 @@
-import type { Db } from "../db.ts";
+import { type Db, unpromisedTransaction } from "../db.ts";
 
 export type DocumentStatus = "stored" | "queued" | "processing" | "completed" | "failed";
 
@@ -129,9 +129,9 @@ export function createDocumentsRepo(db: Db) {
     insertMany(inputs: NewDocument[]): DocumentRecord[] {
       return db.transaction(() => inputs.map(insertRow)).immediate();
     },
-    /** One bounded part of a document's bytes or prepared chunks, in its own short transaction. */
+    /** One bounded part of a document's bytes or prepared chunks, in its own short transaction (no fsync: see unpromisedTransaction). */
     insertPart(documentId: string, part: PartKind, seq: number, data: Uint8Array | string): void {
-      insertPartQuery.run(documentId, part, seq, data, Date.now());
+      unpromisedTransaction(db, () => insertPartQuery.run(documentId, part, seq, data, Date.now()));
     },
     partCount(documentId: string, part: PartKind): number {
       return db.query<{ n: number }, [string, string]>("SELECT COUNT(*) AS n FROM document_parts WHERE document_id = ? AND part = ?").get(documentId, part)?.n ?? 0;
@@ -186,6 +186,10 @@ export function createDocumentsRepo(db: Db) {
         )
         .get(Date.now());
       return r ? toRecord(r) : null;
+    },
+    /** Documents left mid-processing by a crash (their partial index rows are removed before they are requeued). */
+    interruptedIds(): string[] {
+      return db.query<{ id: string }, []>("SELECT id FROM documents WHERE status = 'processing'").all().map((r) => r.id);
     },
     /** After a crash, documents left mid-processing go back to the queue. */
     requeueInterrupted(): number {
