@@ -88,3 +88,31 @@ test("a 20 MB single-line TXT and a 1,000,000-row CSV are ingested while /health
   expect(busy.length).toBeGreaterThan(50);
   expect(worst(busy)).toBeLessThan(Math.max(100, 2 * worst(idle)));
 }, 300_000);
+
+test("a document whose parse outlives the limit fails alone: its worker is replaced and the other uploads complete", async () => {
+  const slow = await startTestServer({ DOCCHAT_PARSE_TIMEOUT_MS: "1000", DOCCHAT_PARSE_WORKERS: "1", DOCCHAT_TRAIN_WAIT_MS: "10000" });
+  try {
+    const { apiKey } = await slow.seed();
+    const push = (form: FormData) => fetch(`${slow.url}/api/v1/documents`, { method: "POST", headers: { authorization: `Bearer ${apiKey}` }, body: form });
+    const big = join(dir, "hostile.csv");
+    await millionRowCsv(big);
+    const pdf = new FormData();
+    // a million rows take the parser several seconds, far past the 1 s limit
+    pdf.append("file", Bun.file(big), "hostile.csv");
+    const notes = (i: number) => {
+      const f = new FormData();
+      f.append("file", new File([`Note ${i}: the ferry leaves pier ${i} at noon.`], `note-${i}.txt`));
+      return f;
+    };
+    const [hostile, ...others] = await Promise.all([push(pdf), push(notes(1)), push(notes(2))]);
+    expect(hostile.status).toBe(422);
+    expect(((await hostile.json()) as { error: { code: string } }).error.code).toBe("document_unreadable");
+    for (const r of others) expect(((await r.json()) as { status: string }).status).toBe("completed");
+    const after = await push(notes(3));
+    expect(after.status).toBe(200);
+    // the killed worker was replaced by a fresh process
+    expect(slow.services.parsePool.started()).toBe(2);
+  } finally {
+    await slow.stop();
+  }
+}, 60_000);
