@@ -25,7 +25,7 @@ function table(docs: DocumentItem[], onRemove: (d: DocumentItem) => void): HTMLE
             "tr",
             { "data-status": d.status },
             h("td", { class: "wrap" }, h("span", { class: "doc-name" }, d.name), h("span", { class: "muted small" }, ` ${d.kind.toUpperCase()}`)),
-            h("td", null, trainingBadge(d.status), d.error ? h("p", { class: "error-text small" }, d.error.message ?? d.error.code) : null),
+            h("td", null, trainingBadge(d.status), progressLine(d), d.error ? h("p", { class: "error-text small" }, d.error.message ?? d.error.code) : null, ocrLine(d), notesList(d)),
             h("td", { class: "hide-sm nowrap" }, bytes(d.size)),
             h("td", { class: "hide-sm" }, String(d.chunk_count)),
             h("td", { class: "hide-sm" }, dateTime(d.created_at * 1000)),
@@ -35,6 +35,33 @@ function table(docs: DocumentItem[], onRemove: (d: DocumentItem) => void): HTMLE
       ),
     ),
   );
+}
+
+/** Processing a large document: how far indexing has got. */
+function progressLine(d: DocumentItem): HTMLElement | null {
+  if (d.status !== "processing" || !d.progress) return null;
+  const pct = Math.floor((100 * d.progress.done) / Math.max(1, d.progress.total));
+  return h("p", { class: "muted small", "data-testid": "doc-progress" }, `${pct}% indexed${d.pages ? ` · ${d.pages} pages` : ""}`);
+}
+
+/** Pages read from images: how many, and how sure the reader was. */
+function ocrLine(d: DocumentItem): HTMLElement | null {
+  if (!d.ocr) return null;
+  const confidence = d.ocr_confidence === null ? "" : ` · ${Math.round(d.ocr_confidence)}% confidence`;
+  return h("p", { class: "muted small", "data-testid": "doc-ocr" }, `OCR: ${d.ocr_pages} page${d.ocr_pages === 1 ? "" : "s"} read from images${confidence}`);
+}
+
+const NOTE_TEXT: Record<string, string> = {
+  ocr_low_confidence: "read with low confidence; check the answers that cite it",
+  ocr_no_text: "no text found on this scanned page",
+  ocr_skipped: "scanned page not read (OCR page or time limit)",
+};
+
+function notesList(d: DocumentItem): HTMLElement | null {
+  if (!d.notes.length) return null;
+  const shown = d.notes.slice(0, 5).map((n) => h("li", null, `Page ${n.page}: ${NOTE_TEXT[n.code] ?? n.code}${n.confidence === undefined ? "" : ` (${Math.round(n.confidence)}%)`}`));
+  const more = d.notes.length > 5 ? h("li", null, `…and ${d.notes.length - 5} more pages`) : null;
+  return h("ul", { class: "small warn-text", "data-testid": "doc-notes" }, shown, more);
 }
 
 function dropZone(onFiles: (files: File[]) => void): HTMLElement {
@@ -97,7 +124,7 @@ function body(ctx: PageContext, d: Deployment): Node {
   const upload = async (files: File[]) => {
     clear(status);
     for (const file of files) {
-      const note = alertBox(`Uploading ${file.name}…`, "info");
+      const note = alertBox(`Uploading and reading ${file.name}…`, "info");
       status.append(note);
       const form = new FormData();
       form.append("file", file, file.name);
