@@ -106,7 +106,8 @@ interface Slot {
  */
 export function createParsePool(opts: ParsePoolOptions) {
   const size = opts.size && opts.size > 0 ? opts.size : defaultPoolSize();
-  const timeoutMs = opts.timeoutMs ?? DEFAULT_ISOLATION.timeoutMs;
+  // OCR bounds its own time per document (opts.ocr.timeoutMs); the hard limit leaves room for it
+  const timeoutMs = (opts.timeoutMs ?? DEFAULT_ISOLATION.timeoutMs) + (opts.ocr.enabled ? opts.ocr.timeoutMs : 0);
   const memoryLimitMb = opts.memoryLimitMb ?? DEFAULT_ISOLATION.memoryLimitMb;
   const recycleAfter = opts.recycleAfter ?? DEFAULT_ISOLATION.recycleAfter;
   const recycleRss = (opts.recycleRssMb ?? DEFAULT_ISOLATION.recycleRssMb) * 1024 * 1024;

@@ -35,7 +35,7 @@ export interface OcrOptions {
 /** A page the reader could not fully trust: read by OCR with low confidence, or yielding nothing. */
 export interface PageNote {
   page: number;
-  code: "ocr_low_confidence" | "ocr_no_text" | "ocr_skipped";
+  code: "ocr_low_confidence" | "ocr_no_text" | "ocr_skipped" | "ocr_unavailable";
   confidence?: number;
 }
 

@@ -73,7 +73,7 @@ export const documentSchema = t.Object({
   ocr: t.Boolean({ description: "some pages were read from images (OCR)" }),
   ocr_pages: t.Number(),
   ocr_confidence: nullable(t.Number({ description: "mean OCR confidence of those pages, 0..100" })),
-  notes: t.Array(t.Object({ page: t.Number(), code: t.String({ description: "ocr_low_confidence, ocr_no_text or ocr_skipped" }), confidence: t.Optional(t.Number()) })),
+  notes: t.Array(t.Object({ page: t.Number(), code: t.String({ description: "ocr_low_confidence, ocr_no_text, ocr_skipped or ocr_unavailable" }), confidence: t.Optional(t.Number()) })),
   progress: nullable(t.Object({ done: t.Number(), total: t.Number() }, { description: "while processing: parts indexed of the total" })),
   status_url: t.String(),
   created_at: t.Number(),

@@ -55,6 +55,7 @@ const NOTE_TEXT: Record<string, string> = {
   ocr_low_confidence: "read with low confidence; check the answers that cite it",
   ocr_no_text: "no text found on this scanned page",
   ocr_skipped: "scanned page not read (OCR page or time limit)",
+  ocr_unavailable: "scanned page not read: OCR is not available in this build",
 };
 
 function notesList(d: DocumentItem): HTMLElement | null {
