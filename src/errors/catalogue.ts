@@ -57,6 +57,11 @@ export const errorCatalogue = {
     type: "invalid_request_error",
     message: "The document contains no extractable text (it may be scanned images).",
   },
+  ocr_unavailable: {
+    status: 422,
+    type: "invalid_request_error",
+    message: "The document's pages are scanned images and OCR is not available in this build of docchat (the single-file binary cannot load the OCR engine); run docchat from its npm/source install to read scanned PDFs.",
+  },
   unsupported_media_type: {
     status: 415,
     type: "invalid_request_error",
