@@ -207,7 +207,12 @@ export function createDocumentsService(deps: {
      */
     async pushMany(
       inputs: PushInput[],
-      opts: { concurrency: number; onResult: (index: number, r: { ok: true; result: PushResult } | { ok: false; error: unknown }) => void },
+      opts: {
+        concurrency: number;
+        onResult: (index: number, r: { ok: true; result: PushResult } | { ok: false; error: unknown }) => void;
+        /** train in this process as rows land (CLI --wait): indexing overlaps parsing, and it returns when both are done */
+        trainHere?: boolean;
+      },
     ): Promise<void> {
       let next = 0;
       let pending: { index: number; record: NewDocument }[] = [];
@@ -244,10 +249,21 @@ export function createDocumentsService(deps: {
           }
         }
       };
+      let loading = true;
+      const trainer = (async () => {
+        if (!opts.trainHere) return;
+        while (loading) {
+          await deps.training.runUntilIdle({ merge: false });
+          await Bun.sleep(20);
+        }
+      })();
       await Promise.all(Array.from({ length: Math.max(1, opts.concurrency) }, worker));
       flush();
+      loading = false;
+      await trainer;
       for (const d of deployments) refreshDeploymentStatus(deps, d);
-      deps.training.kick();
+      if (opts.trainHere) await deps.training.runUntilIdle();
+      else deps.training.kick();
     },
     list(deploymentId: string): DocumentRecord[] {
       return documents.list(deploymentId);

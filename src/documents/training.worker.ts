@@ -198,44 +198,46 @@ export function createTrainingWorker(deps: TrainingDeps) {
   }
 
   let sinceMerge = 0;
-  /** Claims a batch of small documents, or one large one, and trains it. False when the queue is empty. */
+  /** Claims a batch of queued documents and trains them: small ones many per transaction, large ones staged. */
   async function step(): Promise<boolean> {
-    const small: DocumentRecord[] = [];
+    const claimed = deps.documents.claimBatch(BATCH_DOCS);
+    if (claimed.length === 0) return false;
+    for (const d of new Set(claimed.map((c) => c.deploymentId))) refreshDeploymentStatus(deps, d);
+    const embedder = await deps.embedder();
+    let small: DocumentRecord[] = [];
     let bytes = 0;
-    let large: { doc: DocumentRecord; parts: number } | null = null;
-    while (small.length < BATCH_DOCS && bytes < BATCH_BYTES) {
-      const doc = deps.documents.claimNext();
-      if (!doc) break;
-      refreshDeploymentStatus(deps, doc.deploymentId);
+    const flushSmall = async () => {
+      const batch = small;
+      small = [];
+      bytes = 0;
+      if (batch.length === 0) return;
+      try {
+        await processSmall(batch, embedder);
+      } catch (e) {
+        for (const d of batch) if (deps.documents.get(d.id)?.status === "processing") fail(d, e);
+      }
+    };
+    for (const doc of claimed) {
       if (doc.attempts > MAX_ATTEMPTS) {
         fail(doc, Object.assign(new Error("Training was interrupted repeatedly on this document."), { code: "document_unreadable" }));
         continue;
       }
       const parts = partCount(doc);
-      if (parts > 1) {
-        large = { doc, parts };
-        break;
+      if (parts <= 1) {
+        small.push(doc);
+        bytes += doc.size;
+        if (bytes >= BATCH_BYTES) await flushSmall();
+        continue;
       }
-      small.push(doc);
-      bytes += doc.size;
-    }
-    if (small.length === 0 && !large) return false;
-    const embedder = await deps.embedder();
-    if (small.length > 0) {
+      await flushSmall();
       try {
-        await processSmall(small, embedder);
+        await processLarge(doc, parts, embedder);
       } catch (e) {
-        for (const d of small) if (deps.documents.get(d.id)?.status === "processing") fail(d, e);
+        fail(doc, e);
       }
     }
-    if (large) {
-      try {
-        await processLarge(large.doc, large.parts, embedder);
-      } catch (e) {
-        fail(large.doc, e);
-      }
-    }
-    sinceMerge += small.length + (large ? 1 : 0);
+    await flushSmall();
+    sinceMerge += claimed.length;
     notify();
     return true;
   }
@@ -249,9 +251,9 @@ export function createTrainingWorker(deps: TrainingDeps) {
 
   return {
     /** Processes queued documents until none is left (CLI `train --wait`, tests). */
-    async runUntilIdle(): Promise<void> {
+    async runUntilIdle(opts: { merge?: boolean } = {}): Promise<void> {
       while (await step()) {}
-      await mergeIfDue();
+      if (opts.merge !== false) await mergeIfDue();
     },
     /** Background loop for the server: resumes interrupted work, then waits for new work. */
     start(pollMs = 500): void {

@@ -83,6 +83,7 @@ export function defaultPoolSize(): number {
 }
 
 interface Pending {
+  ocrAllowed?: boolean;
   job: PrepareJob;
   request: PrepareRequest;
   resolve: (v: PreparedDocument) => void;
@@ -106,8 +107,7 @@ interface Slot {
  */
 export function createParsePool(opts: ParsePoolOptions) {
   const size = opts.size && opts.size > 0 ? opts.size : defaultPoolSize();
-  // OCR bounds its own time per document (opts.ocr.timeoutMs); the hard limit leaves room for it
-  const timeoutMs = (opts.timeoutMs ?? DEFAULT_ISOLATION.timeoutMs) + (opts.ocr.enabled ? opts.ocr.timeoutMs : 0);
+  const timeoutMs = opts.timeoutMs ?? DEFAULT_ISOLATION.timeoutMs;
   const memoryLimitMb = opts.memoryLimitMb ?? DEFAULT_ISOLATION.memoryLimitMb;
   const recycleAfter = opts.recycleAfter ?? DEFAULT_ISOLATION.recycleAfter;
   const recycleRss = (opts.recycleRssMb ?? DEFAULT_ISOLATION.recycleRssMb) * 1024 * 1024;
@@ -151,6 +151,11 @@ export function createParsePool(opts: ParsePoolOptions) {
     const p = slot.current;
     if (m.type === "ready" || !p || m.id !== p.job.id) return;
     if (m.type === "progress") {
+      // OCR bounds its own time (opts.ocr.timeoutMs); once it starts, the hard limit makes room for it
+      if (m.ocr && !p.ocrAllowed) {
+        p.ocrAllowed = true;
+        armTimer(slot, timeoutMs + opts.ocr.timeoutMs);
+      }
       p.request.onProgress?.(m.done, m.total);
       return;
     }
@@ -174,6 +179,12 @@ export function createParsePool(opts: ParsePoolOptions) {
   }
 
   const stops = new Map<Slot, () => void>();
+  const timers = new Map<Slot, ReturnType<typeof setTimeout>>();
+  /** (Re)starts the wall-clock limit of the slot's current document. */
+  function armTimer(slot: Slot, ms: number): void {
+    clearTimeout(timers.get(slot));
+    timers.set(slot, setTimeout(() => kill(slot, `parse timed out after ${ms} ms`), ms));
+  }
   function finishJob(slot: Slot): void {
     stops.get(slot)?.();
     stops.delete(slot);
@@ -207,12 +218,13 @@ export function createParsePool(opts: ParsePoolOptions) {
       const p = queue.shift() as Pending;
       slot.current = p;
       const s = slot;
-      const timer = setTimeout(() => kill(s, `parse timed out after ${timeoutMs} ms`), timeoutMs);
+      armTimer(s, timeoutMs);
       const stopWatch = watchResidentMemory(s.proc.pid, memoryLimitMb * 1024 * 1024, () =>
         kill(s, `parse worker exceeded ${memoryLimitMb} MB resident memory`),
       );
       stops.set(s, () => {
-        clearTimeout(timer);
+        clearTimeout(timers.get(s));
+        timers.delete(s);
         stopWatch();
       });
       try {

@@ -51,7 +51,8 @@ export interface PreparedMeta {
 
 export type WorkerMessage =
   | { type: "ready" }
-  | { type: "progress"; id: number; done: number; total: number }
+  /** `ocr`: image-only pages are being read; the parent allows the OCR time on top of the parse limit */
+  | { type: "progress"; id: number; done: number; total: number; ocr?: boolean }
   /**
    * `inline`: the prepared chunks as JSON lines; otherwise they are in the job's output file, cut into parts of
    * whole lines at these byte offsets (so the parent reads and stores one part at a time)

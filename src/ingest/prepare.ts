@@ -19,7 +19,7 @@ export interface Prepared {
 export async function prepareDocument(
   bytes: Uint8Array,
   job: Pick<PrepareJob, "filename" | "maxPages" | "maxInflatedBytes" | "chunking" | "ocr">,
-  onProgress?: (done: number, total: number) => void,
+  onProgress?: (done: number, total: number, phase?: "ocr") => void,
 ): Promise<Prepared> {
   const parsed = await parseDocument(bytes, {
     filename: job.filename,

@@ -42,8 +42,8 @@ export interface ParseOptions {
   maxInflatedBytes: number;
   /** OCR of image-only PDF pages; off when absent */
   ocr?: OcrOptions;
-  /** pages (PDF) done so far, for progress reports */
-  onProgress?: (done: number, total: number) => void;
+  /** pages (PDF) done so far, for progress reports; "ocr" while image-only pages are being read */
+  onProgress?: (done: number, total: number, phase?: "ocr") => void;
 }
 
 /** A chunk ready for indexing. */

@@ -5,7 +5,8 @@ import { startTestServer, type TestServer } from "../helpers/server.ts";
 const SCANNED = join(import.meta.dir, "../../../shared/data/docs/pdf/scanned");
 let srv: TestServer;
 beforeAll(async () => {
-  srv = await startTestServer({ DOCCHAT_LLM: "extractive", DOCCHAT_TRAIN_WAIT_MS: "60000" });
+  // a parse limit shorter than the OCR of one page: OCR time is allowed on top once a worker starts reading images
+  srv = await startTestServer({ DOCCHAT_LLM: "extractive", DOCCHAT_TRAIN_WAIT_MS: "60000", DOCCHAT_PARSE_TIMEOUT_MS: "2000" });
 });
 afterAll(() => srv.stop());
 

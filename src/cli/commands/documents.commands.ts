@@ -80,6 +80,7 @@ export const documentsCommands: Command[] = [
         {
           // two documents in flight per parser process keep every process busy
           concurrency: s.parsePool.size * 2,
+          trainHere: train && ctx.values.wait === true,
           onResult(i, r) {
             const path = files[i] as string;
             if (r.ok) {
@@ -96,6 +97,7 @@ export const documentsCommands: Command[] = [
       );
       bar.finish();
       for (const r of added) if (r) results.push(r);
+      // with --wait pushMany trained alongside; anything else still queued for this deployment is trained now
       if (ctx.values.wait && train) await trainHere(s, ctx, id);
       const docs = results.map((r) => (typeof r.id === "string" ? { ...r, ...documentView(s.documents.getOrThrow(r.id, id)) } : r));
       ctx.print({ deployment: id, documents: docs, training_status: s.deployments.getOrThrow(id).trainingStatus });

@@ -45,6 +45,7 @@ export async function ocrPages(parser: PDFParse, pages: number[], opts: OcrOptio
   const notes: PageNote[] = [];
   const deadline = performance.now() + opts.timeoutMs;
   let done = 0;
+  onPage?.(0);
   for (const page of pages) {
     if (done >= opts.maxPages || performance.now() > deadline) {
       notes.push({ page, code: "ocr_skipped" });
@@ -79,6 +80,7 @@ async function isBlank(parser: PDFParse, page: number): Promise<boolean> {
   ctx.drawImage(img, 0, 0);
   const px = ctx.getImageData(0, 0, img.width, img.height).data;
   let ink = 0;
-  for (let i = 0; i < px.length; i += 4) if ((px[i] ?? 255) + (px[i + 1] ?? 255) + (px[i + 2] ?? 255) < 384) ink++;
+  // anything visibly darker than paper: thin type shrinks to light grey at this size
+  for (let i = 0; i < px.length; i += 4) if ((px[i] ?? 255) + (px[i + 1] ?? 255) + (px[i + 2] ?? 255) < 690) ink++;
   return ink / (px.length / 4) < INK_RATIO;
 }

@@ -41,7 +41,7 @@ async function readImagePages(bytes: Uint8Array, pages: PageText[], opts: ParseO
   const PDFParse = await loadPdfParse();
   const parser = new PDFParse({ data: bytes.slice(), isEvalSupported: false, stopAtErrors: false });
   try {
-    const result = await ocrPages(parser, candidates, opts.ocr, (done) => opts.onProgress?.(done, candidates.length));
+    const result = await ocrPages(parser, candidates, opts.ocr, (done) => opts.onProgress?.(done, candidates.length, "ocr"));
     const byPage = new Map(result.read.map((r) => [r.page, r.text]));
     for (const p of pages) p.text = byPage.get(p.num) ?? p.text;
     return result;

@@ -18,3 +18,6 @@ ALTER TABLE documents ADD COLUMN ocr_confidence REAL;
 ALTER TABLE documents ADD COLUMN notes TEXT;
 ALTER TABLE documents ADD COLUMN progress_done INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE documents ADD COLUMN progress_total INTEGER NOT NULL DEFAULT 0;
+
+-- The training queue is claimed in batches in queue order; without this, every claim sorted all queued rows.
+CREATE INDEX documents_queue ON documents(status, queued_at, id);

@@ -187,6 +187,17 @@ export function createDocumentsRepo(db: Db) {
         .get(Date.now());
       return r ? toRecord(r) : null;
     },
+    /** Claims up to `limit` of the oldest queued documents at once (bulk loads: one statement, not one per document). */
+    claimBatch(limit: number): DocumentRecord[] {
+      return db
+        .query<Row, [number, number]>(
+          `UPDATE documents SET status = 'processing', attempts = attempts + 1, updated_at = ?
+            WHERE id IN (SELECT id FROM documents WHERE status = 'queued' ORDER BY queued_at, id LIMIT ?) RETURNING *`,
+        )
+        .all(Date.now(), limit)
+        .map(toRecord)
+        .sort((x, y) => (x.createdAt - y.createdAt) || x.id.localeCompare(y.id));
+    },
     /** Documents left mid-processing by a crash (their partial index rows are removed before they are requeued). */
     interruptedIds(): string[] {
       return db.query<{ id: string }, []>("SELECT id FROM documents WHERE status = 'processing'").all().map((r) => r.id);
