@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { mkdirSync } from "node:fs";
+import { mkdirSync, readdirSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
 import type { Config } from "../config/index.ts";
 import { appError } from "../errors/index.ts";
@@ -45,6 +45,17 @@ const PART_BYTES = 128 * 1024;
 const yieldToLoop = () => new Promise<void>((r) => setImmediate(r));
 const slice = (f: FileRange, start = f.start, end = f.end) => Bun.file(f.path).slice(start, end);
 
+/** Spool files a day old belong to no request or parse still running (a crash left them). */
+function sweepSpool(dir: string): void {
+  const cutoff = Date.now() - 24 * 3600 * 1000;
+  for (const name of readdirSync(dir)) {
+    const path = join(dir, name);
+    try {
+      if (statSync(path).mtimeMs < cutoff) rmSync(path, { force: true });
+    } catch {}
+  }
+}
+
 /** SHA-256 of a file range, read in slices so a large file never blocks the event loop. */
 async function hashFile(file: FileRange): Promise<string> {
   const hasher = new Bun.CryptoHasher("sha256");
@@ -78,6 +89,7 @@ export function createDocumentsService(deps: {
 }) {
   const { documents, config } = deps;
   mkdirSync(deps.spoolDir, { recursive: true, mode: 0o700 });
+  sweepSpool(deps.spoolDir);
   let spoolSeq = 0;
   const spoolPath = () => join(deps.spoolDir, `upload-${process.pid}-${++spoolSeq}-${randomBytes(6).toString("hex")}`);
 

@@ -15,6 +15,8 @@ const BATCH_DOCS = 64;
 const BATCH_BYTES = 512 * 1024;
 /** After this many documents, the FTS index is merged when the queue runs dry. */
 const MERGE_AFTER_DOCS = 100;
+/** Upload parts without a document row after this long were left by a crash, not by an upload still running. */
+const ORPHAN_AGE_MS = 24 * 3600 * 1000;
 /** Staged chunks moved into their deployment per short transaction. */
 const PUBLISH_BATCH = 500;
 const yieldToLoop = () => new Promise<void>((r) => setImmediate(r));
@@ -263,6 +265,8 @@ export function createTrainingWorker(deps: TrainingDeps) {
       // an interrupted large document may have staged or partly published rows: they go before it is retrained
       for (const id of deps.documents.interruptedIds()) deps.db.transaction(() => deps.index.deleteDocument(id)).immediate();
       const n = deps.documents.requeueInterrupted();
+      // parts of uploads that died before their document row was written
+      deps.documents.deleteOrphanParts(ORPHAN_AGE_MS);
       if (n > 0) deps.log.info("resuming interrupted training", { documents: n });
       for (const d of deps.documents.pendingDeployments()) refreshDeploymentStatus(deps, d);
       void (async () => {

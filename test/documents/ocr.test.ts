@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { join } from "node:path";
+import { parseDocument } from "../../src/ingest/parse.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
+import { writePdf } from "../ingest/helpers/pdf-writer.ts";
 
 const SCANNED = join(import.meta.dir, "../../../shared/data/docs/pdf/scanned");
 let srv: TestServer;
@@ -50,3 +52,15 @@ test("with OCR turned off, a scanned PDF is refused as having no text, as before
     await off.stop();
   }
 });
+
+test("an image-only page that yields no text is reported, and pages past the OCR page limit are reported as not read", async () => {
+  const pdf = writePdf([{ lines: ["The harbour ferry leaves pier four at noon every weekday."] }, { lines: [] }, { lines: [] }, { lines: [] }]);
+  const parsed = await parseDocument(pdf, { maxPages: 10, maxInflatedBytes: 1 << 24, ocr: { enabled: true, maxPages: 2, timeoutMs: 60_000 } });
+  expect(parsed.blocks.map((b) => [b.page, b.text])).toEqual([[1, "The harbour ferry leaves pier four at noon every weekday."]]);
+  expect(parsed.notes).toEqual([
+    { page: 2, code: "ocr_no_text" },
+    { page: 3, code: "ocr_no_text" },
+    { page: 4, code: "ocr_skipped" },
+  ]);
+  expect(parsed.ocr).toBeUndefined();
+}, 60_000);
