@@ -20,8 +20,8 @@ export interface PushInput {
   bytes?: Uint8Array;
   train: boolean;
   replace: boolean;
-  /** pages parsed so far, while the parse pool works on it */
-  onProgress?: (done: number, total: number) => void;
+  /** pages parsed so far (or, "ocr", scanned pages read so far), while the parse pool works on it */
+  onProgress?: (done: number, total: number, phase?: "ocr") => void;
 }
 
 export interface PushResult {
@@ -91,6 +91,9 @@ export function createDocumentsService(deps: {
   mkdirSync(deps.spoolDir, { recursive: true, mode: 0o700 });
   sweepSpool(deps.spoolDir);
   let spoolSeq = 0;
+  /** Uploads being read by the parse pool (before their document row exists), for the console's live view. */
+  const reading = new Map<number, { deploymentId: string; name: string; done: number; total: number; ocr: boolean }>();
+  let readingSeq = 0;
   const spoolPath = () => join(deps.spoolDir, `upload-${process.pid}-${++spoolSeq}-${randomBytes(6).toString("hex")}`);
 
   /** Same name, same content, not failed: nothing to add. */
@@ -200,7 +203,19 @@ export function createDocumentsService(deps: {
   return {
     waitFor,
     async push(input: PushInput, opts: { waitMs?: number } = {}): Promise<PushResult> {
-      const staged = await withFile(input, (path) => stage(input, path));
+      const key = ++readingSeq;
+      const entry = { deploymentId: input.deploymentId, name: input.name.split(/[\\/]/).pop() ?? input.name, done: 0, total: 0, ocr: false };
+      reading.set(key, entry);
+      const onProgress = (done: number, total: number, phase?: "ocr") => {
+        Object.assign(entry, { done, total, ocr: phase === "ocr" });
+        input.onProgress?.(done, total, phase);
+      };
+      let staged: Staged | PushResult;
+      try {
+        staged = await withFile(input, (path) => stage({ ...input, onProgress }, path));
+      } finally {
+        reading.delete(key);
+      }
       if (!("record" in staged)) return staged;
       const doc = documents.insert(staged.record);
       if (!input.train) return { document: doc, unchanged: false, outcome: "stored" };
@@ -276,6 +291,10 @@ export function createDocumentsService(deps: {
       for (const d of deployments) refreshDeploymentStatus(deps, d);
       if (opts.trainHere) await deps.training.runUntilIdle();
       else deps.training.kick();
+    },
+    /** Uploads of a deployment still being read (parsed, OCR) before they are stored: name and pages so far. */
+    reading(deploymentId: string): { name: string; done: number; total: number; ocr: boolean }[] {
+      return [...reading.values()].filter((r) => r.deploymentId === deploymentId).map(({ deploymentId: _, ...r }) => r);
     },
     list(deploymentId: string): DocumentRecord[] {
       return documents.list(deploymentId);

@@ -38,7 +38,7 @@ export interface PrepareRequest {
   start?: number;
   end?: number;
   filename?: string;
-  onProgress?: (done: number, total: number) => void;
+  onProgress?: (done: number, total: number, phase?: "ocr") => void;
 }
 
 export interface PreparedDocument {
@@ -156,7 +156,7 @@ export function createParsePool(opts: ParsePoolOptions) {
         p.ocrAllowed = true;
         armTimer(slot, timeoutMs + opts.ocr.timeoutMs);
       }
-      p.request.onProgress?.(m.done, m.total);
+      p.request.onProgress?.(m.done, m.total, m.ocr ? "ocr" : undefined);
       return;
     }
     finishJob(slot);

@@ -116,3 +116,18 @@ test("a document whose parse outlives the limit fails alone: its worker is repla
     await slow.stop();
   }
 }, 60_000);
+
+test("while a long PDF is being read, its page progress is listed for the deployment, and the entry goes once it is stored", async () => {
+  const { deploymentId } = await srv.seed();
+  const seen: { done: number; total: number }[] = [];
+  const watch = setInterval(() => {
+    for (const r of srv.services.documents.reading(deploymentId)) if (r.name === "bash.pdf") seen.push({ done: r.done, total: r.total });
+  }, 5);
+  const bytes = new Uint8Array(await Bun.file(join(import.meta.dir, "../../../shared/data/docs/pdf/text/debian-bash-doc-bash.pdf")).arrayBuffer());
+  const r = await srv.services.documents.push({ deploymentId, name: "bash.pdf", bytes, train: false, replace: true });
+  clearInterval(watch);
+  expect(r.document.pages).toBeGreaterThan(25);
+  const partial = seen.filter((s) => s.total === r.document.pages && s.done < s.total);
+  expect(partial.length).toBeGreaterThan(0);
+  expect(srv.services.documents.reading(deploymentId)).toEqual([]);
+});

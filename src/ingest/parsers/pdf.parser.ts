@@ -16,7 +16,6 @@ export const pdfParser: Parser = {
   async parse(bytes, opts) {
     if (!hasPdfHeader(bytes)) throw appError("document_unreadable");
     const pages = await extractPages(bytes, opts);
-    opts.onProgress?.(pages.length, pages.length);
     const ocr = opts.ocr?.enabled ? await readImagePages(bytes, pages, opts) : null;
     // how the document spells a word elsewhere decides how a word broken by a hyphen is mended
     const vocab = documentVocabulary(pages.map((p) => normalisePdfCharacters(p.text)));
@@ -30,6 +29,8 @@ export const pdfParser: Parser = {
     return doc;
   },
 };
+
+const PROGRESS_PAGES = 25;
 
 /** A page with fewer letters than this has no usable text layer: a scan, or text drawn as curves. */
 const MIN_LETTERS = 20;
@@ -62,8 +63,15 @@ async function extractPages(bytes: Uint8Array, opts: ParseOptions): Promise<Page
     // The first page also tells the page count, so an oversized file is refused before the rest is read.
     const head = await parser.getText({ first: 1 });
     if (head.total > opts.maxPages) throw appError("payload_too_large", { param: "file" });
-    const rest = head.total > 1 ? (await parser.getText({ first: 2, last: head.total })).pages : [];
-    return [...head.pages, ...rest];
+    const pages = [...head.pages];
+    opts.onProgress?.(1, head.total);
+    // in ranges, so a long PDF reports its progress page by page range
+    for (let first = 2; first <= head.total; first += PROGRESS_PAGES) {
+      const last = Math.min(head.total, first + PROGRESS_PAGES - 1);
+      for (const p of (await parser.getText({ first, last })).pages) pages.push(p);
+      opts.onProgress?.(last, head.total);
+    }
+    return pages;
   } catch (error) {
     throw toAppError(error);
   } finally {

@@ -85,7 +85,11 @@ export const uploadBody = t.Object({
   train: t.Optional(t.String({ description: "true (default) or false" })),
   replace: t.Optional(t.String({ description: "true (default) or false" })),
 });
-export const documentsResponse = t.Object({ training_status: t.String(), data: t.Array(documentSchema) });
+export const readingSchema = t.Object(
+  { name: t.String(), done: t.Number(), total: t.Number(), ocr: t.Boolean({ description: "reading scanned pages (OCR)" }) },
+  { description: "an upload still being read (parsed, OCR) before it is stored: pages done of total" },
+);
+export const documentsResponse = t.Object({ training_status: t.String(), data: t.Array(documentSchema), reading: t.Optional(t.Array(readingSchema)) });
 export const trainResponse = t.Object({ queued: t.Number(), training_status: t.String() });
 export const uploadResponse = t.Object({ document: documentSchema, unchanged: t.Boolean(), training_status: t.String() });
 

@@ -8,8 +8,25 @@ import { isBusy, trainingBadge } from "./status.ts";
 const ACCEPT = ".pdf,.docx,.txt,.csv,application/pdf,text/plain,text/csv,application/vnd.openxmlformats-officedocument.wordprocessingml.document";
 const POLL_MS = 1000;
 
-function table(docs: DocumentItem[], onRemove: (d: DocumentItem) => void): HTMLElement {
-  if (!docs.length) return emptyState("No documents yet", "Drop PDF, DOCX, TXT or CSV files above. Training starts by itself; the deployment can answer once it reaches Completed.");
+type Reading = NonNullable<DocumentList["reading"]>[number];
+
+/** An upload the server is still reading: Processing, with pages so far for a long PDF. */
+function readingRow(r: Reading): HTMLElement {
+  const pages = r.total > 1 ? `${r.ocr ? "reading scanned page" : "page"} ${r.done} of ${r.total}` : "reading…";
+  return h(
+    "tr",
+    { "data-status": "processing" },
+    h("td", { class: "wrap" }, h("span", { class: "doc-name" }, r.name)),
+    h("td", null, trainingBadge("processing"), h("p", { class: "muted small", "data-testid": "doc-reading" }, pages)),
+    h("td", { class: "hide-sm" }),
+    h("td", { class: "hide-sm" }),
+    h("td", { class: "hide-sm" }),
+    h("td", null),
+  );
+}
+
+function table(docs: DocumentItem[], onRemove: (d: DocumentItem) => void, reading: Reading[] = []): HTMLElement {
+  if (!docs.length && !reading.length) return emptyState("No documents yet", "Drop PDF, DOCX, TXT or CSV files above. Training starts by itself; the deployment can answer once it reaches Completed.");
   return h(
     "div",
     { class: "table-wrap" },
@@ -20,6 +37,7 @@ function table(docs: DocumentItem[], onRemove: (d: DocumentItem) => void): HTMLE
       h(
         "tbody",
         null,
+        reading.map(readingRow),
         docs.map((d) =>
           h(
             "tr",
@@ -101,10 +119,10 @@ function body(ctx: PageContext, d: Deployment): Node {
 
   const show = (r: DocumentList) => {
     clear(banner, "Deployment training: ", trainingBadge(r.training_status));
-    clear(list, table(r.data, remove));
+    clear(list, table(r.data, remove, r.reading ?? []));
     clearTimeout(timer);
-    // Live progress: keep polling while anything is queued or training.
-    if (isBusy(r.training_status) || r.data.some((x) => isBusy(x.status))) timer = setTimeout(refresh, POLL_MS);
+    // Live progress: keep polling while anything is being read, queued or processed.
+    if ((r.reading ?? []).length > 0 || isBusy(r.training_status) || r.data.some((x) => isBusy(x.status))) timer = setTimeout(refresh, POLL_MS);
   };
   const refresh = async () => {
     if (!ctx.isCurrent()) return;
@@ -130,7 +148,10 @@ function body(ctx: PageContext, d: Deployment): Node {
       const form = new FormData();
       form.append("file", file, file.name);
       try {
-        const r = await api<{ unchanged: boolean }>("POST", `${path}/documents`, form);
+        const sent = api<{ unchanged: boolean }>("POST", `${path}/documents`, form);
+        // while the server reads a long PDF, the list shows its page progress
+        setTimeout(refresh, 300);
+        const r = await sent;
         note.replaceWith(alertBox(r.unchanged ? `${file.name} is already there, unchanged.` : `${file.name} uploaded; training started.`, "success"));
       } catch (err) {
         note.replaceWith(alertBox(`${file.name}: ${errorText(err)}`));
