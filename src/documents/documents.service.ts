@@ -122,7 +122,9 @@ export function createDocumentsService(deps: {
     const size = file.end - file.start;
     if (size === 0) throw appError("document_unreadable", { message: "The document is empty." });
     if (size > config.maxUploadBytes) throw appError("payload_too_large");
-    const hash = await hashFile(file);
+    // a small file is read once, for its hash and to store inline; a large one is hashed as a stream
+    const small = size <= INLINE_MAX ? await slice(file).bytes() : null;
+    const hash = small ? new Bun.CryptoHasher("sha256").update(small).digest("hex") : await hashFile(file);
     const unchanged = unchangedResult(input, name, hash);
     if (unchanged) return unchanged;
     const prepared = await deps.prepare({ ...file, filename: name, onProgress: input.onProgress });
@@ -142,8 +144,8 @@ export function createDocumentsService(deps: {
         ocrConfidence: prepared.meta.ocrConfidence,
         notes: prepared.meta.notes,
       };
-      if (prepared.inline !== undefined && size + prepared.inline.length <= INLINE_MAX) {
-        record.bytes = await slice(file).bytes();
+      if (small && prepared.inline !== undefined && size + prepared.inline.length <= INLINE_MAX) {
+        record.bytes = small;
         record.chunks = prepared.inline;
         return { record };
       }

@@ -108,12 +108,12 @@ export function createDocumentsRepo(db: Db) {
   function insertRow(input: NewDocument): DocumentRecord {
     const at = Date.now();
     const notes = input.notes && input.notes.length > 0 ? JSON.stringify(input.notes) : null;
-    db.run(
+    // db.query caches the compiled statement: a bulk load inserts thousands of rows
+    db.query(
       `INSERT INTO documents (id, deployment_id, name, kind, content_hash, size, status, pages, replace_on_train, queued_at, ocr_pages, ocr_confidence, notes, created_at, updated_at)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      [input.id, input.deploymentId, input.name, input.kind, input.contentHash, input.size ?? input.bytes?.byteLength ?? 0, input.queue ? "queued" : "stored", input.pages, input.replaceOnTrain ? 1 : 0, input.queue ? at : null, input.ocrPages ?? 0, input.ocrConfidence ?? null, notes, at, at],
-    );
-    db.run("INSERT INTO document_blobs (document_id, bytes, parsed) VALUES (?, ?, ?)", [input.id, input.bytes ?? new Uint8Array(), input.parsed ?? null]);
+    ).run(input.id, input.deploymentId, input.name, input.kind, input.contentHash, input.size ?? input.bytes?.byteLength ?? 0, input.queue ? "queued" : "stored", input.pages, input.replaceOnTrain ? 1 : 0, input.queue ? at : null, input.ocrPages ?? 0, input.ocrConfidence ?? null, notes, at, at);
+    db.query("INSERT INTO document_blobs (document_id, bytes, parsed) VALUES (?, ?, ?)").run(input.id, input.bytes ?? new Uint8Array(), input.parsed ?? null);
     if (input.chunks !== undefined) insertPartQuery.run(input.id, "chunks", 0, input.chunks, at);
     return toRecord(byId.get(input.id) as Row);
   }
