@@ -1,3 +1,4 @@
+import { join } from "node:path";
 import { type Config, loadConfig } from "./config/index.ts";
 import { createLogger, type Logger } from "./log.ts";
 import { createAccountsService } from "./owner/accounts.service.ts";
@@ -12,7 +13,7 @@ import { createDocumentsService } from "./documents/documents.service.ts";
 import { createTrainingWorker } from "./documents/training.worker.ts";
 import { checkVectorIndex, recordedEmbedder } from "./documents/vector-index.ts";
 import { DEFAULT_CHUNK_OPTIONS } from "./ingest/chunk.ts";
-import { isolatedParse } from "./ingest/isolated-parse.ts";
+import { createParsePool } from "./ingest/parse-pool.ts";
 import type { Embedder } from "./rag/embedder.ts";
 import { createEmbedder, embedderConfig } from "./rag/embedders/create-embedder.ts";
 import { ModelServerUnavailableError } from "./rag/remote/model-server.ts";
@@ -112,8 +113,20 @@ export async function createServices(config: Config, opts: { log?: Logger } = {}
     log,
     chunking: DEFAULT_CHUNK_OPTIONS,
   });
-  const parse = (bytes: Uint8Array, o: { filename?: string }) =>
-    isolatedParse(bytes, { filename: o.filename, maxPages: config.maxPages, maxInflatedBytes: config.maxUploadBytes * 20 }, { timeoutMs: config.parseTimeoutMs, memoryLimitMb: config.parseMemoryMb });
+  const spoolDir = join(config.dataDir, "spool");
+  // Parser processes start on first use, so commands that never parse stay fast.
+  const parsePool = createParsePool({
+    spoolDir,
+    size: config.parseWorkers,
+    timeoutMs: config.parseTimeoutMs,
+    memoryLimitMb: config.parseMemoryMb,
+    recycleAfter: config.parseRecycleAfter,
+    recycleRssMb: config.parseRecycleRssMb,
+    maxPages: config.maxPages,
+    maxInflatedBytes: config.maxUploadBytes * 20,
+    chunking: DEFAULT_CHUNK_OPTIONS,
+    ocr: { enabled: config.ocr, maxPages: config.ocrMaxPages, timeoutMs: config.ocrTimeoutMs },
+  });
   const corrections = createCorrectionsService({ corrections: repos.corrections, chatLogs: repos.chatLogFeedback });
   const llm = createLlmBackend(llmBackendConfig(config), { queueObserver: metrics.modelQueue });
   const limiter = createRateLimiter() as RateLimiter;
@@ -135,7 +148,11 @@ export async function createServices(config: Config, opts: { log?: Logger } = {}
       return mode;
     },
     training,
-    documents: createDocumentsService({ db, config, documents: repos.documents, deployments: repos.deployments, index: repos.chunkIndex, training, parse }),
+    /** Long-lived parser processes: parse and chunk every upload off this thread. */
+    parsePool,
+    /** private folder for uploads and parser replies in flight */
+    spoolDir,
+    documents: createDocumentsService({ db, config, documents: repos.documents, deployments: repos.deployments, index: repos.chunkIndex, training, prepare: parsePool.prepare, spoolDir }),
     mail,
     leads: createLeadsService({ leads: repos.leads, chatLogs: repos.chatLogFeedback, mailFrom: config.mailFrom, onQueued: mail.worker.wake }),
     feedback: createFeedbackService({ chatLogs: repos.chatLogFeedback }),
@@ -168,6 +185,7 @@ export async function createServices(config: Config, opts: { log?: Logger } = {}
     async close() {
       for (const hook of services.shutdownHooks.reverse()) await hook();
       await llm.close();
+      await parsePool.close();
       const e = embedderPromise ? await embedderPromise.catch(() => null) : null;
       await e?.close?.();
       await (rerankerPromise ? await rerankerPromise : null)?.close?.();

@@ -79,7 +79,9 @@ export function checkInvariants(dbPath: string, vecLib: string | null, acknowled
       const vec = hasVec ? (db.query<{ n: number }, [string]>("SELECT COUNT(*) AS n FROM chunks_vec WHERE rowid IN (SELECT id FROM chunks WHERE document_id = ?)").get(d.id)?.n ?? 0) : chunks;
       if (chunks !== fts || chunks !== vec) problems.push(`document ${d.id}: chunks=${chunks} fts=${fts} vec=${vec}`);
       if (d.status === "completed" && chunks !== d.chunk_count) problems.push(`document ${d.id}: completed with ${chunks} chunks, recorded ${d.chunk_count}`);
-      if (d.status !== "completed" && chunks > 0) problems.push(`document ${d.id}: ${d.status} but has ${chunks} visible chunks`);
+      // a large document's staged rows (deployment "~staging:<id>") are written before it is published and match no search
+      const visible = db.query<{ n: number }, [string]>("SELECT COUNT(*) AS n FROM chunks WHERE document_id = ? AND deployment_id NOT LIKE '~staging:%'").get(d.id)?.n ?? 0;
+      if (d.status !== "completed" && visible > 0) problems.push(`document ${d.id}: ${d.status} but has ${visible} visible chunks`);
     }
   } finally {
     db.close();

@@ -14,6 +14,8 @@ export interface CommandContext {
   print(result: Record<string, unknown>): void;
   /** Progress for humans on a terminal; silent with --json. */
   progress(line: string): void;
+  /** One status line on a terminal, redrawn in place (a progress bar); "" clears it. Silent with --json. */
+  status(line: string): void;
   stdout(text: string): void;
 }
 

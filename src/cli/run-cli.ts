@@ -94,7 +94,10 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       },
       print: (result) => io.stdout(json ? `${JSON.stringify(result)}\n` : `${formatHuman(result)}\n`),
       progress: (line) => {
-        if (!json && io.isTty) io.stderr(`${line}\n`);
+        if (!json && io.isTty) io.stderr(`\r\x1b[2K${line}\n`);
+      },
+      status: (line) => {
+        if (!json && io.isTty) io.stderr(`\r\x1b[2K${line}`);
       },
       stdout: io.stdout,
     });

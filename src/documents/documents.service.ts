@@ -1,21 +1,27 @@
-import { createHash, randomBytes } from "node:crypto";
+import { randomBytes } from "node:crypto";
+import { mkdirSync, readdirSync, rmSync, statSync } from "node:fs";
+import { join } from "node:path";
 import type { Config } from "../config/index.ts";
 import { appError } from "../errors/index.ts";
-import type { ParsedDocument } from "../ingest/types.ts";
+import { discardPrepared, type PreparedDocument, type PrepareRequest, preparedParts } from "../ingest/parse-pool.ts";
 import type { DeploymentsRepo } from "../store/repos/deployments.repo.ts";
-import type { DocumentRecord, DocumentsRepo } from "../store/repos/documents.repo.ts";
+import type { DocumentRecord, DocumentsRepo, NewDocument } from "../store/repos/documents.repo.ts";
 import type { ChunkIndexRepo } from "../store/repos/chunk-index.repo.ts";
 import type { Db } from "../store/db.ts";
 import { refreshDeploymentStatus, type TrainingWorker } from "./training.worker.ts";
 
-export type ParseFn = (bytes: Uint8Array, opts: { filename?: string }) => Promise<ParsedDocument>;
+export type PrepareFn = (request: PrepareRequest) => Promise<PreparedDocument>;
 
 export interface PushInput {
   deploymentId: string;
   name: string;
-  bytes: Uint8Array;
+  /** the document: a file on disk (read, never moved or deleted) or bytes in memory */
+  file?: string | FileRange;
+  bytes?: Uint8Array;
   train: boolean;
   replace: boolean;
+  /** pages parsed so far (or, "ocr", scanned pages read so far), while the parse pool works on it */
+  onProgress?: (done: number, total: number, phase?: "ocr") => void;
 }
 
 export interface PushResult {
@@ -25,7 +31,41 @@ export interface PushResult {
   outcome: "trained" | "queued" | "stored" | "failed";
 }
 
+/** Bytes start..end of a file on disk (an upload's spool file holds its multipart envelope too). */
+export interface FileRange {
+  path: string;
+  start: number;
+  end: number;
+}
+
 const NAME_MAX = 255;
+/** Up to this, a document's bytes and chunks go inline with its row; above, in parts, each its own short write. */
+const INLINE_MAX = 512 * 1024;
+const PART_BYTES = 128 * 1024;
+const yieldToLoop = () => new Promise<void>((r) => setImmediate(r));
+const slice = (f: FileRange, start = f.start, end = f.end) => Bun.file(f.path).slice(start, end);
+
+/** Spool files a day old belong to no request or parse still running (a crash left them). */
+function sweepSpool(dir: string): void {
+  const cutoff = Date.now() - 24 * 3600 * 1000;
+  for (const name of readdirSync(dir)) {
+    const path = join(dir, name);
+    try {
+      if (statSync(path).mtimeMs < cutoff) rmSync(path, { force: true });
+    } catch {}
+  }
+}
+
+/** SHA-256 of a file range, read in slices so a large file never blocks the event loop. */
+async function hashFile(file: FileRange): Promise<string> {
+  const hasher = new Bun.CryptoHasher("sha256");
+  for await (const part of slice(file).stream()) hasher.update(part);
+  return hasher.digest("hex");
+}
+
+interface Staged {
+  record: NewDocument;
+}
 
 /** Keeps the last path segment and refuses control characters; the name becomes the citation source. */
 export function cleanDocumentName(raw: string): string {
@@ -43,9 +83,102 @@ export function createDocumentsService(deps: {
   deployments: DeploymentsRepo;
   index: ChunkIndexRepo;
   training: TrainingWorker;
-  parse: ParseFn;
+  prepare: PrepareFn;
+  /** private folder for uploads in flight */
+  spoolDir: string;
 }) {
   const { documents, config } = deps;
+  mkdirSync(deps.spoolDir, { recursive: true, mode: 0o700 });
+  sweepSpool(deps.spoolDir);
+  let spoolSeq = 0;
+  /** Uploads being read by the parse pool (before their document row exists), for the console's live view. */
+  const reading = new Map<number, { deploymentId: string; name: string; done: number; total: number; ocr: boolean }>();
+  let readingSeq = 0;
+  const spoolPath = () => join(deps.spoolDir, `upload-${process.pid}-${++spoolSeq}-${randomBytes(6).toString("hex")}`);
+
+  /** Same name, same content, not failed: nothing to add. */
+  function unchangedResult(input: PushInput, name: string, hash: string): PushResult | null {
+    const same = documents.findByName(input.deploymentId, name).find((d) => d.contentHash === hash && d.status !== "failed");
+    if (!same) return null;
+    if (input.train && same.status === "stored") {
+      documents.queueDeployment(input.deploymentId);
+      deps.training.kick();
+    }
+    const current = documents.get(same.id) as DocumentRecord;
+    return {
+      document: current,
+      unchanged: true,
+      outcome: current.status === "completed" ? "trained" : current.status === "stored" ? "stored" : "queued",
+    };
+  }
+
+  /**
+   * Checks, hashes and prepares one document (parse + chunk in the pool) and writes its large parts; the
+   * document row itself is left to the caller so a bulk load can commit many rows at once. A file that can't be
+   * read is refused here and leaves nothing behind.
+   */
+  async function stage(input: PushInput, file: FileRange): Promise<Staged | PushResult> {
+    const name = cleanDocumentName(input.name);
+    const size = file.end - file.start;
+    if (size === 0) throw appError("document_unreadable", { message: "The document is empty." });
+    if (size > config.maxUploadBytes) throw appError("payload_too_large");
+    // a small file is read once, for its hash and to store inline; a large one is hashed as a stream
+    const small = size <= INLINE_MAX ? await slice(file).bytes() : null;
+    const hash = small ? new Bun.CryptoHasher("sha256").update(small).digest("hex") : await hashFile(file);
+    const unchanged = unchangedResult(input, name, hash);
+    if (unchanged) return unchanged;
+    checkQuota(input, name, size);
+    const prepared = await deps.prepare({ ...file, filename: name, onProgress: input.onProgress });
+    try {
+      const id = `doc_${randomBytes(9).toString("base64url")}`;
+      const record: NewDocument = {
+        id,
+        deploymentId: input.deploymentId,
+        name,
+        kind: prepared.meta.kind,
+        contentHash: hash,
+        size,
+        pages: prepared.meta.pages,
+        queue: input.train,
+        replaceOnTrain: input.replace,
+        ocrPages: prepared.meta.ocrPages,
+        ocrConfidence: prepared.meta.ocrConfidence,
+        notes: prepared.meta.notes,
+      };
+      if (small && prepared.inline !== undefined && size + prepared.inline.length <= INLINE_MAX) {
+        record.bytes = small;
+        record.chunks = prepared.inline;
+        return { record };
+      }
+      // Large: each part is one short transaction, with the event loop free in between.
+      let seq = 0;
+      for await (const part of preparedParts(prepared)) {
+        documents.insertPart(id, "chunks", seq++, part);
+        await yieldToLoop();
+      }
+      for (let at = file.start, n = 0; at < file.end; at += PART_BYTES, n++) {
+        documents.insertPart(id, "bytes", n, await slice(file, at, Math.min(file.end, at + PART_BYTES)).bytes());
+        await yieldToLoop();
+      }
+      return { record };
+    } finally {
+      await discardPrepared(prepared);
+    }
+  }
+
+  /** Runs `fn` with the input as a file range on disk: the caller's file, or the bytes written to the spool. */
+  async function withFile<T>(input: PushInput, fn: (file: FileRange) => Promise<T>): Promise<T> {
+    if (typeof input.file === "string") return await fn({ path: input.file, start: 0, end: Bun.file(input.file).size });
+    if (input.file) return await fn(input.file);
+    const path = spoolPath();
+    await Bun.write(path, input.bytes ?? new Uint8Array());
+    try {
+      return await fn({ path, start: 0, end: Bun.file(path).size });
+    } finally {
+      await Bun.file(path).delete().catch(() => {});
+    }
+  }
+
 
   /**
    * Resolves when every document has left queued/processing, or when `ms` has passed. The worker's change events
@@ -71,14 +204,14 @@ export function createDocumentsService(deps: {
   }
 
   /** Per-account quotas, checked before the file is parsed or stored. A replacing push doesn't count what it replaces. */
-  function checkQuota(input: PushInput, name: string): void {
+  function checkQuota(input: PushInput, name: string, size: number): void {
     const accountId = deps.deployments.findById(input.deploymentId)?.accountId;
     if (accountId === undefined) throw appError("not_found", { message: "No such deployment.", param: "deployment" });
     const used = documents.accountUsage(accountId, input.replace ? { deploymentId: input.deploymentId, name } : null);
     if (used.documents + 1 > config.accountMaxDocuments) {
       throw appError("storage_quota_exceeded", { param: "documents", message: `This account already keeps ${used.documents} documents, its limit. Remove some to add more.` });
     }
-    if (used.bytes + input.bytes.byteLength > config.accountMaxBytes) {
+    if (used.bytes + size > config.accountMaxBytes) {
       throw appError("storage_quota_exceeded", { param: "bytes", message: `This document would take the account past its storage limit of ${config.accountMaxBytes} bytes. Remove documents to make room.` });
     }
   }
@@ -86,34 +219,21 @@ export function createDocumentsService(deps: {
   return {
     waitFor,
     async push(input: PushInput, opts: { waitMs?: number } = {}): Promise<PushResult> {
-      const name = cleanDocumentName(input.name);
-      if (input.bytes.byteLength === 0) throw appError("document_unreadable", { message: "The document is empty." });
-      if (input.bytes.byteLength > config.maxUploadBytes) throw appError("payload_too_large");
-      const hash = createHash("sha256").update(input.bytes).digest("hex");
-      const same = documents.findByName(input.deploymentId, name).find((d) => d.contentHash === hash && d.status !== "failed");
-      if (same) {
-        if (input.train && same.status === "stored") {
-          documents.queueDeployment(input.deploymentId);
-          deps.training.kick();
-        }
-        const current = documents.get(same.id) as DocumentRecord;
-        return { document: current, unchanged: true, outcome: current.status === "completed" ? "trained" : current.status === "stored" ? "stored" : "queued" };
+      const key = ++readingSeq;
+      const entry = { deploymentId: input.deploymentId, name: input.name.split(/[\\/]/).pop() ?? input.name, done: 0, total: 0, ocr: false };
+      reading.set(key, entry);
+      const onProgress = (done: number, total: number, phase?: "ocr") => {
+        Object.assign(entry, { done, total, ocr: phase === "ocr" });
+        input.onProgress?.(done, total, phase);
+      };
+      let staged: Staged | PushResult;
+      try {
+        staged = await withFile(input, (path) => stage({ ...input, onProgress }, path));
+      } finally {
+        reading.delete(key);
       }
-      checkQuota(input, name);
-      // Parse before storing: a file that can't be read is refused with a 4xx and leaves nothing behind.
-      const parsed = await deps.parse(input.bytes, { filename: name });
-      const doc = documents.insert({
-        id: `doc_${randomBytes(9).toString("base64url")}`,
-        deploymentId: input.deploymentId,
-        name,
-        kind: parsed.kind,
-        contentHash: hash,
-        bytes: input.bytes,
-        parsed: JSON.stringify(parsed),
-        pages: parsed.pages ?? null,
-        queue: input.train,
-        replaceOnTrain: input.replace,
-      });
+      if (!("record" in staged)) return staged;
+      const doc = documents.insert(staged.record);
       if (!input.train) return { document: doc, unchanged: false, outcome: "stored" };
       refreshDeploymentStatus(deps, input.deploymentId);
       deps.training.kick();
@@ -124,6 +244,74 @@ export function createDocumentsService(deps: {
       const now = documents.get(doc.id) ?? doc;
       // Only a completed document is "stored and trained"; one whose training failed is reported as failed.
       return { document: now, unchanged: false, outcome: now.status === "completed" ? "trained" : now.status === "failed" ? "failed" : "queued" };
+    },
+    /**
+     * Bulk load (CLI): many files, `concurrency` prepared at once by the parse pool, document rows committed in
+     * groups. Never waits for training. Each file's outcome is reported through `onResult`, in completion order.
+     */
+    async pushMany(
+      inputs: PushInput[],
+      opts: {
+        concurrency: number;
+        onResult: (index: number, r: { ok: true; result: PushResult } | { ok: false; error: unknown }) => void;
+        /** train in this process as rows land (CLI --wait): indexing overlaps parsing, and it returns when both are done */
+        trainHere?: boolean;
+      },
+    ): Promise<void> {
+      let next = 0;
+      let pending: { index: number; record: NewDocument }[] = [];
+      const deployments = new Set<string>();
+      const flush = () => {
+        if (pending.length === 0) return;
+        const group = pending;
+        pending = [];
+        try {
+          const docs = documents.insertMany(group.map((g) => g.record));
+          for (const [i, g] of group.entries()) {
+            deployments.add(g.record.deploymentId);
+            opts.onResult(g.index, {
+              ok: true,
+              result: { document: docs[i] as DocumentRecord, unchanged: false, outcome: g.record.queue ? "queued" : "stored" },
+            });
+          }
+        } catch (error) {
+          for (const g of group) opts.onResult(g.index, { ok: false, error });
+        }
+      };
+      const worker = async () => {
+        while (next < inputs.length) {
+          const index = next++;
+          const input = inputs[index] as PushInput;
+          try {
+            const staged = await withFile(input, (path) => stage(input, path));
+            if ("record" in staged) {
+              pending.push({ index, record: staged.record });
+              if (pending.length >= 64) flush();
+            } else opts.onResult(index, { ok: true, result: staged });
+          } catch (error) {
+            opts.onResult(index, { ok: false, error });
+          }
+        }
+      };
+      let loading = true;
+      const trainer = (async () => {
+        if (!opts.trainHere) return;
+        while (loading) {
+          await deps.training.runUntilIdle({ merge: false });
+          await Bun.sleep(20);
+        }
+      })();
+      await Promise.all(Array.from({ length: Math.max(1, opts.concurrency) }, worker));
+      flush();
+      loading = false;
+      await trainer;
+      for (const d of deployments) refreshDeploymentStatus(deps, d);
+      if (opts.trainHere) await deps.training.runUntilIdle();
+      else deps.training.kick();
+    },
+    /** Uploads of a deployment still being read (parsed, OCR) before they are stored: name and pages so far. */
+    reading(deploymentId: string): { name: string; done: number; total: number; ocr: boolean }[] {
+      return [...reading.values()].filter((r) => r.deploymentId === deploymentId).map(({ deploymentId: _, ...r }) => r);
     },
     list(deploymentId: string): DocumentRecord[] {
       return documents.list(deploymentId);

@@ -27,18 +27,33 @@ export function estimateTokens(text: string): number {
   return wide + Math.ceil((text.length - wide) / 4);
 }
 
+const WIDE_CHAR = new RegExp(WIDE.source);
+const isWide = (ch: string) => WIDE_CHAR.test(ch);
+
+/** The same estimate kept incrementally, so growing a piece costs O(1) per step instead of a re-count. */
+class TokenTally {
+  wide = 0;
+  narrow = 0;
+  get tokens(): number {
+    return this.wide + Math.ceil(this.narrow / 4);
+  }
+  with(wide: number, narrow: number): number {
+    return this.wide + wide + Math.ceil((this.narrow + narrow) / 4);
+  }
+  add(wide: number, narrow: number): void {
+    this.wide += wide;
+    this.narrow += narrow;
+  }
+}
+
 export function blockToUnits(block: Block, index: number, budget: number, pieceTokens: number, csvHeader?: string): Unit[] {
   const base = { block: index, page: block.page, row: block.row };
   if (block.type === "row") {
     // Rows already name every value ("Header: value"), so a header that would eat the budget is left out.
+    // A row is never cut: every value stays beside the row's key. A row wider than the budget becomes a
+    // chunk of its own (the packer starts a fresh chunk for it); narrower rows are packed several a chunk.
     const header = csvHeader && estimateTokens(csvHeader) <= budget / 4 ? csvHeader : undefined;
-    const room = header ? budget - estimateTokens(header) - 1 : budget;
-    if (estimateTokens(block.text) <= room) return [{ ...base, text: block.text, kind: "whole", joiner: "; ", header }];
-    // a wide row is cut between "Header: value" pairs, never inside one unless a pair alone is too big
-    return block.text
-      .split("; ")
-      .flatMap((pair) => splitText(pair, room, room))
-      .map((text) => ({ ...base, text, kind: "line", joiner: "; ", header }));
+    return [{ ...base, text: block.text, kind: "whole", joiner: "; ", header }];
   }
   if (block.type === "table" || block.type === "list") {
     const [first = "", ...rest] = block.text.split("\n");
@@ -57,35 +72,48 @@ export function blockToUnits(block: Block, index: number, budget: number, pieceT
     .map((text) => ({ ...base, text, kind: "sentence", joiner: " " }));
 }
 
-/** Splits on whitespace into pieces of at most `pieceTokens` when the text exceeds `budget`. */
+/** Splits on whitespace into pieces of at most `pieceTokens` when the text exceeds `budget`. Linear in the text. */
 function splitText(text: string, budget: number, pieceTokens: number): string[] {
   if (estimateTokens(text) <= budget) return [text];
   const limit = Math.max(1, Math.min(budget, pieceTokens));
   const pieces: string[] = [];
-  let current = "";
-  for (const word of text.split(/\s+/).flatMap((w) => hardSplit(w, limit))) {
-    const candidate = current ? `${current} ${word}` : word;
-    if (current && estimateTokens(candidate) > limit) {
-      pieces.push(current);
-      current = word;
-    } else current = candidate;
+  let words: string[] = [];
+  const tally = new TokenTally();
+  for (const raw of text.split(/\s+/)) {
+    for (const word of hardSplit(raw, limit)) {
+      const wide = countWide(word);
+      const narrow = word.length - wide + (words.length > 0 ? 1 : 0);
+      if (words.length > 0 && tally.with(wide, narrow) > limit) {
+        pieces.push(words.join(" "));
+        words = [];
+        tally.wide = tally.narrow = 0;
+        tally.add(wide, word.length - wide);
+      } else tally.add(wide, narrow);
+      words.push(word);
+    }
   }
-  if (current) pieces.push(current);
-  return pieces;
+  if (words.length > 0) pieces.push(words.join(" "));
+  return pieces.filter(Boolean);
 }
 
-/** A single "word" longer than the budget (CJK runs, base64, URLs) is cut by characters. */
+/** A single "word" longer than the budget (CJK runs, base64, URLs) is cut by characters, in one pass. */
 function hardSplit(word: string, limit: number): string[] {
   if (estimateTokens(word) <= limit) return [word];
   const pieces: string[] = [];
-  let current = "";
+  const tally = new TokenTally();
+  let start = 0;
+  let at = 0;
   for (const ch of word) {
-    if (current && estimateTokens(current + ch) > limit) {
-      pieces.push(current);
-      current = "";
+    const wide = isWide(ch) ? 1 : 0;
+    const narrow = ch.length - wide;
+    if (at > start && tally.with(wide, narrow) > limit) {
+      pieces.push(word.slice(start, at));
+      start = at;
+      tally.wide = tally.narrow = 0;
     }
-    current += ch;
+    tally.add(wide, narrow);
+    at += ch.length;
   }
-  if (current) pieces.push(current);
+  if (at > start) pieces.push(word.slice(start, at));
   return pieces;
 }

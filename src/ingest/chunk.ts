@@ -30,7 +30,7 @@ export function chunkDocument(doc: ParsedDocument, opts: ChunkOptions = DEFAULT_
   const section: Section = { path: [], levels: [], hadBody: false };
   let packer = createPacker(maxTokens, overlapTokens, section.path.join(" > "));
   const closeSection = () => {
-    chunks.push(...packer.finish());
+    for (const c of packer.finish()) chunks.push(c);
   };
 
   doc.blocks.forEach((block, index) => {
@@ -53,7 +53,10 @@ export function chunkDocument(doc: ParsedDocument, opts: ChunkOptions = DEFAULT_
   });
   closeSection();
   emitBareHeading(chunks, section, 0);
-  return chunks.map((c, ord) => ({ ...c, ord }));
+  chunks.forEach((c, ord) => {
+    c.ord = ord;
+  });
+  return chunks;
 }
 
 /** A heading with nothing under it (and no sub-heading to carry it in a path) still becomes a chunk. */
@@ -133,10 +136,12 @@ function toDraft(units: Unit[], header: string | undefined, headingPath: string)
   units.forEach((u, i) => {
     text += joinerBetween(units[i - 1], u, header) + u.text;
   });
-  const pages = units.flatMap((u) => (u.page === undefined ? [] : [u.page]));
-  const rows = units.flatMap((u) => (u.row === undefined ? [] : [u.row]));
   const draft: ChunkDraft = { ord: 0, text, headingPath, tokenCount: estimateTokens(text) };
-  if (pages.length > 0) [draft.pageStart, draft.pageEnd] = [Math.min(...pages), Math.max(...pages)];
-  if (rows.length > 0) [draft.rowStart, draft.rowEnd] = [Math.min(...rows), Math.max(...rows)];
+  for (const u of units) {
+    if (u.page !== undefined)
+      [draft.pageStart, draft.pageEnd] = [Math.min(draft.pageStart ?? u.page, u.page), Math.max(draft.pageEnd ?? u.page, u.page)];
+    if (u.row !== undefined)
+      [draft.rowStart, draft.rowEnd] = [Math.min(draft.rowStart ?? u.row, u.row), Math.max(draft.rowEnd ?? u.row, u.row)];
+  }
   return draft;
 }

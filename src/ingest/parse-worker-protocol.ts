@@ -1,17 +1,61 @@
 import type { ErrorCode } from "../errors/index.ts";
-import type { ParsedDocument } from "./types.ts";
+import type { ChunkOptions } from "./chunk.ts";
+import type { DocumentKind } from "./types.ts";
 
 /** Hidden CLI command under which a compiled binary re-runs itself as a parse worker. */
 export const PARSE_WORKER_COMMAND = "__parse-worker";
 
-/** The reply is the text after the last marker, so stray library output on stdout can't corrupt it. */
-export const REPLY_MARKER = "@@docchat-parse-reply@@";
-
-/** stdin: one JSON line of these options, then the raw document bytes. */
-export interface WorkerRequest {
+/**
+ * Parent and worker talk over Bun's IPC channel with small JSON messages; document bytes and prepared chunks
+ * travel as files in the spool folder, because one large IPC message is decoded on the receiving event loop in
+ * one go (a 60 MB reply stalled the server for 350 ms), while a file is read asynchronously.
+ */
+export interface PrepareJob {
+  type: "job";
+  id: number;
+  /** the document's bytes: this byte range of this file (an upload's spool file holds the multipart envelope too) */
+  input: string;
+  start: number;
+  end: number;
+  /** where to write the prepared chunks when they are too large to send inline */
+  output: string;
+  filename?: string;
   maxPages: number;
   maxInflatedBytes: number;
-  filename?: string;
+  chunking: ChunkOptions;
+  ocr: OcrOptions;
 }
 
-export type WorkerReply = { ok: true; doc: ParsedDocument } | { ok: false; code: ErrorCode };
+export interface OcrOptions {
+  enabled: boolean;
+  maxPages: number;
+  timeoutMs: number;
+}
+
+/** A page the reader could not fully trust: read by OCR with low confidence, or yielding nothing. */
+export interface PageNote {
+  page: number;
+  code: "ocr_low_confidence" | "ocr_no_text" | "ocr_skipped" | "ocr_unavailable";
+  confidence?: number;
+}
+
+export interface PreparedMeta {
+  kind: DocumentKind;
+  pages: number | null;
+  chunks: number;
+  /** pages read by OCR, and their mean confidence (0..100) */
+  ocrPages: number;
+  ocrConfidence: number | null;
+  notes: PageNote[];
+}
+
+export type WorkerMessage =
+  | { type: "ready" }
+  /** `ocr`: image-only pages are being read; the parent allows the OCR time on top of the parse limit */
+  | { type: "progress"; id: number; done: number; total: number; ocr?: boolean }
+  /**
+   * `inline`: the prepared chunks as JSON lines; otherwise they are in the job's output file, cut into parts of
+   * whole lines at these byte offsets (so the parent reads and stores one part at a time)
+   */
+  | { type: "done"; id: number; ok: true; meta: PreparedMeta; inline?: string; offsets?: number[] }
+  | { type: "done"; id: number; ok: false; code: ErrorCode };

@@ -1,28 +1,52 @@
 import { isAppError } from "../errors/index.ts";
-import { parseDocument } from "./parse.ts";
-import { REPLY_MARKER, type WorkerReply, type WorkerRequest } from "./parse-worker-protocol.ts";
+import type { PrepareJob, WorkerMessage } from "./parse-worker-protocol.ts";
+import { PART_CHARS, prepareDocument, splitPreparedLines } from "./prepare.ts";
 
 export { PARSE_WORKER_COMMAND } from "./parse-worker-protocol.ts";
 
+/** Replies up to this size travel inside the IPC message; larger ones go through the job's output file. */
+const INLINE_LIMIT = 256 * 1024;
+
 /**
- * Worker side of `isolatedParse`: stdin is one JSON line (WorkerRequest) followed by the raw document
- * bytes; stdout gets REPLY_MARKER + a WorkerReply as JSON. Exits the process when done.
+ * Worker side of the parse pool: a long-lived process that takes one job at a time over IPC, reads the
+ * document from the spool file, parses and chunks it, and answers with the prepared chunks. Exits when the
+ * parent goes away.
  */
 export async function runParseWorker(): Promise<never> {
-  // pdf.js reports warnings through console.log; keep stdout for the reply alone.
+  // pdf.js and friends report warnings through console.log; nothing of theirs belongs on the parent's stdout.
   console.log = console.info = console.warn = console.debug = console.error;
-  const input = new Uint8Array(await Bun.stdin.arrayBuffer());
-  const newline = input.indexOf(0x0a);
-  let reply: WorkerReply;
+  const send = process.send?.bind(process);
+  if (!send) {
+    console.error("the parse worker needs an IPC channel to its parent");
+    process.exit(2);
+  }
+  const reply = (m: WorkerMessage) => send(m);
+  let chain = Promise.resolve();
+  process.on("message", (job: PrepareJob) => {
+    chain = chain.then(() => runJob(job, reply));
+  });
+  process.on("disconnect", () => process.exit(0));
+  reply({ type: "ready" });
+  return await new Promise<never>(() => {});
+}
+
+async function runJob(job: PrepareJob, reply: (m: WorkerMessage) => void): Promise<void> {
   try {
-    const opts = JSON.parse(new TextDecoder().decode(input.subarray(0, newline))) as WorkerRequest;
-    reply = { ok: true, doc: await parseDocument(input.subarray(newline + 1), opts) };
+    const bytes = new Uint8Array(await Bun.file(job.input).slice(job.start, job.end).arrayBuffer());
+    const prepared = await prepareDocument(bytes, job, (done, total, phase) => reply({ type: "progress", id: job.id, done, total, ocr: phase === "ocr" }));
+    if (prepared.lines.length <= INLINE_LIMIT) {
+      reply({ type: "done", id: job.id, ok: true, meta: prepared.meta, inline: prepared.lines });
+      return;
+    }
+    const parts = splitPreparedLines(prepared.lines, PART_CHARS).map((p) => Buffer.from(p));
+    const offsets = [0];
+    for (const p of parts) offsets.push((offsets.at(-1) as number) + p.byteLength);
+    await Bun.write(job.output, Buffer.concat(parts));
+    reply({ type: "done", id: job.id, ok: true, meta: prepared.meta, offsets });
   } catch (error) {
     if (!isAppError(error)) console.error(error);
-    reply = { ok: false, code: isAppError(error) ? error.code : "document_unreadable" };
+    reply({ type: "done", id: job.id, ok: false, code: isAppError(error) ? error.code : "document_unreadable" });
   }
-  await Bun.write(Bun.stdout, `\n${REPLY_MARKER}${JSON.stringify(reply)}\n`);
-  process.exit(0);
 }
 
 if (import.meta.main) await runParseWorker();

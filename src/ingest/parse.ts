@@ -15,5 +15,10 @@ export const DEFAULT_PARSE_OPTIONS: ParseOptions = {
 /** Sniffs the kind from the bytes, then runs that kind's parser. Throws AppError with a document code. */
 export async function parseDocument(bytes: Uint8Array, opts: ParseDocumentOptions): Promise<ParsedDocument> {
   const kind = detectKind(bytes, opts.filename);
-  return parsers[kind].parse(bytes, { maxPages: opts.maxPages, maxInflatedBytes: opts.maxInflatedBytes });
+  return parsers[kind].parse(bytes, {
+    maxPages: opts.maxPages,
+    maxInflatedBytes: opts.maxInflatedBytes,
+    ocr: opts.ocr,
+    onProgress: opts.onProgress,
+  });
 }

@@ -1,3 +1,5 @@
+import type { OcrOptions, PageNote } from "./parse-worker-protocol.ts";
+
 /** Kinds of document docchat accepts; decided by sniffing bytes, never by name or Content-Type. */
 export type DocumentKind = "pdf" | "docx" | "csv" | "txt";
 
@@ -23,6 +25,10 @@ export interface ParsedDocument {
   /** CSV header line, repeated at the top of every row chunk */
   header?: string;
   pages?: number;
+  /** PDF pages read by OCR and their mean confidence (0..100) */
+  ocr?: { pages: number; confidence: number };
+  /** pages to report: OCR with low confidence, OCR that found nothing, image-only pages left unread */
+  notes?: PageNote[];
 }
 
 export interface Parser {
@@ -34,6 +40,10 @@ export interface Parser {
 export interface ParseOptions {
   maxPages: number;
   maxInflatedBytes: number;
+  /** OCR of image-only PDF pages; off when absent */
+  ocr?: OcrOptions;
+  /** pages (PDF) done so far, for progress reports; "ocr" while image-only pages are being read */
+  onProgress?: (done: number, total: number, phase?: "ocr") => void;
 }
 
 /** A chunk ready for indexing. */

@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 
 const PAGE_SIZE = 4096;
@@ -21,6 +22,17 @@ export function watchResidentMemory(pid: number, limitBytes: number, onExceeded:
     stopped = true;
     clearInterval(timer);
   };
+}
+
+/** Resident bytes of a process right now (Linux), or undefined elsewhere or when it is gone. */
+export function readResidentBytesNow(pid: number): number | undefined {
+  if (process.platform !== "linux") return undefined;
+  try {
+    const pages = Number(readFileSync(`/proc/${pid}/statm`, "utf8").split(" ")[1]);
+    return Number.isFinite(pages) ? pages * PAGE_SIZE : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 async function readResidentBytes(pid: number): Promise<number | undefined> {

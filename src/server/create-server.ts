@@ -3,6 +3,7 @@ import type { Services } from "../app.ts";
 import { appError, isAppError } from "../errors/index.ts";
 import { redact } from "../log.ts";
 import { parseBody } from "./body.ts";
+import { readUploadBody, releaseUpload } from "./upload-body.ts";
 import { pathOf } from "./path-of.ts";
 import { endpointFor, endpointPath, endpoints, isNative } from "./endpoints.ts";
 import { toErrorResponse } from "./error-response.ts";
@@ -148,7 +149,9 @@ export function createServer(services: Services) {
       let body: Record<string, unknown> = {};
       let failure: unknown = null;
       try {
-        body = await parseBody(request, limit);
+        // a gated upload streams to the spool folder instead of memory (deleted after the response); an
+        // ungated one may only be small, since its key can't have been checked yet
+        body = upload && gated ? await readUploadBody(request, limit, services.spoolDir) : await parseBody(request, limit);
       } catch (e) {
         failure = e;
       }
@@ -187,6 +190,7 @@ export function createServer(services: Services) {
       return response;
     })
     .onAfterResponse(({ request, set, route, responseValue }) => {
+      void releaseUpload(request);
       const st = state.get(request);
       st.release?.();
       st.release = undefined;

@@ -24,8 +24,21 @@ export async function openDatabase(dataDir: string, opts: { file?: string } = {}
   db.loadExtension(await extractVecExtension(dataDir));
   migrate(db);
   ensureKeywordTables(db);
+  startCheckpointer(db, join(dataDir, opts.file ?? "docchat.db"));
   return db;
 }
+
+const checkpointers = new WeakMap<Db, Worker>();
+
+/** WAL checkpoints move to a worker thread (checkpoint.worker.ts); this connection no longer runs them itself. */
+function startCheckpointer(db: Db, file: string): void {
+  const worker = new Worker(new URL("./checkpoint.worker.ts", import.meta.url));
+  worker.postMessage({ file, intervalMs: 1000 });
+  (worker as Worker & { unref?: () => void }).unref?.();
+  db.run("PRAGMA wal_autocheckpoint = 0");
+  checkpointers.set(db, worker);
+}
+
 
 /**
  * The data dir holds keys' hashes, documents and visitor data: created 0700 (an existing one keeps the mode
@@ -57,6 +70,9 @@ export async function openDatabaseFile(file: string, opts: { vecDir: string; rea
 
 /** Checkpoints the WAL and closes; called on graceful shutdown. */
 export function closeDatabase(db: Db): void {
+  // the checkpointer thread stops between two checkpoints (termination waits for the native call to return)
+  checkpointers.get(db)?.terminate();
+  checkpointers.delete(db);
   try {
     db.run("PRAGMA wal_checkpoint(TRUNCATE)");
   } finally {
@@ -66,4 +82,19 @@ export function closeDatabase(db: Db): void {
 
 export function now(): number {
   return Date.now();
+}
+
+/**
+ * A write transaction committed without waiting for fsync. For writes nobody has been promised yet (the parts
+ * of an upload before its document row, a large document's staged chunks): WAL keeps them atomic and safe
+ * from kill -9, and the next FULL commit (the document row, the publish) makes them durable against power loss
+ * too. Spares the event loop an fsync per part.
+ */
+export function unpromisedTransaction<T>(db: Db, fn: () => T): T {
+  db.run("PRAGMA synchronous = NORMAL");
+  try {
+    return db.transaction(fn).immediate();
+  } finally {
+    db.run("PRAGMA synchronous = FULL");
+  }
 }

@@ -32,6 +32,13 @@ export function ensureKeywordTable(db: Database, deploymentId: string): KeywordT
   return t;
 }
 
+export function allKeywordTables(db: Database): KeywordTable[] {
+  return db
+    .query<{ n: number }, []>("SELECT n FROM keyword_tables ORDER BY n")
+    .all()
+    .map((r) => names(r.n));
+}
+
 export function dropKeywordTable(db: Database, deploymentId: string): void {
   const t = findKeywordTable(db, deploymentId);
   if (!t) return;
@@ -47,7 +54,7 @@ export function dropKeywordTable(db: Database, deploymentId: string): void {
 export function ensureKeywordTables(db: Database): number {
   const missing = () =>
     db
-      .query<{ d: string }, []>("SELECT DISTINCT deployment_id AS d FROM chunks WHERE deployment_id NOT IN (SELECT deployment_id FROM keyword_tables)")
+      .query<{ d: string }, []>("SELECT DISTINCT deployment_id AS d FROM chunks WHERE deployment_id NOT IN (SELECT deployment_id FROM keyword_tables) AND deployment_id NOT LIKE '~staging:%'")
       .all()
       .map((r) => r.d);
   if (missing().length === 0) return 0;

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { sharedDoc } from "../helpers/paths.ts";
+import { fixture, sharedDoc } from "../helpers/paths.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
 
 let srv: TestServer;
@@ -120,15 +120,16 @@ describe("POST /api/v1/documents", () => {
   test("unreadable and unsupported files get a 4xx with a stable code and leave nothing behind", async () => {
     const { apiKey, deploymentId } = await srv.seed();
     const cases: [string, string][] = [
-      ["pdf/encrypted/pypdf-r3-user-password.pdf", "document_encrypted"],
-      ["pdf/malformed/ocrmypdf-invalid.pdf", "document_unreadable"],
-      ["pdf/derived-bad/tracemonkey-truncated-4k.pdf", "document_unreadable"],
-      ["pdf/scanned/ccitt.pdf", "no_extractable_text"],
-      ["csv/derived-bad/binary-renamed-as.csv", "document_unreadable"],
+      [sharedDoc("pdf/encrypted/pypdf-r3-user-password.pdf"), "document_encrypted"],
+      [sharedDoc("pdf/malformed/ocrmypdf-invalid.pdf"), "document_unreadable"],
+      [sharedDoc("pdf/derived-bad/tracemonkey-truncated-4k.pdf"), "document_unreadable"],
+      // a blank page: nothing for the text layer nor for OCR (scanned pages are read now: see ocr.test.ts)
+      [fixture("docs/blank-page.pdf"), "no_extractable_text"],
+      [sharedDoc("csv/derived-bad/binary-renamed-as.csv"), "document_unreadable"],
     ];
-    for (const [rel, code] of cases) {
+    for (const [path, code] of cases) {
       const form = new FormData();
-      form.append("file", new Blob([await Bun.file(sharedDoc(rel)).arrayBuffer()]), rel.split("/").pop() as string);
+      form.append("file", new Blob([await Bun.file(path).arrayBuffer()]), path.split("/").pop() as string);
       const r = await push(apiKey, form);
       expect(r.status).toBeGreaterThanOrEqual(400);
       expect(r.status).toBeLessThan(500);

@@ -84,6 +84,36 @@ describe("chunkDocument", () => {
     expect(chunks.map((c) => c.text)).toEqual(["column name 0: x"]);
   });
 
+  test("keeps a CSV row wider than the budget whole, in a chunk of its own, so every value stays beside the row's key", () => {
+    const wide = Array.from({ length: 60 }, (_, i) => `Metric ${i}: ${1000 + i}`).join("; ");
+    const rows: Block[] = [
+      { type: "row", row: 1, text: "Year: 2019; County: Alpha" },
+      { type: "row", row: 2, text: `Year: 2020; County: Bravo; ${wide}` },
+      { type: "row", row: 3, text: "Year: 2021; County: Charlie" },
+      { type: "row", row: 4, text: "Year: 2022; County: Delta" },
+    ];
+    const chunks = chunkDocument(doc(rows, { kind: "csv", header: "Year | County" }), { maxTokens: 60, overlapTokens: 10 });
+    expect(chunks.map((c) => [c.rowStart, c.rowEnd])).toEqual([
+      [1, 1],
+      [2, 2],
+      [3, 4],
+    ]);
+    expect(chunks[1]?.text).toBe(`Year | County\nYear: 2020; County: Bravo; ${wide}`);
+    expect(chunks[2]?.text).toBe("Year | County\nYear: 2021; County: Charlie\nYear: 2022; County: Delta");
+  });
+
+  test("splits a multi-megabyte line with no spaces and a long run of words in one pass", () => {
+    const noSpaces = "abcdefghij".repeat(300_000);
+    const words = "alpha beta gamma delta ".repeat(150_000).trim();
+    for (const text of [noSpaces, words]) {
+      const chunks = chunkDocument(doc([p(text)]), { maxTokens: DEFAULT_CHUNK_OPTIONS.maxTokens, overlapTokens: 0 });
+      expect(chunks.length).toBeGreaterThan(1000);
+      for (const c of chunks) expect(c.tokenCount).toBeLessThanOrEqual(DEFAULT_CHUNK_OPTIONS.maxTokens);
+      const same = chunks.map((c) => c.text.replaceAll(" ", "")).join("") === text.replaceAll(" ", "");
+      expect(same).toBe(true);
+    }
+  });
+
   test("repeats a table's first row when the table continues in the next chunk", () => {
     const lines = ["Zone | Price", ...Array.from({ length: 20 }, (_, i) => `Zone ${i} | ${i}.90 EUR`)];
     const chunks = chunkDocument(doc([{ type: "table", text: lines.join("\n") }]), { maxTokens: 30, overlapTokens: 0 });
@@ -116,7 +146,9 @@ describe("chunkDocument", () => {
         chunks.forEach((c, i) => {
           expect(c.ord).toBe(i);
           expect(c.tokenCount).toBe(estimateTokens(c.text));
-          expect(c.tokenCount).toBeLessThanOrEqual(opts.maxTokens);
+          // only a CSV row wider than the budget may pass it, and then it is alone in its chunk
+          if (c.tokenCount > opts.maxTokens) expect([parsed.kind, c.rowStart]).toEqual(["csv", c.rowEnd]);
+          else expect(c.tokenCount).toBeLessThanOrEqual(opts.maxTokens);
           expect(c.text.trim()).not.toBe("");
         });
       }

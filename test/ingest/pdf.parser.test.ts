@@ -1,6 +1,8 @@
 import { describe, expect, test } from "bun:test";
+import { parseDocument } from "../../src/ingest/parse.ts";
 import { pdfParser } from "../../src/ingest/parsers/pdf.parser.ts";
 import { pageTextToParagraphs } from "../../src/ingest/parsers/pdf-paragraphs.ts";
+import { documentVocabulary, normalisePdfCharacters } from "../../src/ingest/parsers/pdf-text.ts";
 import { expectAppError, fixtureDoc, sharedDoc, TEST_PARSE_OPTIONS } from "./helpers/docs.ts";
 import { writePdf } from "./helpers/pdf-writer.ts";
 
@@ -63,5 +65,37 @@ describe("pageTextToParagraphs", () => {
 
   test("starts a new paragraph after a blank line", () => {
     expect(pageTextToParagraphs("First block.\n\nSecond block.")).toEqual(["First block.", "Second block."]);
+  });
+});
+
+describe("PDF text artefacts", () => {
+  test("never reach the blocks of a real manual: minus signs, small tildes and broken words are mended", async () => {
+    const parsed = await parseDocument(await sharedDoc("pdf/text/debian-bash-doc-bash.pdf"), TEST_PARSE_OPTIONS);
+    const text = parsed.blocks.map((b) => b.text).join("\n");
+    expect(text).not.toMatch(/[\u2212\u02dc\u00ad\ufb00-\ufb06]/);
+    expect(text).toContain("--login");
+    expect(text).toContain("~/.bash_logout");
+    // "EVALUA- TION" and "LC_MES- SAGES" came from words broken across lines of a justified column
+    expect(text).not.toMatch(/EVALUA- ?TION|LC_MES- ?SAGES/);
+    expect(text).toContain("LC_MESSAGES");
+    // a suspended compound keeps its hyphen and space
+    expect(text).toContain("meta- and");
+  });
+
+  test("join a line-end hyphen by the document's own spelling, else as hyphenation or as a compound", () => {
+    const vocab = documentVocabulary(["SunSpider is fast", "a state-of-the-art e-mail"]);
+    expect(pageTextToParagraphs("We ran Sun-\nSpider twice.", vocab)).toEqual(["We ran SunSpider twice."]);
+    expect(pageTextToParagraphs("We ran Sun- Spider twice.", vocab)).toEqual(["We ran SunSpider twice."]);
+    expect(pageTextToParagraphs("A state-of-the-\nart design.", vocab)).toEqual(["A state-of-the-art design."]);
+    expect(pageTextToParagraphs("Send an e-\nmail now.", vocab)).toEqual(["Send an e-mail now."]);
+    expect(pageTextToParagraphs("The FAA-\napproved part.", vocab)).toEqual(["The FAA-approved part."]);
+    expect(pageTextToParagraphs("pre- and post-processing", vocab)).toEqual(["pre- and post-processing"]);
+    expect(pageTextToParagraphs("an accu-\nrate record", vocab)).toEqual(["an accurate record"]);
+  });
+
+  test("replace ligature glyphs, typographic minus and tilde, and drop soft hyphens", () => {
+    expect(normalisePdfCharacters("ﬁle ﬂow eﬀort oﬃce")).toBe("file flow effort office");
+    expect(normalisePdfCharacters("bash \u2212\u2212login \u02dc/.bashrc")).toBe("bash --login ~/.bashrc");
+    expect(pageTextToParagraphs("hyphen\u00ad\nation and soft\u00adhyphen")).toEqual(["hyphenation and softhyphen"]);
   });
 });

@@ -29,10 +29,8 @@ function schemaOf(db: Database): string {
 }
 
 describe("migration registry", () => {
-  // Numbers are reserved per branch of work, so a gap is allowed until the branches meet; order never changes.
-  test("versions are unique and strictly ascending from 1", () => {
-    expect(migrations[0]?.version).toBe(1);
-    for (let i = 1; i < migrations.length; i++) expect(migrations[i]?.version).toBeGreaterThan(migrations[i - 1]?.version ?? 0);
+  test("versions are numbered 1, 2, 3, … without gaps", () => {
+    expect(migrations.map((m) => m.version)).toEqual(migrations.map((_, i) => i + 1));
     expect(new Set(migrations.map((m) => m.name)).size).toBe(migrations.length);
   });
 

@@ -1,9 +1,35 @@
-import { basename } from "node:path";
+import { readdirSync, statSync } from "node:fs";
+import { basename, join } from "node:path";
 import type { Services } from "../../app.ts";
 import { reindexVectors } from "../../documents/vector-index.ts";
 import { appError, isAppError } from "../../errors/index.ts";
 import { documentView } from "../../server/routes/documents.routes.ts";
 import type { Command, CommandContext } from "../command.ts";
+import { createProgressBar } from "../progress-bar.ts";
+
+/** Extensions picked up when a folder is given; a file named on the command line is always tried (its type is sniffed). */
+const DOCUMENT_EXTENSIONS = /\.(pdf|docx|txt|csv|tsv|md|markdown|text)$/i;
+
+/** The files to add: named files as given, folders expanded (sorted; sub-folders only with --recursive). */
+export function expandPaths(paths: string[], recursive: boolean): { files: string[]; missing: string[] } {
+  const files: string[] = [];
+  const missing: string[] = [];
+  const walk = (dir: string, depth: number) => {
+    for (const entry of readdirSync(dir, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
+      const path = join(dir, entry.name);
+      if (entry.isDirectory()) {
+        if (recursive && !entry.name.startsWith(".")) walk(path, depth + 1);
+      } else if (entry.isFile() && DOCUMENT_EXTENSIONS.test(entry.name) && !entry.name.startsWith(".")) files.push(path);
+    }
+  };
+  for (const path of paths) {
+    const st = statSync(path, { throwIfNoEntry: false });
+    if (!st) missing.push(path);
+    else if (st.isDirectory()) walk(path, 0);
+    else files.push(path);
+  }
+  return { files, missing };
+}
 
 function need(ctx: CommandContext, i: number, what: string): string {
   const v = ctx.positionals[i];
@@ -11,53 +37,68 @@ function need(ctx: CommandContext, i: number, what: string): string {
   return v;
 }
 
-/** Trains in this process until the queue is empty, reporting progress on a terminal. */
+/** Trains in this process until the queue is empty, with a progress bar on a terminal. */
 async function trainHere(s: Services, ctx: CommandContext, deploymentId: string) {
+  const counts = () => s.repos.documents.statusCounts(deploymentId);
+  const start = counts();
+  const bar = createProgressBar(ctx.status, { total: start.queued + start.processing, label: "training" });
   const off = s.training.onChange(() => {
-    const c = s.repos.documents.statusCounts(deploymentId);
-    ctx.progress(`training: ${c.completed} completed, ${c.failed} failed, ${c.queued + c.processing} to go`);
+    const c = counts();
+    bar.set({ done: start.queued + start.processing - c.queued - c.processing, failed: c.failed - start.failed });
   });
   await s.embedder();
   await s.training.runUntilIdle();
   off();
+  bar.finish();
 }
 
 export const documentsCommands: Command[] = [
   {
     path: ["documents", "add"],
-    usage: "documents add ID FILE... [--no-train] [--wait] [--append]",
-    summary: "Add PDF, DOCX, TXT or CSV files to a deployment (a file with the same name is replaced unless --append).",
+    usage: "documents add ID FILE|DIR... [--recursive] [--no-train] [--wait] [--append]",
+    summary: "Add PDF, DOCX, TXT or CSV files (or folders of them) to a deployment (a file with the same name is replaced unless --append).",
     options: {
+      recursive: { type: "boolean", short: "r", doc: "also add the files in sub-folders of each folder given" },
       "no-train": { type: "boolean", doc: "store only; train later with `docchat train`" },
       wait: { type: "boolean", doc: "train now, in this process, and wait until done" },
       append: { type: "boolean", doc: "keep earlier documents of the same name" },
     },
     async run(ctx) {
       const id = need(ctx, 0, "deployment ID");
-      const files = ctx.positionals.slice(1);
-      if (files.length === 0) throw appError("bad_request", { message: "At least one FILE is required.", param: "file" });
+      const paths = ctx.positionals.slice(1);
+      if (paths.length === 0) throw appError("bad_request", { message: "At least one FILE or DIR is required.", param: "file" });
       const s = await ctx.services();
       s.deployments.getOrThrow(id);
-      const results: Record<string, unknown>[] = [];
-      let failed = 0;
-      for (const path of files) {
-        const file = Bun.file(path);
-        if (!(await file.exists())) {
-          failed++;
-          results.push({ file: path, error: { code: "not_found", message: "No such file." } });
-          continue;
-        }
-        try {
-          const r = await s.documents.push({ deploymentId: id, name: basename(path), bytes: new Uint8Array(await file.arrayBuffer()), train: ctx.values["no-train"] !== true, replace: ctx.values.append !== true }, { waitMs: 0 });
-          results.push({ file: path, ...documentView(r.document), unchanged: r.unchanged });
-          ctx.progress(`added ${path} (${r.document.kind})`);
-        } catch (e) {
-          if (!isAppError(e)) throw e;
-          failed++;
-          results.push({ file: path, error: { code: e.code, message: e.message } });
-        }
-      }
-      if (ctx.values.wait && ctx.values["no-train"] !== true) await trainHere(s, ctx, id);
+      const { files, missing } = expandPaths(paths, ctx.values.recursive === true);
+      const results: Record<string, unknown>[] = missing.map((path) => ({ file: path, error: { code: "not_found", message: "No such file or folder." } }));
+      let failed = missing.length;
+      const bar = createProgressBar(ctx.status, { total: files.length, label: "adding" });
+      const added: (Record<string, unknown> | undefined)[] = new Array(files.length);
+      const train = ctx.values["no-train"] !== true;
+      await s.documents.pushMany(
+        files.map((path) => ({ deploymentId: id, name: basename(path), file: path, train, replace: ctx.values.append !== true })),
+        {
+          // two documents in flight per parser process keep every process busy
+          concurrency: s.parsePool.size * 2,
+          trainHere: train && ctx.values.wait === true,
+          onResult(i, r) {
+            const path = files[i] as string;
+            if (r.ok) {
+              added[i] = { file: path, ...documentView(r.result.document), unchanged: r.result.unchanged };
+              bar.tick({ pages: r.result.document.pages });
+              return;
+            }
+            if (!isAppError(r.error)) throw r.error;
+            failed++;
+            added[i] = { file: path, error: { code: r.error.code, message: r.error.message } };
+            bar.tick({ failed: true });
+          },
+        },
+      );
+      bar.finish();
+      for (const r of added) if (r) results.push(r);
+      // with --wait pushMany trained alongside; anything else still queued for this deployment is trained now
+      if (ctx.values.wait && train) await trainHere(s, ctx, id);
       const docs = results.map((r) => (typeof r.id === "string" ? { ...r, ...documentView(s.documents.getOrThrow(r.id, id)) } : r));
       ctx.print({ deployment: id, documents: docs, training_status: s.deployments.getOrThrow(id).trainingStatus });
       return failed > 0 ? 1 : 0;

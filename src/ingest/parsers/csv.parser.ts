@@ -15,7 +15,9 @@ export const csvParser: Parser = {
     const headerCells = records[headerAt];
     if (!headerCells) throw appError("no_extractable_text");
     const dataRecords = records.slice(headerAt + 1);
-    const width = Math.max(...records.map((r) => r.length));
+    // a loop, not Math.max(...): a million records would overflow the call stack
+    let width = 0;
+    for (const r of records) width = Math.max(width, r.length);
     const names = Array.from({ length: width }, (_, i) => headerCells[i] || `column ${i + 1}`);
     const blocks: Block[] = [];
     dataRecords.forEach((cells, i) => {

@@ -1,12 +1,13 @@
 import { normaliseDocumentText } from "../normalise.ts";
+import { joinWrappedLine, mendInlineHyphens, normalisePdfCharacters } from "./pdf-text.ts";
 
 /**
  * pdf.js gives lines, not paragraphs. A paragraph ends at a blank line, or at a line clearly shorter
  * than the page's usual line width that either closes a sentence or is followed by a capitalised line
  * (the last line of a justified paragraph, a title, a table row).
  */
-export function pageTextToParagraphs(pageText: string): string[] {
-  const lines = normaliseDocumentText(pageText)
+export function pageTextToParagraphs(pageText: string, vocab: Set<string> = new Set()): string[] {
+  const lines = normaliseDocumentText(normalisePdfCharacters(pageText))
     .split("\n")
     .map((line) => line.replace(/\s+/g, " ").trim());
   const width = percentile(
@@ -16,7 +17,7 @@ export function pageTextToParagraphs(pageText: string): string[] {
   const paragraphs: string[] = [];
   let current = "";
   const flush = () => {
-    if (current) paragraphs.push(current);
+    if (current) paragraphs.push(mendInlineHyphens(current, vocab));
     current = "";
   };
   for (const [i, line] of lines.entries()) {
@@ -24,20 +25,13 @@ export function pageTextToParagraphs(pageText: string): string[] {
       flush();
       continue;
     }
-    current = joinLine(current, line);
+    current = joinWrappedLine(current, line, vocab);
     const next = lines[i + 1] ?? "";
     const short = line.length < width * 0.7;
     if (short && (/[.!?:;"”)]$/.test(line) || /^[\p{Lu}\p{N}•\-–]/u.test(next))) flush();
   }
   flush();
   return paragraphs;
-}
-
-/** Joins a wrapped line, undoing a hyphen that only split a word across the break. */
-function joinLine(current: string, line: string): string {
-  if (!current) return line;
-  if (/\p{Ll}-$/u.test(current) && /^\p{Ll}/u.test(line)) return current.slice(0, -1) + line;
-  return `${current} ${line}`;
 }
 
 function percentile(values: number[], p: number): number {

@@ -11,6 +11,9 @@ let loaded: Promise<typeof PDFParse> | undefined;
 export function loadPdfParse(): Promise<typeof PDFParse> {
   loaded ??= (async () => {
     const g = globalThis as Record<string, unknown>;
+    // Rendering pages for OCR needs the real DOMMatrix (and canvas) of @napi-rs/canvas; where that native
+    // module can't load (the compiled binary), text extraction still works with the inert one below.
+    g.DOMMatrix ??= await import("@napi-rs/canvas").then((c) => c.DOMMatrix).catch(() => undefined);
     g.DOMMatrix ??= class InertDOMMatrix {
       a = 1;
       b = 0;

@@ -16,6 +16,13 @@ export function documentView(d: DocumentRecord) {
     pages: d.pages,
     size: d.size,
     error: d.errorCode ? { code: d.errorCode, message: d.errorMessage } : null,
+    // pages read from images (OCR) and their mean confidence 0..100; notes: pages to check (low confidence, no text, not read)
+    ocr: d.ocrPages > 0,
+    ocr_pages: d.ocrPages,
+    ocr_confidence: d.ocrConfidence === null ? null : Math.round(d.ocrConfidence * 10) / 10,
+    notes: d.notes,
+    // while processing: parts of the document indexed so far
+    progress: d.status === "processing" && d.progress.total > 0 ? { done: d.progress.done, total: d.progress.total } : null,
     status_url: `/api/v1/documents/${d.id}`,
     created_at: toSeconds(d.createdAt),
   };

@@ -1,4 +1,5 @@
 import { appError } from "../../errors/index.ts";
+import { type SpooledFile, spooledFile } from "../upload-body.ts";
 
 /** JSON booleans, or "true"/"false"/"1"/"0" from form fields; absent → default. */
 export function readFlag(body: Record<string, unknown>, name: string, fallback: boolean): boolean {
@@ -12,7 +13,9 @@ export function readFlag(body: Record<string, unknown>, name: string, fallback: 
 
 export interface PushFields {
   name: string;
-  bytes: Uint8Array;
+  /** an upload spooled to disk (multipart), or the content's bytes (JSON) */
+  file?: SpooledFile;
+  bytes?: Uint8Array;
   train: boolean;
   replace: boolean;
 }
@@ -25,6 +28,8 @@ export async function readPushFields(body: Record<string, unknown>): Promise<Pus
   if (file !== undefined && file !== null && file !== "") {
     if (!(file instanceof Blob)) throw appError("bad_request", { param: "file", message: "file must be a multipart file upload." });
     const name = typeof body.name === "string" && body.name.trim() ? body.name : (file as File).name || "document";
+    const spooled = spooledFile(file);
+    if (spooled) return { name, file: spooled, train, replace };
     return { name, bytes: new Uint8Array(await file.arrayBuffer()), train, replace };
   }
   if (typeof body.content !== "string") throw appError("bad_request", { param: "content", message: "Send content (text) with a name, or a file." });

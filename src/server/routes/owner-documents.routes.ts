@@ -17,7 +17,7 @@ export function ownerDocumentRoutes(services: Services, guard: OwnerGuard) {
       "/documents",
       ({ request, params }) => {
         const { deployment } = guard.deployment(request, params.id);
-        return { training_status: deployment.trainingStatus, data: services.documents.list(deployment.id).map(view) };
+        return { training_status: deployment.trainingStatus, data: services.documents.list(deployment.id).map(view), reading: services.documents.reading(deployment.id) };
       },
       { params: deploymentParams, response: { 200: documentsResponse }, detail: { summary: "Documents with their training status (poll while queued or processing)", tags } },
     )

@@ -86,6 +86,11 @@ export const documentSchema = t.Object({
   pages: nullable(t.Number()),
   size: t.Number(),
   error: nullable(t.Object({ code: t.String(), message: nullable(t.String()) })),
+  ocr: t.Boolean({ description: "some pages were read from images (OCR)" }),
+  ocr_pages: t.Number(),
+  ocr_confidence: nullable(t.Number({ description: "mean OCR confidence of those pages, 0..100" })),
+  notes: t.Array(t.Object({ page: t.Number(), code: t.String({ description: "ocr_low_confidence, ocr_no_text, ocr_skipped or ocr_unavailable" }), confidence: t.Optional(t.Number()) })),
+  progress: nullable(t.Object({ done: t.Number(), total: t.Number() }, { description: "while processing: parts indexed of the total" })),
   status_url: t.String(),
   created_at: t.Number(),
 });
@@ -96,7 +101,11 @@ export const uploadBody = t.Object({
   train: t.Optional(t.String({ description: "true (default) or false" })),
   replace: t.Optional(t.String({ description: "true (default) or false" })),
 });
-export const documentsResponse = t.Object({ training_status: t.String(), data: t.Array(documentSchema) });
+export const readingSchema = t.Object(
+  { name: t.String(), done: t.Number(), total: t.Number(), ocr: t.Boolean({ description: "reading scanned pages (OCR)" }) },
+  { description: "an upload still being read (parsed, OCR) before it is stored: pages done of total" },
+);
+export const documentsResponse = t.Object({ training_status: t.String(), data: t.Array(documentSchema), reading: t.Optional(t.Array(readingSchema)) });
 export const trainResponse = t.Object({ queued: t.Number(), training_status: t.String() });
 export const uploadResponse = t.Object({ document: documentSchema, unchanged: t.Boolean(), training_status: t.String() });
 

@@ -6,6 +6,7 @@ import m005 from "./005_answers.sql" with { type: "text" };
 import m006 from "./006_owner_console.sql" with { type: "text" };
 import m007 from "./007_per_deployment_keywords.sql" with { type: "text" };
 import m008 from "./008_models.sql" with { type: "text" };
+import m009 from "./009_ingest.sql" with { type: "text" };
 import m010 from "./010_hardening.sql" with { type: "text" };
 
 /** Imported as text so they ship inside the compiled binary. Append only; never edit a released one. */
@@ -18,5 +19,6 @@ export const migrations: { version: number; name: string; sql: string }[] = [
   { version: 6, name: "owner_console", sql: m006 },
   { version: 7, name: "per_deployment_keywords", sql: m007 },
   { version: 8, name: "models", sql: m008 },
+  { version: 9, name: "ingest", sql: m009 },
   { version: 10, name: "hardening", sql: m010 },
 ];

@@ -1,5 +1,5 @@
 import type { Db } from "../db.ts";
-import { ensureKeywordTable, findKeywordTable } from "../keyword-tables.ts";
+import { allKeywordTables, ensureKeywordTable, findKeywordTable } from "../keyword-tables.ts";
 
 export interface ChunkRow {
   id: number;
@@ -32,6 +32,13 @@ export interface NewChunk {
 }
 
 const VEC_TABLE = "chunks_vec";
+
+/**
+ * A large document's chunks are written in many short transactions under this placeholder deployment, which
+ * has no keyword table and no vectors, so no search sees them; publishStaged moves them into their deployment
+ * and its keyword table in short batches.
+ */
+export const stagingDeployment = (documentId: string) => `~staging:${documentId}`;
 
 /**
  * The hybrid index: chunk rows, their FTS5 rows (in the deployment's own keyword table) and their vec0 rows
@@ -74,15 +81,67 @@ export function createChunkIndexRepo(db: Db) {
       }
       return ids;
     },
-    /** Removes a document's chunks from all three places (an external-content FTS row is deleted with its old values). */
+    /** Writes part of a large document's chunks where no search sees them yet (no keyword rows); returns their ids. */
+    insertStaged(documentId: string, chunks: NewChunk[]): number[] {
+      const staging = stagingDeployment(documentId);
+      return chunks.map(
+        (c) =>
+          (insertChunk.get(staging, documentId, c.ord, c.source, c.text, c.headingPath, c.pageStart ?? null, c.pageEnd ?? null, c.rowStart ?? null, c.rowEnd ?? null, c.tokenCount, c.textHash) as { id: number }).id,
+      );
+    },
+    /**
+     * Moves up to `limit` staged chunks of a document into its deployment and its keyword table; returns how many
+     * moved. Done in short batches: one transaction for 40,000 chunks held the thread for 0.5 s.
+     */
+    publishStaged(documentId: string, deploymentId: string, limit: number): number {
+      const rows = db
+        .query<{ id: number; text: string; heading_path: string }, [string, string, number]>("SELECT id, text, heading_path FROM chunks WHERE document_id = ? AND deployment_id = ? LIMIT ?")
+        .all(documentId, stagingDeployment(documentId), limit);
+      if (rows.length === 0) return 0;
+      const kw = ensureKeywordTable(db, deploymentId);
+      const move = db.query("UPDATE chunks SET deployment_id = ? WHERE id = ?");
+      const insertFts = db.query(`INSERT INTO ${kw.fts} (rowid, text, heading_path) VALUES (?, ?, ?)`);
+      for (const r of rows) {
+        move.run(deploymentId, r.id);
+        insertFts.run(r.id, r.text, r.heading_path);
+      }
+      return rows.length;
+    },
+    /** Vectors of chunks already inserted (a staged document's, at publish). */
+    insertVectors(deploymentId: string, vectors: { id: number; vector: Float32Array }[]): void {
+      if (vec) for (const v of vectors) db.run(`INSERT INTO ${VEC_TABLE} (rowid, deployment_id, embedding) VALUES (?, ?, ?)`, [v.id, deploymentId, v.vector]);
+    },
+    /**
+     * FTS5 maintenance after a bulk load: merges the keyword tables' segments in bounded steps (each its own short
+     * write) so a server keeps answering meanwhile. Returns the steps done.
+     */
+    async mergeFts(opts: { pagesPerStep?: number; maxSteps?: number; pause?: () => Promise<void> } = {}): Promise<number> {
+      const changes = () => db.query<{ n: number }, []>("SELECT total_changes() AS n").get()?.n ?? 0;
+      let steps = 0;
+      for (const t of allKeywordTables(db)) {
+        for (; steps < (opts.maxSteps ?? 1000); steps++) {
+          const before = changes();
+          db.run(`INSERT INTO ${t.fts}(${t.fts}, rank) VALUES ('merge', ?)`, [opts.pagesPerStep ?? 64]);
+          // FTS5 documents this: fewer than two changes means the merge found no work
+          if (changes() - before < 2) break;
+          await opts.pause?.();
+        }
+      }
+      return steps;
+    },
+    /**
+     * Removes a document's chunks from all three places (an external-content FTS row is deleted with its old
+     * values, from the keyword table of the deployment the row is in: a staged row is in none).
+     */
     deleteDocument(documentId: string): void {
       const rows = db
         .query<{ id: number; deployment_id: string; text: string; heading_path: string }, [string]>("SELECT id, deployment_id, text, heading_path FROM chunks WHERE document_id = ?")
         .all(documentId);
-      const kw = rows[0] ? findKeywordTable(db, rows[0].deployment_id) : null;
-      const deleteFts = kw ? db.query(`INSERT INTO ${kw.fts} (${kw.fts}, rowid, text, heading_path) VALUES ('delete', ?, ?, ?)`) : null;
+      const tables = new Map<string, ReturnType<typeof findKeywordTable>>();
       for (const r of rows) {
-        deleteFts?.run(r.id, r.text, r.heading_path);
+        if (!tables.has(r.deployment_id)) tables.set(r.deployment_id, findKeywordTable(db, r.deployment_id));
+        const kw = tables.get(r.deployment_id);
+        if (kw) db.query(`INSERT INTO ${kw.fts} (${kw.fts}, rowid, text, heading_path) VALUES ('delete', ?, ?, ?)`).run(r.id, r.text, r.heading_path);
         if (vec) db.run(`DELETE FROM ${VEC_TABLE} WHERE rowid = ?`, [r.id]);
       }
       db.run("DELETE FROM chunks WHERE document_id = ?", [documentId]);

@@ -1,4 +1,4 @@
-import type { Db } from "../db.ts";
+import { type Db, unpromisedTransaction } from "../db.ts";
 
 export type DocumentStatus = "stored" | "queued" | "processing" | "completed" | "failed";
 
@@ -16,9 +16,24 @@ export interface DocumentRecord {
   chunkCount: number;
   pages: number | null;
   replaceOnTrain: boolean;
+  /** pages read by OCR and their mean confidence (0..100), null when none */
+  ocrPages: number;
+  ocrConfidence: number | null;
+  /** pages to report (low OCR confidence, no text, left unread) */
+  notes: DocumentNote[];
+  /** while processing: parts indexed of the total */
+  progress: { done: number; total: number };
   createdAt: number;
   updatedAt: number;
 }
+
+export interface DocumentNote {
+  page: number;
+  code: string;
+  confidence?: number;
+}
+
+export type PartKind = "bytes" | "chunks";
 
 interface Row {
   id: string;
@@ -34,6 +49,11 @@ interface Row {
   chunk_count: number;
   pages: number | null;
   replace_on_train: number;
+  ocr_pages: number;
+  ocr_confidence: number | null;
+  notes: string | null;
+  progress_done: number;
+  progress_total: number;
   created_at: number;
   updated_at: number;
 }
@@ -52,36 +72,81 @@ const toRecord = (r: Row): DocumentRecord => ({
   chunkCount: r.chunk_count,
   pages: r.pages,
   replaceOnTrain: r.replace_on_train === 1,
+  ocrPages: r.ocr_pages,
+  ocrConfidence: r.ocr_confidence,
+  notes: r.notes ? (JSON.parse(r.notes) as DocumentNote[]) : [],
+  progress: { done: r.progress_done, total: r.progress_total },
   createdAt: r.created_at,
   updatedAt: r.updated_at,
 });
 
+export interface NewDocument {
+  id: string;
+  deploymentId: string;
+  name: string;
+  kind: string;
+  contentHash: string;
+  /** bytes; default: the inline bytes' length */
+  size?: number;
+  /** small documents: the bytes inline (a large one's were written with insertPart beforehand) */
+  bytes?: Uint8Array;
+  /** small documents: the prepared chunks (JSON lines), written as part 0 in the same transaction */
+  chunks?: string;
+  /** a ParsedDocument as JSON (older callers); training chunks it itself */
+  parsed?: string;
+  pages: number | null;
+  queue: boolean;
+  replaceOnTrain: boolean;
+  ocrPages?: number;
+  ocrConfidence?: number | null;
+  notes?: DocumentNote[];
+}
+
 export function createDocumentsRepo(db: Db) {
   const byId = db.query<Row, [string]>("SELECT * FROM documents WHERE id = ?");
+  const insertPartQuery = db.query("INSERT OR REPLACE INTO document_parts (document_id, part, seq, data, created_at) VALUES (?, ?, ?, ?, ?)");
+  function insertRow(input: NewDocument): DocumentRecord {
+    const at = Date.now();
+    const notes = input.notes && input.notes.length > 0 ? JSON.stringify(input.notes) : null;
+    // db.query caches the compiled statement: a bulk load inserts thousands of rows
+    db.query(
+      `INSERT INTO documents (id, deployment_id, name, kind, content_hash, size, status, pages, replace_on_train, queued_at, ocr_pages, ocr_confidence, notes, created_at, updated_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    ).run(input.id, input.deploymentId, input.name, input.kind, input.contentHash, input.size ?? input.bytes?.byteLength ?? 0, input.queue ? "queued" : "stored", input.pages, input.replaceOnTrain ? 1 : 0, input.queue ? at : null, input.ocrPages ?? 0, input.ocrConfidence ?? null, notes, at, at);
+    db.query("INSERT INTO document_blobs (document_id, bytes, parsed) VALUES (?, ?, ?)").run(input.id, input.bytes ?? new Uint8Array(), input.parsed ?? null);
+    if (input.chunks !== undefined) insertPartQuery.run(input.id, "chunks", 0, input.chunks, at);
+    return toRecord(byId.get(input.id) as Row);
+  }
   return {
-    /** Stores the document row, its bytes and its parsed structure in one transaction. */
-    insert(input: {
-      id: string;
-      deploymentId: string;
-      name: string;
-      kind: string;
-      contentHash: string;
-      bytes: Uint8Array;
-      parsed: string;
-      pages: number | null;
-      queue: boolean;
-      replaceOnTrain: boolean;
-    }): DocumentRecord {
-      const at = Date.now();
-      return db.transaction(() => {
-        db.run(
-          `INSERT INTO documents (id, deployment_id, name, kind, content_hash, size, status, pages, replace_on_train, queued_at, created_at, updated_at)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-          [input.id, input.deploymentId, input.name, input.kind, input.contentHash, input.bytes.byteLength, input.queue ? "queued" : "stored", input.pages, input.replaceOnTrain ? 1 : 0, input.queue ? at : null, at, at],
-        );
-        db.run("INSERT INTO document_blobs (document_id, bytes, parsed) VALUES (?, ?, ?)", [input.id, input.bytes, input.parsed]);
-        return toRecord(byId.get(input.id) as Row);
-      }).immediate();
+    /**
+     * Stores the document row. A large document's bytes and prepared chunks are already in parts (insertPart); a
+     * small one's come inline. Either way the row commits last, so a document is never seen half stored.
+     */
+    insert(input: NewDocument): DocumentRecord {
+      return db.transaction(() => insertRow(input)).immediate();
+    },
+    /** Several documents in one transaction (bulk loads: one commit instead of one per file). */
+    insertMany(inputs: NewDocument[]): DocumentRecord[] {
+      return db.transaction(() => inputs.map(insertRow)).immediate();
+    },
+    /** One bounded part of a document's bytes or prepared chunks, in its own short transaction (no fsync: see unpromisedTransaction). */
+    insertPart(documentId: string, part: PartKind, seq: number, data: Uint8Array | string): void {
+      unpromisedTransaction(db, () => insertPartQuery.run(documentId, part, seq, data, Date.now()));
+    },
+    partCount(documentId: string, part: PartKind): number {
+      return db.query<{ n: number }, [string, string]>("SELECT COUNT(*) AS n FROM document_parts WHERE document_id = ? AND part = ?").get(documentId, part)?.n ?? 0;
+    },
+    partText(documentId: string, part: PartKind, seq: number): string | null {
+      const r = db.query<{ data: Uint8Array | string }, [string, string, number]>("SELECT data FROM document_parts WHERE document_id = ? AND part = ? AND seq = ?").get(documentId, part, seq);
+      if (!r) return null;
+      return typeof r.data === "string" ? r.data : new TextDecoder().decode(r.data);
+    },
+    /** Parts left by an upload interrupted before its document row was written. */
+    deleteOrphanParts(olderThanMs: number): number {
+      return db.run("DELETE FROM document_parts WHERE created_at < ? AND document_id NOT IN (SELECT id FROM documents)", [Date.now() - olderThanMs]).changes;
+    },
+    setProgress(id: string, done: number, total: number): void {
+      db.run("UPDATE documents SET progress_done = ?, progress_total = ? WHERE id = ?", [done, total, id]);
     },
     get(id: string): DocumentRecord | null {
       const r = byId.get(id);
@@ -112,7 +177,10 @@ export function createDocumentsRepo(db: Db) {
       return db.query<{ parsed: string | null }, [string]>("SELECT parsed FROM document_blobs WHERE document_id = ?").get(id)?.parsed ?? null;
     },
     bytes(id: string): Uint8Array | null {
-      return db.query<{ bytes: Uint8Array }, [string]>("SELECT bytes FROM document_blobs WHERE document_id = ?").get(id)?.bytes ?? null;
+      const blob = db.query<{ bytes: Uint8Array }, [string]>("SELECT bytes FROM document_blobs WHERE document_id = ?").get(id)?.bytes ?? null;
+      if (!blob || blob.byteLength > 0) return blob;
+      const parts = db.query<{ data: Uint8Array }, [string]>("SELECT data FROM document_parts WHERE document_id = ? AND part = 'bytes' ORDER BY seq").all(id);
+      return parts.length === 0 ? blob : Buffer.concat(parts.map((p) => p.data));
     },
     /** Queues every stored (untrained) or failed document of a deployment; returns how many. */
     queueDeployment(deploymentId: string): number {
@@ -129,12 +197,27 @@ export function createDocumentsRepo(db: Db) {
         .get(Date.now());
       return r ? toRecord(r) : null;
     },
+    /** Claims up to `limit` of the oldest queued documents at once (bulk loads: one statement, not one per document). */
+    claimBatch(limit: number): DocumentRecord[] {
+      return db
+        .query<Row, [number, number]>(
+          `UPDATE documents SET status = 'processing', attempts = attempts + 1, updated_at = ?
+            WHERE id IN (SELECT id FROM documents WHERE status = 'queued' ORDER BY queued_at, id LIMIT ?) RETURNING *`,
+        )
+        .all(Date.now(), limit)
+        .map(toRecord)
+        .sort((x, y) => (x.createdAt - y.createdAt) || x.id.localeCompare(y.id));
+    },
+    /** Documents left mid-processing by a crash (their partial index rows are removed before they are requeued). */
+    interruptedIds(): string[] {
+      return db.query<{ id: string }, []>("SELECT id FROM documents WHERE status = 'processing'").all().map((r) => r.id);
+    },
     /** After a crash, documents left mid-processing go back to the queue. */
     requeueInterrupted(): number {
       return db.run("UPDATE documents SET status = 'queued', updated_at = ? WHERE status = 'processing'", [Date.now()]).changes;
     },
     markCompleted(id: string, chunkCount: number): void {
-      db.run("UPDATE documents SET status = 'completed', chunk_count = ?, error_code = NULL, error_message = NULL, updated_at = ? WHERE id = ?", [chunkCount, Date.now(), id]);
+      db.run("UPDATE documents SET status = 'completed', chunk_count = ?, progress_done = progress_total, error_code = NULL, error_message = NULL, updated_at = ? WHERE id = ?", [chunkCount, Date.now(), id]);
     },
     /**
      * Puts a claimed document back in the queue, in its old place, with the reason it waits (shown as its
@@ -150,6 +233,7 @@ export function createDocumentsRepo(db: Db) {
       db.run("UPDATE documents SET status = 'failed', error_code = ?, error_message = ?, updated_at = ? WHERE id = ?", [code, message, Date.now(), id]);
     },
     deleteRow(id: string): void {
+      db.run("DELETE FROM document_parts WHERE document_id = ?", [id]);
       db.run("DELETE FROM documents WHERE id = ?", [id]);
     },
     statusCounts(deploymentId: string): Record<DocumentStatus, number> {

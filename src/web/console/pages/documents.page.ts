@@ -8,8 +8,25 @@ import { isBusy, trainingBadge } from "./status.ts";
 const ACCEPT = ".pdf,.docx,.txt,.csv,application/pdf,text/plain,text/csv,application/vnd.openxmlformats-officedocument.wordprocessingml.document";
 const POLL_MS = 1000;
 
-function table(docs: DocumentItem[], onRemove: (d: DocumentItem) => void): HTMLElement {
-  if (!docs.length) return emptyState("No documents yet", "Drop PDF, DOCX, TXT or CSV files above. Training starts by itself; the deployment can answer once it reaches Completed.");
+type Reading = NonNullable<DocumentList["reading"]>[number];
+
+/** An upload the server is still reading: Processing, with pages so far for a long PDF. */
+function readingRow(r: Reading): HTMLElement {
+  const pages = r.total > 1 ? `${r.ocr ? "reading scanned page" : "page"} ${r.done} of ${r.total}` : "reading…";
+  return h(
+    "tr",
+    { "data-status": "processing" },
+    h("td", { class: "wrap" }, h("span", { class: "doc-name" }, r.name)),
+    h("td", null, trainingBadge("processing"), h("p", { class: "muted small", "data-testid": "doc-reading" }, pages)),
+    h("td", { class: "hide-sm" }),
+    h("td", { class: "hide-sm" }),
+    h("td", { class: "hide-sm" }),
+    h("td", null),
+  );
+}
+
+function table(docs: DocumentItem[], onRemove: (d: DocumentItem) => void, reading: Reading[] = []): HTMLElement {
+  if (!docs.length && !reading.length) return emptyState("No documents yet", "Drop PDF, DOCX, TXT or CSV files above. Training starts by itself; the deployment can answer once it reaches Completed.");
   return h(
     "div",
     { class: "table-wrap" },
@@ -20,12 +37,13 @@ function table(docs: DocumentItem[], onRemove: (d: DocumentItem) => void): HTMLE
       h(
         "tbody",
         null,
+        reading.map(readingRow),
         docs.map((d) =>
           h(
             "tr",
             { "data-status": d.status },
             h("td", { class: "wrap" }, h("span", { class: "doc-name" }, d.name), h("span", { class: "muted small" }, ` ${d.kind.toUpperCase()}`)),
-            h("td", null, trainingBadge(d.status), d.error ? h("p", { class: "error-text small" }, d.error.message ?? d.error.code) : null),
+            h("td", null, trainingBadge(d.status), progressLine(d), d.error ? h("p", { class: "error-text small" }, d.error.message ?? d.error.code) : null, ocrLine(d), notesList(d)),
             h("td", { class: "hide-sm nowrap" }, bytes(d.size)),
             h("td", { class: "hide-sm" }, String(d.chunk_count)),
             h("td", { class: "hide-sm" }, dateTime(d.created_at)),
@@ -35,6 +53,34 @@ function table(docs: DocumentItem[], onRemove: (d: DocumentItem) => void): HTMLE
       ),
     ),
   );
+}
+
+/** Processing a large document: how far indexing has got. */
+function progressLine(d: DocumentItem): HTMLElement | null {
+  if (d.status !== "processing" || !d.progress) return null;
+  const pct = Math.floor((100 * d.progress.done) / Math.max(1, d.progress.total));
+  return h("p", { class: "muted small", "data-testid": "doc-progress" }, `${pct}% indexed${d.pages ? ` · ${d.pages} pages` : ""}`);
+}
+
+/** Pages read from images: how many, and how sure the reader was. */
+function ocrLine(d: DocumentItem): HTMLElement | null {
+  if (!d.ocr) return null;
+  const confidence = d.ocr_confidence === null ? "" : ` · ${Math.round(d.ocr_confidence)}% confidence`;
+  return h("p", { class: "muted small", "data-testid": "doc-ocr" }, `OCR: ${d.ocr_pages} page${d.ocr_pages === 1 ? "" : "s"} read from images${confidence}`);
+}
+
+const NOTE_TEXT: Record<string, string> = {
+  ocr_low_confidence: "read with low confidence; check the answers that cite it",
+  ocr_no_text: "no text found on this scanned page",
+  ocr_skipped: "scanned page not read (OCR page or time limit)",
+  ocr_unavailable: "scanned page not read: OCR is not available in this build",
+};
+
+function notesList(d: DocumentItem): HTMLElement | null {
+  if (!d.notes.length) return null;
+  const shown = d.notes.slice(0, 5).map((n) => h("li", null, `Page ${n.page}: ${NOTE_TEXT[n.code] ?? n.code}${n.confidence === undefined ? "" : ` (${Math.round(n.confidence)}%)`}`));
+  const more = d.notes.length > 5 ? h("li", null, `…and ${d.notes.length - 5} more pages`) : null;
+  return h("ul", { class: "small warn-text", "data-testid": "doc-notes" }, shown, more);
 }
 
 function dropZone(onFiles: (files: File[]) => void): HTMLElement {
@@ -90,10 +136,10 @@ function body(ctx: PageContext, d: Deployment): Node {
       pending.delete(id);
     }
     clear(banner, "Deployment training: ", trainingBadge(r.training_status));
-    clear(list, table(r.data, remove));
+    clear(list, table(r.data, remove, r.reading ?? []));
     clearTimeout(timer);
-    // Live progress: keep polling while anything is queued or training.
-    if (isBusy(r.training_status) || r.data.some((x) => isBusy(x.status))) timer = setTimeout(refresh, POLL_MS);
+    // Live progress: keep polling while anything is being read, queued or processed.
+    if ((r.reading ?? []).length > 0 || isBusy(r.training_status) || r.data.some((x) => isBusy(x.status))) timer = setTimeout(refresh, POLL_MS);
   };
   const refresh = async () => {
     if (!ctx.isCurrent()) return;
@@ -114,12 +160,15 @@ function body(ctx: PageContext, d: Deployment): Node {
   const upload = async (files: File[]) => {
     clear(status);
     for (const file of files) {
-      const note = alertBox(`Uploading ${file.name}…`, "info");
+      const note = alertBox(`Uploading and reading ${file.name}…`, "info");
       status.append(note);
       const form = new FormData();
       form.append("file", file, file.name);
       try {
-        const r = await api<{ unchanged: boolean; document: DocumentItem }>("POST", `${path}/documents`, form);
+        const sent = api<{ unchanged: boolean; document: DocumentItem }>("POST", `${path}/documents`, form);
+        // while the server reads a long PDF, the list shows its page progress
+        setTimeout(refresh, 300);
+        const r = await sent;
         const next = uploadNote(file.name, r.document, r.unchanged);
         note.replaceWith(next);
         if (!r.unchanged && isBusy(r.document.status)) pending.set(r.document.id, { note: next, name: file.name });

@@ -4,7 +4,7 @@ const TRAINING: Record<string, [string, "ok" | "warn" | "bad" | "busy" | "muted"
   none: ["Not trained", "muted"],
   stored: ["Stored, not trained", "muted"],
   queued: ["Queued", "busy"],
-  processing: ["Training…", "busy"],
+  processing: ["Processing…", "busy"],
   completed: ["Completed", "ok"],
   failed: ["Failed", "bad"],
 };

@@ -1,0 +1,277 @@
+import { availableParallelism, cpus, setPriority } from "node:os";
+import { join } from "node:path";
+import type { Subprocess } from "bun";
+import { appError, errorCatalogue } from "../errors/index.ts";
+import type { ChunkOptions } from "./chunk.ts";
+import { type OcrOptions, PARSE_WORKER_COMMAND, type PreparedMeta, type PrepareJob, type WorkerMessage } from "./parse-worker-protocol.ts";
+import { PART_CHARS, splitPreparedLines } from "./prepare.ts";
+import { readResidentBytesNow, watchResidentMemory, withAddressSpaceLimit } from "./worker-watchdog.ts";
+
+export interface ParsePoolOptions {
+  /** folder for the files that carry bytes and replies between parent and workers (private) */
+  spoolDir: string;
+  /** how to start a worker; default: see defaultWorkerCommand() */
+  command?: string[];
+  /** processes kept; 0 = one per core, at most 4 */
+  size?: number;
+  /** wall-clock limit per document; the worker is SIGKILLed past it and replaced */
+  timeoutMs?: number;
+  /** resident-memory limit per document (Linux), 0 = none; an address-space cap of max(8 GB, 4x) backs it up */
+  memoryLimitMb?: number;
+  /** a worker is retired after this many documents */
+  recycleAfter?: number;
+  /** ... or when its resident memory is above this after a document */
+  recycleRssMb?: number;
+  maxPages: number;
+  maxInflatedBytes: number;
+  chunking: ChunkOptions;
+  ocr: OcrOptions;
+}
+
+const WORKER_NICENESS = 10;
+
+export const DEFAULT_ISOLATION = { timeoutMs: 60_000, memoryLimitMb: 2048, recycleAfter: 200, recycleRssMb: 768 } as const;
+
+export interface PrepareRequest {
+  /** the document's bytes on disk (the whole file, or bytes start..end of it); the pool only reads it */
+  path: string;
+  start?: number;
+  end?: number;
+  filename?: string;
+  onProgress?: (done: number, total: number, phase?: "ocr") => void;
+}
+
+export interface PreparedDocument {
+  meta: PreparedMeta;
+  /** the chunks as JSON lines (see prepare.ts), in parts of whole lines; read them with preparedParts() */
+  inline?: string;
+  file?: { path: string; offsets: number[] };
+}
+
+/** The prepared chunks part by part, each read from disk on its own (a large reply is never one string). */
+export async function* preparedParts(prepared: PreparedDocument): AsyncGenerator<string> {
+  if (prepared.inline !== undefined) {
+    yield* splitPreparedLines(prepared.inline, PART_CHARS);
+    return;
+  }
+  if (!prepared.file) return;
+  const file = Bun.file(prepared.file.path);
+  const { offsets } = prepared.file;
+  for (let i = 0; i + 1 < offsets.length; i++) yield await file.slice(offsets[i], offsets[i + 1]).text();
+}
+
+/** Deletes a prepared reply's spool file (after its parts were stored, or on failure). */
+export async function discardPrepared(prepared: PreparedDocument): Promise<void> {
+  if (prepared.file) await Bun.file(prepared.file.path).delete().catch(() => {});
+}
+
+/**
+ * From source: this Bun running parse-worker.ts. In a `bun build --compile` binary the sources live in
+ * Bun's virtual filesystem, so the binary re-runs itself with the hidden worker command instead.
+ */
+export function defaultWorkerCommand(): string[] {
+  const compiled = import.meta.path.startsWith("/$bunfs/") || /^[a-z]:\\~bun\\/i.test(import.meta.path);
+  if (compiled) return [process.execPath, PARSE_WORKER_COMMAND];
+  return [process.execPath, join(import.meta.dir, "parse-worker.ts")];
+}
+
+export function defaultPoolSize(): number {
+  // Under `bun test`, availableParallelism() was seen to return undefined once pdf.js had loaded in-process.
+  const reported = Number(availableParallelism());
+  const cores = Number.isFinite(reported) && reported > 0 ? reported : cpus().length || 1;
+  return Math.max(1, Math.min(4, cores));
+}
+
+interface Pending {
+  ocrAllowed?: boolean;
+  job: PrepareJob;
+  request: PrepareRequest;
+  resolve: (v: PreparedDocument) => void;
+  reject: (e: unknown) => void;
+}
+
+interface Slot {
+  proc: Subprocess;
+  jobs: number;
+  current: Pending | null;
+  stderr: string;
+  killedFor?: string;
+  dead: boolean;
+}
+
+/**
+ * A pool of long-lived parser processes. Each document still runs in a separate process from the server (a
+ * file that hangs, loops or eats memory costs its own document, never the server), but a process serves many
+ * documents instead of starting afresh for each. A worker that dies, is killed by the timeout or the memory
+ * watchdog, or has served `recycleAfter` documents is replaced; the queue carries on.
+ */
+export function createParsePool(opts: ParsePoolOptions) {
+  const size = opts.size && opts.size > 0 ? opts.size : defaultPoolSize();
+  const timeoutMs = opts.timeoutMs ?? DEFAULT_ISOLATION.timeoutMs;
+  const memoryLimitMb = opts.memoryLimitMb ?? DEFAULT_ISOLATION.memoryLimitMb;
+  const recycleAfter = opts.recycleAfter ?? DEFAULT_ISOLATION.recycleAfter;
+  const recycleRss = (opts.recycleRssMb ?? DEFAULT_ISOLATION.recycleRssMb) * 1024 * 1024;
+  const command = opts.command ?? defaultWorkerCommand();
+  const argv = memoryLimitMb > 0 ? withAddressSpaceLimit(command, Math.max(8192, memoryLimitMb * 4)) : command;
+  const slots = new Set<Slot>();
+  const queue: Pending[] = [];
+  let seq = 0;
+  let closed = false;
+  let started = 0;
+
+  function spawn(): Slot {
+    started++;
+    const slot: Slot = { proc: undefined as unknown as Subprocess, jobs: 0, current: null, stderr: "", dead: false };
+    slot.proc = Bun.spawn(argv, {
+      stdin: "ignore",
+      stdout: "ignore",
+      stderr: "pipe",
+      serialization: "json",
+      ipc: (m: WorkerMessage) => onMessage(slot, m),
+      onExit: (_p, code, signal) => onExit(slot, code, signal),
+    });
+    // Parsing yields the CPU to the server's own thread: on a busy machine /health and answers go first.
+    try {
+      setPriority(slot.proc.pid, WORKER_NICENESS);
+    } catch {}
+    void drainStderr(slot);
+    slots.add(slot);
+    return slot;
+  }
+
+  async function drainStderr(slot: Slot): Promise<void> {
+    const stream = slot.proc.stderr;
+    if (!stream || typeof stream === "number") return;
+    const decoder = new TextDecoder();
+    for await (const part of stream as ReadableStream<Uint8Array>)
+      slot.stderr = (slot.stderr + decoder.decode(part, { stream: true })).slice(-4000);
+  }
+
+  function onMessage(slot: Slot, m: WorkerMessage): void {
+    const p = slot.current;
+    if (m.type === "ready" || !p || m.id !== p.job.id) return;
+    if (m.type === "progress") {
+      // OCR bounds its own time (opts.ocr.timeoutMs); once it starts, the hard limit makes room for it
+      if (m.ocr && !p.ocrAllowed) {
+        p.ocrAllowed = true;
+        armTimer(slot, timeoutMs + opts.ocr.timeoutMs);
+      }
+      p.request.onProgress?.(m.done, m.total, m.ocr ? "ocr" : undefined);
+      return;
+    }
+    finishJob(slot);
+    if (!m.ok) p.reject(appError(m.code in errorCatalogue ? m.code : "document_unreadable"));
+    else if (m.inline !== undefined) p.resolve({ meta: m.meta, inline: m.inline });
+    else p.resolve({ meta: m.meta, file: { path: p.job.output, offsets: m.offsets ?? [0] } });
+    afterJob(slot);
+  }
+
+  function onExit(slot: Slot, code: number | null, signal: number | string | null): void {
+    slot.dead = true;
+    slots.delete(slot);
+    const p = slot.current;
+    if (p) {
+      finishJob(slot);
+      const why = slot.killedFor ?? `parse worker exited with ${code ?? signal}: ${slot.stderr.slice(-2000)}`;
+      p.reject(appError("document_unreadable", { cause: new Error(why) }));
+    }
+    dispatch();
+  }
+
+  const stops = new Map<Slot, () => void>();
+  const timers = new Map<Slot, ReturnType<typeof setTimeout>>();
+  /** (Re)starts the wall-clock limit of the slot's current document. */
+  function armTimer(slot: Slot, ms: number): void {
+    clearTimeout(timers.get(slot));
+    timers.set(slot, setTimeout(() => kill(slot, `parse timed out after ${ms} ms`), ms));
+  }
+  function finishJob(slot: Slot): void {
+    stops.get(slot)?.();
+    stops.delete(slot);
+    slot.current = null;
+  }
+
+  function kill(slot: Slot, reason: string): void {
+    slot.killedFor ??= reason;
+    slot.proc.kill("SIGKILL");
+  }
+
+  /** Retires a worker that has done enough or grown too big; the next job starts a fresh one. */
+  function afterJob(slot: Slot): void {
+    slot.jobs++;
+    const rss = slot.jobs >= recycleAfter ? Number.POSITIVE_INFINITY : readResidentBytesNow(slot.proc.pid);
+    if (rss !== undefined && rss > recycleRss) retire(slot);
+    dispatch();
+  }
+
+  function retire(slot: Slot): void {
+    slots.delete(slot);
+    slot.dead = true;
+    slot.proc.kill("SIGTERM");
+  }
+
+  function dispatch(): void {
+    while (queue.length > 0 && !closed) {
+      let slot = [...slots].find((s) => !s.current && !s.dead);
+      if (!slot && slots.size < size) slot = spawn();
+      if (!slot) return;
+      const p = queue.shift() as Pending;
+      slot.current = p;
+      const s = slot;
+      armTimer(s, timeoutMs);
+      const stopWatch = watchResidentMemory(s.proc.pid, memoryLimitMb * 1024 * 1024, () =>
+        kill(s, `parse worker exceeded ${memoryLimitMb} MB resident memory`),
+      );
+      stops.set(s, () => {
+        clearTimeout(timers.get(s));
+        timers.delete(s);
+        stopWatch();
+      });
+      try {
+        s.proc.send(p.job);
+      } catch (cause) {
+        kill(s, `could not reach the parse worker: ${String(cause)}`);
+      }
+    }
+  }
+
+  return {
+    size,
+    /** how many worker processes were started so far (tests: a killed worker is replaced) */
+    started: () => started,
+    pids: () => [...slots].map((s) => s.proc.pid),
+    prepare(request: PrepareRequest): Promise<PreparedDocument> {
+      if (closed) return Promise.reject(appError("internal_error"));
+      const id = ++seq;
+      const job: PrepareJob = {
+        type: "job",
+        id,
+        input: request.path,
+        start: request.start ?? 0,
+        end: request.end ?? Number.MAX_SAFE_INTEGER,
+        output: join(opts.spoolDir, `reply-${process.pid}-${id}-${Date.now()}.jsonl`),
+        filename: request.filename,
+        maxPages: opts.maxPages,
+        maxInflatedBytes: opts.maxInflatedBytes,
+        chunking: opts.chunking,
+        ocr: opts.ocr,
+      };
+      return new Promise<PreparedDocument>((resolve, reject) => {
+        queue.push({ job, request, resolve, reject });
+        dispatch();
+      });
+    },
+    async close(): Promise<void> {
+      closed = true;
+      for (const p of queue.splice(0)) p.reject(appError("internal_error"));
+      const exits = [...slots].map((s) => s.proc.exited);
+      for (const s of slots) {
+        if (s.current) kill(s, "the server is shutting down");
+        else s.proc.kill("SIGTERM");
+      }
+      await Promise.all(exits);
+    },
+  };
+}
+
+export type ParsePool = ReturnType<typeof createParsePool>;

@@ -1,0 +1,66 @@
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { join } from "node:path";
+import { parseDocument } from "../../src/ingest/parse.ts";
+import { startTestServer, type TestServer } from "../helpers/server.ts";
+import { writePdf } from "../ingest/helpers/pdf-writer.ts";
+
+const SCANNED = join(import.meta.dir, "../../../shared/data/docs/pdf/scanned");
+let srv: TestServer;
+beforeAll(async () => {
+  // a parse limit shorter than the OCR of one page: OCR time is allowed on top once a worker starts reading images
+  srv = await startTestServer({ DOCCHAT_LLM: "extractive", DOCCHAT_TRAIN_WAIT_MS: "60000", DOCCHAT_PARSE_TIMEOUT_MS: "2000" });
+});
+afterAll(() => srv.stop());
+
+async function upload(apiKey: string, file: string) {
+  const form = new FormData();
+  form.append("file", Bun.file(join(SCANNED, file)), file);
+  const r = await fetch(`${srv.url}/api/v1/documents`, { method: "POST", headers: { authorization: `Bearer ${apiKey}` }, body: form });
+  return { status: r.status, body: (await r.json()) as Record<string, unknown> };
+}
+
+test("a scanned PDF with no text layer is read by offline OCR, marked as such, and answers a question only its image holds", async () => {
+  const { apiKey } = await srv.seed();
+  // a one-page scan of the LinnSequencer leaflet: pdftotext finds no text in it at all
+  const r = await upload(apiKey, "ccitt.pdf");
+  expect(r.status).toBe(200);
+  expect(r.body.status).toBe("completed");
+  expect(r.body.ocr).toBe(true);
+  expect(r.body.ocr_pages).toBe(1);
+  expect(r.body.ocr_confidence as number).toBeGreaterThan(60);
+  expect(r.body.notes).toEqual([]);
+
+  const answer = await fetch(`${srv.url}/api/v1/chat/completions`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${apiKey}`, "content-type": "application/json" },
+    body: JSON.stringify({ model: "m", messages: [{ role: "user", content: "How many polyphonic tracks does each LinnSequencer sequence contain?" }] }),
+  });
+  const body = (await answer.json()) as { choices: { message: { content: string } }[]; sources?: string[] };
+  expect(body.choices[0]?.message.content).toContain("32 simultaneous, polyphonic tracks");
+}, 120_000);
+
+test("with OCR turned off, a scanned PDF is refused as having no text, as before", async () => {
+  const off = await startTestServer({ DOCCHAT_OCR: "false" });
+  try {
+    const { apiKey } = await off.seed();
+    const form = new FormData();
+    form.append("file", Bun.file(join(SCANNED, "ccitt.pdf")), "ccitt.pdf");
+    const r = await fetch(`${off.url}/api/v1/documents`, { method: "POST", headers: { authorization: `Bearer ${apiKey}` }, body: form });
+    expect(r.status).toBe(422);
+    expect(((await r.json()) as { error: { code: string } }).error.code).toBe("no_extractable_text");
+  } finally {
+    await off.stop();
+  }
+});
+
+test("an image-only page that yields no text is reported, and pages past the OCR page limit are reported as not read", async () => {
+  const pdf = writePdf([{ lines: ["The harbour ferry leaves pier four at noon every weekday."] }, { lines: [] }, { lines: [] }, { lines: [] }]);
+  const parsed = await parseDocument(pdf, { maxPages: 10, maxInflatedBytes: 1 << 24, ocr: { enabled: true, maxPages: 2, timeoutMs: 60_000 } });
+  expect(parsed.blocks.map((b) => [b.page, b.text])).toEqual([[1, "The harbour ferry leaves pier four at noon every weekday."]]);
+  expect(parsed.notes).toEqual([
+    { page: 2, code: "ocr_no_text" },
+    { page: 3, code: "ocr_no_text" },
+    { page: 4, code: "ocr_skipped" },
+  ]);
+  expect(parsed.ocr).toBeUndefined();
+}, 60_000);

@@ -1,0 +1,208 @@
+import { afterAll, describe, expect, test } from "bun:test";
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { isAppError } from "../../src/errors/index.ts";
+import { DEFAULT_CHUNK_OPTIONS } from "../../src/ingest/chunk.ts";
+import { createParsePool, defaultWorkerCommand, discardPrepared, type ParsePoolOptions, type PreparedDocument, preparedParts } from "../../src/ingest/parse-pool.ts";
+import { PARSE_WORKER_COMMAND } from "../../src/ingest/parse-worker.ts";
+import { prepareDocument, readPreparedLines } from "../../src/ingest/prepare.ts";
+import { FIXTURE_DOCS, SHARED_DOCS, TEST_PARSE_OPTIONS } from "./helpers/docs.ts";
+import { buildDocx } from "./helpers/docx-builder.ts";
+
+const bun = process.execPath;
+const spool = mkdtempSync(join(tmpdir(), "docchat-pool-"));
+afterAll(() => rmSync(spool, { recursive: true, force: true }));
+const OCR_OFF = { enabled: false, maxPages: 0, timeoutMs: 1000 };
+
+function pool(over: Partial<ParsePoolOptions> = {}) {
+  return createParsePool({ spoolDir: spool, size: 1, ...TEST_PARSE_OPTIONS, chunking: DEFAULT_CHUNK_OPTIONS, ocr: OCR_OFF, ...over });
+}
+
+async function linesOf(prepared: PreparedDocument): Promise<string> {
+  const parts: string[] = [];
+  for await (const part of preparedParts(prepared)) parts.push(part);
+  await discardPrepared(prepared);
+  return parts.join("\n");
+}
+
+let n = 0;
+function fileOf(bytes: Uint8Array): string {
+  const path = join(spool, `in-${++n}`);
+  writeFileSync(path, bytes);
+  return path;
+}
+
+async function failure(run: Promise<unknown>): Promise<{ code?: string; cause?: string }> {
+  try {
+    await run;
+  } catch (error) {
+    if (isAppError(error)) return { code: error.code, cause: String((error.cause as Error | undefined)?.message ?? "") };
+    throw error;
+  }
+  throw new Error("expected the parse to fail");
+}
+
+describe("the parse pool", () => {
+  test("prepares the same chunks as preparing in-process, for every format, in one reused worker", async () => {
+    const p = pool();
+    try {
+      for (const name of ["three-pages.pdf", "structured.docx", "pipe-delimited.csv", "notes-utf16le.txt"]) {
+        const path = join(FIXTURE_DOCS, name);
+        const bytes = new Uint8Array(await Bun.file(path).arrayBuffer());
+        const here = await prepareDocument(bytes, { ...TEST_PARSE_OPTIONS, filename: name, chunking: DEFAULT_CHUNK_OPTIONS, ocr: OCR_OFF });
+        const there = await p.prepare({ path, filename: name });
+        expect(there.meta).toEqual(here.meta);
+        const lines = await linesOf(there);
+        expect(lines).toBe(here.lines);
+        expect(readPreparedLines(lines).length).toBe(there.meta.chunks);
+      }
+      expect(p.started()).toBe(1);
+    } finally {
+      await p.close();
+    }
+  });
+
+  test("hands a reply too large for an IPC message back through a spool file in parts of whole lines, then removes it", async () => {
+    const p = pool();
+    try {
+      const text = Array.from({ length: 10_000 }, (_, i) => `Paragraph ${i} says something about topic ${i}.`).join("\n\n");
+      const r = await p.prepare({ path: fileOf(new TextEncoder().encode(text)), filename: "big.txt" });
+      expect(r.inline).toBeUndefined();
+      expect(r.file?.offsets.length).toBeGreaterThan(3);
+      const parts: string[] = [];
+      for await (const part of preparedParts(r)) parts.push(part);
+      expect(parts.map((part) => readPreparedLines(part).length).reduce((a, b) => a + b)).toBe(r.meta.chunks);
+      await discardPrepared(r);
+      const texts = readPreparedLines(parts.join("\n")).map((c) => c.text);
+      expect(texts.join(" ")).toContain("Paragraph 9999 says");
+      expect([...new Bun.Glob("reply-*").scanSync(spool)]).toEqual([]);
+    } finally {
+      await p.close();
+    }
+  });
+
+  test("reads only the byte range it is given, as in an upload's spool file", async () => {
+    const p = pool();
+    try {
+      const body = new TextEncoder().encode("--envelope--\r\nOnly this sentence is the document.\r\n--envelope--");
+      const r = await p.prepare({ path: fileOf(body), start: 14, end: body.byteLength - 14, filename: "range.txt" });
+      expect(readPreparedLines(await linesOf(r)).map((c) => c.text)).toEqual(["Only this sentence is the document."]);
+    } finally {
+      await p.close();
+    }
+  });
+
+  test("passes the parser's own error code back from the worker", async () => {
+    const p = pool();
+    try {
+      expect((await failure(p.prepare({ path: join(SHARED_DOCS, "pdf/encrypted/pypdf-r3-user-password.pdf") }))).code).toBe(
+        "document_encrypted",
+      );
+      expect((await failure(p.prepare({ path: join(FIXTURE_DOCS, "tiny.png") }))).code).toBe("unsupported_document");
+    } finally {
+      await p.close();
+    }
+  });
+
+  test("hands the size limits to the worker", async () => {
+    const p = pool({ maxInflatedBytes: 1024 * 1024, maxPages: 1 });
+    try {
+      const bomb = buildDocx([{ paragraph: "hi" }], [{ name: "word/media/fill.bin", data: new Uint8Array(8 * 1024 * 1024) }]);
+      expect((await failure(p.prepare({ path: fileOf(bomb) }))).code).toBe("payload_too_large");
+      expect((await failure(p.prepare({ path: join(FIXTURE_DOCS, "three-pages.pdf") }))).code).toBe("payload_too_large");
+    } finally {
+      await p.close();
+    }
+  });
+
+  test("kills a worker that hangs once the timeout passes, without blocking the event loop", async () => {
+    const p = pool({ command: [bun, "-e", "setInterval(() => {}, 1000)"], timeoutMs: 600 });
+    let ticks = 0;
+    const ticker = setInterval(() => ticks++, 10);
+    const started = performance.now();
+    const result = await failure(p.prepare({ path: fileOf(new Uint8Array([1])) }));
+    clearInterval(ticker);
+    const elapsed = performance.now() - started;
+    await p.close();
+    expect(result).toEqual({ code: "document_unreadable", cause: "parse timed out after 600 ms" });
+    expect(elapsed).toBeGreaterThanOrEqual(550);
+    expect(elapsed).toBeLessThan(5000);
+    expect(ticks).toBeGreaterThan(20);
+  });
+
+  test("kills a worker whose memory grows past the limit", async () => {
+    const hog = "const a = []; setInterval(() => a.push(new Uint8Array(32 * 1024 * 1024).fill(1)), 10);";
+    const p = pool({ command: [bun, "-e", hog], memoryLimitMb: 256, timeoutMs: 20_000 });
+    const started = performance.now();
+    const result = await failure(p.prepare({ path: fileOf(new Uint8Array([1])) }));
+    await p.close();
+    expect(result).toEqual({ code: "document_unreadable", cause: "parse worker exceeded 256 MB resident memory" });
+    expect(performance.now() - started).toBeLessThan(10_000);
+  });
+
+  test("reports a worker that dies without replying as unreadable", async () => {
+    const p = pool({ command: [bun, "-e", "process.exit(3)"] });
+    const result = await failure(p.prepare({ path: fileOf(new Uint8Array([1])) }));
+    await p.close();
+    expect(result.code).toBe("document_unreadable");
+    expect(result.cause).toStartWith("parse worker exited with 3");
+  });
+
+  test("replaces a worker killed mid-document: only that document fails and the queue carries on", async () => {
+    const p = pool();
+    try {
+      const slow = Array.from({ length: 20_000 }, (_, i) => `Line ${i} of a long text with several words in it.`).join("\n\n");
+      const first = failure(p.prepare({ path: fileOf(new TextEncoder().encode(slow)), filename: "slow.txt" }));
+      const rest = ["structured.docx", "pipe-delimited.csv"].map((name) => p.prepare({ path: join(FIXTURE_DOCS, name), filename: name }));
+      while (p.pids().length === 0) await Bun.sleep(5);
+      process.kill(p.pids()[0] as number, "SIGKILL");
+      expect((await first).code).toBe("document_unreadable");
+      const done = await Promise.all(rest);
+      expect(done.map((d) => d.meta.kind)).toEqual(["docx", "csv"]);
+      expect(p.started()).toBe(2);
+    } finally {
+      await p.close();
+    }
+  });
+
+  test("recycles a worker after the configured number of documents", async () => {
+    const p = pool({ recycleAfter: 2 });
+    try {
+      for (let i = 0; i < 5; i++) await p.prepare({ path: join(FIXTURE_DOCS, "pipe-delimited.csv"), filename: "x.csv" });
+      expect(p.started()).toBe(3);
+    } finally {
+      await p.close();
+    }
+  });
+
+  test("runs several workers at once when sized for it", async () => {
+    const p = pool({ size: 2 });
+    try {
+      const names = ["structured.docx", "three-pages.pdf", "pipe-delimited.csv", "notes-utf16le.txt"];
+      const done = await Promise.all(names.map((name) => p.prepare({ path: join(FIXTURE_DOCS, name), filename: name })));
+      expect(done.map((d) => d.meta.kind)).toEqual(["docx", "pdf", "csv", "txt"]);
+      expect(p.started()).toBe(2);
+    } finally {
+      await p.close();
+    }
+  });
+
+  test("works through a CLI-style entry that runs the worker for a hidden command, despite stray stdout", async () => {
+    const p = pool({ command: [bun, join(import.meta.dir, "helpers/cli-like-entry.ts"), PARSE_WORKER_COMMAND] });
+    try {
+      const r = await p.prepare({ path: join(FIXTURE_DOCS, "structured.docx"), filename: "structured.docx" });
+      expect(r.meta.kind).toBe("docx");
+    } finally {
+      await p.close();
+    }
+  });
+
+  test("defaults, when run from source, to this Bun running parse-worker.ts", () => {
+    const [exe, script, ...rest] = defaultWorkerCommand();
+    expect(exe).toBe(process.execPath);
+    expect(script).toEndWith("src/ingest/parse-worker.ts");
+    expect(existsSync(script ?? "")).toBe(true);
+    expect(rest).toEqual([]);
+  });
+});
