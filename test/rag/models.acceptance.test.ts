@@ -208,7 +208,8 @@ describe("embeddings from an OpenAI-compatible server", () => {
       await Bun.sleep(50);
     }
     expect(waiting.length).toBeGreaterThan(0);
-    expect(waiting.every((d) => d.status === "queued")).toBe(true);
+    // waiting in the queue, or being retried right now (the training loop polls the server): never failed
+    expect(waiting.every((d) => d.status === "queued" || d.status === "processing")).toBe(true);
     expect(waiting[0]?.error?.message).toContain("Waiting for the embeddings server");
     // Meanwhile answers come from keyword retrieval instead of failing.
     expect((await ask(s, apiKey, "How should sitagliptin tablets be stored?")).sources).toContain("storage");
