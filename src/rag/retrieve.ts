@@ -5,16 +5,37 @@ import { answerability, blendRelevance, type CosineCalibration, type TermStats, 
 import { matchExpression, searchTerms } from "./keyword-query.ts";
 import { fuseByRank } from "./rank-fusion.ts";
 import type { Retrieval, RetrievalHit, RetrievalMode } from "./retrieval.types.ts";
-import { queryTerms } from "./terms.ts";
+import { queryTerms, stem } from "./terms.ts";
 
 /** Which words FTS5 searches (see searchTerms): measured on SciFact and at 100k chunks. */
 const SEARCH_TERMS = { maxTerms: 12, maxRows: 15_000, minTerms: 3 };
 
+type MaybePromise<T> = T | Promise<T>;
+
+/** What retrieval reads from an index: the SQLite repos answer synchronously, the PostgreSQL ones asynchronously. */
 export interface ChunkIndex {
-  keywordSearch(deploymentId: string, match: string, limit: number): { id: number; score: number }[];
-  vectorSearch(deploymentId: string, query: Float32Array, k: number): { id: number; distance: number }[];
-  getChunks(ids: number[]): ChunkRow[];
+  keywordSearch(deploymentId: string, match: string, limit: number): MaybePromise<{ id: number; score: number }[]>;
+  vectorSearch(deploymentId: string, query: Float32Array, k: number): MaybePromise<{ id: number; distance: number }[]>;
+  getChunks(ids: number[]): MaybePromise<ChunkRow[]>;
   hasVectors(): boolean;
+}
+
+/** The gate's TermStats, possibly asynchronous (see ChunkIndex). */
+export interface RetrievalTermStats {
+  documentFrequencies(deploymentId: string, terms: string[]): MaybePromise<Map<string, number>>;
+  totalChunks(deploymentId: string): MaybePromise<number>;
+}
+
+/**
+ * Reads everything the question needs from the deployment's statistics once (document frequencies of its terms
+ * and their folded forms, and N), then answers the gate's synchronous TermStats from that snapshot.
+ */
+async function statsSnapshot(stats: RetrievalTermStats, deploymentId: string, terms: string[]): Promise<TermStats> {
+  const [df, n] = await Promise.all([
+    stats.documentFrequencies(deploymentId, [...new Set([...terms, ...terms.map(stem)])]),
+    stats.totalChunks(deploymentId),
+  ]);
+  return { documentFrequencies: () => df, totalChunks: () => n };
 }
 
 export interface RetrievalSettings {
@@ -44,7 +65,7 @@ export interface RetrieveInput {
  */
 export function createRetriever(deps: {
   index: ChunkIndex;
-  stats: TermStats;
+  stats: RetrievalTermStats;
   embedder: () => Promise<Embedder | null>;
   settings: RetrievalSettings;
   log?: Logger;
@@ -59,7 +80,7 @@ export function createRetriever(deps: {
     if (!embedder || !index.hasVectors()) return null;
     try {
       const v = await embedder.embedQuery(query);
-      const rows = index.vectorSearch(deploymentId, v, settings.candidates);
+      const rows = await index.vectorSearch(deploymentId, v, settings.candidates);
       return { ids: rows.map((r) => r.id), cosine: new Map(rows.map((r) => [r.id, 1 - r.distance])), embedderId: embedder.id };
     } catch (e) {
       // A failed embedding degrades the answer to keyword retrieval instead of failing the visitor.
@@ -72,11 +93,10 @@ export function createRetriever(deps: {
     async retrieve(input: RetrieveInput): Promise<Retrieval> {
       const mode = input.mode ?? "hybrid";
       const terms = queryTerms(input.query);
+      const stats = await statsSnapshot(deps.stats, input.deploymentId, terms);
       const match =
-        mode === "vector"
-          ? null
-          : matchExpression(searchTerms(terms, deps.stats.documentFrequencies(input.deploymentId, terms), SEARCH_TERMS));
-      const keyword = match ? index.keywordSearch(input.deploymentId, match, settings.candidates).map((r) => r.id) : [];
+        mode === "vector" ? null : matchExpression(searchTerms(terms, stats.documentFrequencies(input.deploymentId, terms), SEARCH_TERMS));
+      const keyword = match ? (await index.keywordSearch(input.deploymentId, match, settings.candidates)).map((r) => r.id) : [];
       const vector =
         mode === "keyword" || (mode === "hybrid" && settings.vectorWeight <= 0)
           ? null
@@ -85,8 +105,8 @@ export function createRetriever(deps: {
         { ids: keyword, weight: mode === "vector" ? 0 : settings.keywordWeight },
         { ids: vector?.ids ?? [], weight: mode === "keyword" ? 0 : mode === "vector" ? 1 : settings.vectorWeight },
       ]).slice(0, input.topK);
-      const rows = new Map(index.getChunks(fused.map((f) => f.id)).map((r) => [r.id, r]));
-      const weights = termWeights(input.deploymentId, terms, deps.stats, settings.minIdfCorpus);
+      const rows = new Map((await index.getChunks(fused.map((f) => f.id))).map((r) => [r.id, r]));
+      const weights = termWeights(input.deploymentId, terms, stats, settings.minIdfCorpus);
       const calibration = vector ? settings.calibration(vector.embedderId) : null;
       const hits: RetrievalHit[] = [];
       for (const f of fused) {
