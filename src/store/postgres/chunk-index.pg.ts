@@ -1,13 +1,13 @@
 import type { SQL } from "bun";
 import { matchTerms } from "../../rag/keyword-query.ts";
-import { wordTokens } from "../../rag/terms.ts";
 import type { ChunkRow, NewChunk } from "../repos/chunk-index.repo.ts";
+import { createFts5Tokenizer, type TokenCounts } from "./fts5-tokenizer.ts";
 
 /**
  * The hybrid index on PostgreSQL + pgvector, the same contract as the SQLite one (store/repos/chunk-index.repo.ts)
  * but async. Keyword ranking is FTS5's bm25(fts, 1.0, 0.5) computed in SQL over our own per-deployment postings
- * (kw_stats, kw_terms, kw_postings; see migrations/001_retrieval.sql), with tokens split exactly like FTS5's
- * unicode61 (rag/terms.ts wordTokens), so scores — not just orderings — match SQLite's. Vectors are pgvector
+ * (kw_stats, kw_terms, kw_postings; see migrations/001_retrieval.sql), with terms split by FTS5's own unicode61
+ * tokenizer (fts5-tokenizer.ts), so scores — not just orderings — match SQLite's. Vectors are pgvector
  * (cosine, HNSW) searched with iterative index scans filtered by deployment. A document's chunk, keyword and
  * vector rows are written in one transaction.
  */
@@ -24,7 +24,6 @@ const VEC_TABLE = "chunk_vectors";
 const MIN_EF_SEARCH = 100;
 
 export const termOf = (token: string): string => (token.length > MAX_TERM_CHARS ? token.slice(0, MAX_TERM_CHARS) : token);
-const tokens = (text: string): string[] => wordTokens(text).map(termOf);
 
 /** pgvector's text form; float32 values printed exactly. */
 export const vectorLiteral = (v: Float32Array): string => `[${Array.from(v).join(",")}]`;
@@ -54,28 +53,22 @@ function toChunkRow(r: Raw): ChunkRow {
 const CHUNK_COLUMNS =
   "id, deployment_id, document_id, ord, source, text, heading_path, page_start, page_end, row_start, row_end, token_count, text_hash";
 
-/** Per-chunk term counts for the two indexed columns, and the row length BM25 uses (all columns). */
-function countTerms(text: string, heading: string): { tf: Map<string, { t: number; h: number }>; length: number } {
-  const tf = new Map<string, { t: number; h: number }>();
-  const a = tokens(text);
-  const b = tokens(heading);
-  for (const t of a) {
-    const e = tf.get(t);
-    if (e) e.t++;
-    else tf.set(t, { t: 1, h: 0 });
-  }
-  for (const t of b) {
-    const e = tf.get(t);
-    if (e) e.h++;
-    else tf.set(t, { t: 0, h: 1 });
-  }
-  return { tf, length: a.length + b.length };
-}
-
 /** Serialises writers of one deployment's keyword statistics (df, N, total tokens): no lost update, no deadlock. */
 const lockDeployment = (tx: SQL, deploymentId: string) => tx`SELECT pg_advisory_xact_lock(hashtext(${`kw:${deploymentId}`}))`;
 
+/** Term counts with terms cut to MAX_TERM_CHARS (two cut to the same term add up). */
+function truncated(c: TokenCounts): TokenCounts {
+  if (![...c.tf.keys()].some((t) => t.length > MAX_TERM_CHARS)) return c;
+  const tf = new Map<string, { t: number; h: number }>();
+  for (const [term, f] of c.tf) {
+    const e = tf.get(termOf(term)) ?? { t: 0, h: 0 };
+    tf.set(termOf(term), { t: e.t + f.t, h: e.h + f.h });
+  }
+  return { tf, length: c.length };
+}
+
 export async function createPgChunkIndex(sql: SQL) {
+  const tokenizer = createFts5Tokenizer();
   const vecExists = async () => (((await sql`SELECT to_regclass(${VEC_TABLE}) IS NOT NULL AS ok`) as Raw[])[0]?.ok as boolean) ?? false;
   let vec = await vecExists();
 
@@ -123,7 +116,7 @@ export async function createPgChunkIndex(sql: SQL) {
         const ids = (
           (await tx`SELECT nextval(pg_get_serial_sequence('chunks', 'id')) AS id FROM generate_series(1, ${chunks.length})`) as Raw[]
         ).map((r) => num(r.id));
-        const counted = chunks.map((c) => countTerms(c.text, c.headingPath));
+        const counted = tokenizer.count(chunks.map((c) => ({ text: c.text, heading: c.headingPath }))).map(truncated);
         const col = <T>(f: (c: NewChunk) => T) => chunks.map(f);
         await tx`INSERT INTO chunks (id, deployment_id, document_id, ord, source, text, heading_path, page_start, page_end, row_start, row_end, token_count, text_hash, kw_length)
           SELECT u.id, ${deploymentId}, ${documentId}, u.ord, u.source, u.text, u.heading, u.ps, u.pe, u.rs, u.re, u.tc, u.hash, u.len
@@ -247,12 +240,20 @@ export async function createPgChunkIndex(sql: SQL) {
      * `match` is the retriever's FTS5 expression (quoted words OR'd: rag/keyword-query.ts).
      */
     async keywordSearch(deploymentId: string, match: string, limit: number): Promise<{ id: number; score: number }[]> {
-      const terms = [...new Set(matchTerms(match).flatMap(tokens))];
+      // FTS5 sums over the expression's phrases: a term reached twice counts twice
+      const weight = new Map<string, number>();
+      for (const phrase of matchTerms(match))
+        for (const t of tokenizer.terms(phrase)) weight.set(termOf(t), (weight.get(termOf(t)) ?? 0) + 1);
+      const terms = [...weight.keys()];
       if (terms.length === 0) return [];
       const rows =
         (await sql`WITH s AS (SELECT chunks::float8 AS n, tokens::float8 / greatest(chunks, 1) AS avgdl FROM kw_stats WHERE deployment_id = ${deploymentId}),
-        q AS (SELECT t.id, greatest(ln((s.n - t.df + 0.5) / (t.df + 0.5)), 1e-6) AS idf FROM kw_terms t CROSS JOIN s
-              WHERE t.deployment_id = ${deploymentId} AND t.term = ANY(${sql.array(terms, "TEXT")}::text[]))
+        q AS (SELECT t.id, u.m * greatest(ln((s.n - t.df + 0.5) / (t.df + 0.5)), 1e-6) AS idf
+              FROM unnest(${sql.array(terms, "TEXT")}::text[], ${sql.array(
+                terms.map((t) => weight.get(t) as number),
+                "INT4",
+              )}::int[]) AS u(term, m)
+              JOIN kw_terms t ON t.deployment_id = ${deploymentId} AND t.term = u.term CROSS JOIN s)
         SELECT p.chunk_id AS id,
                -sum(q.idf * (p.tf_text + ${HEADING_WEIGHT} * p.tf_heading) * ${K1 + 1}
                     / ((p.tf_text + ${HEADING_WEIGHT} * p.tf_heading) + ${K1} * (${1 - B} + ${B} * p.len / greatest(s.avgdl, 1e-9)))) AS score
