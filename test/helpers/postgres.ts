@@ -43,6 +43,12 @@ async function exec(cmd: string[], asPostgres: boolean): Promise<{ ok: boolean; 
   return { ok: code === 0, output: `${out}${err}` };
 }
 
+/** Clusters still running: stopped when this process exits, so an interrupted run leaves no server behind. */
+const running = new Map<string, () => void>();
+process.on("exit", () => {
+  for (const stop of running.values()) stop();
+});
+
 export async function startPostgres(opts: PgClusterOptions = {}): Promise<PgCluster> {
   const problem = ensurePostgres();
   if (problem) throw new Error(`PostgreSQL for tests: ${problem}`);
@@ -113,11 +119,21 @@ export async function startPostgres(opts: PgClusterOptions = {}): Promise<PgClus
       if (!created.ok) throw new Error(`CREATE DATABASE failed: ${created.output}`);
       const ext = await psql("CREATE EXTENSION vector", "docchat");
       if (!ext.ok) throw new Error(`CREATE EXTENSION vector failed: ${ext.output}`);
+      const stopNow = () => {
+        Bun.spawnSync(
+          asPostgres
+            ? ["runuser", "-u", "postgres", "--", join(PG_BIN, "pg_ctl"), "-D", data, "-m", "immediate", "-w", "stop"]
+            : [join(PG_BIN, "pg_ctl"), "-D", data, "-m", "immediate", "-w", "stop"],
+        );
+        cleanup();
+      };
+      running.set(dir, stopNow);
       return {
         url: `postgres://docchat@127.0.0.1:${port}/docchat`,
         port,
         dir,
         async stop() {
+          running.delete(dir);
           await exec([join(PG_BIN, "pg_ctl"), "-D", data, "-m", "immediate", "-w", "stop"], asPostgres);
           cleanup();
         },
