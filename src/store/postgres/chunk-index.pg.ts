@@ -74,6 +74,8 @@ function truncated(c: TokenCounts): TokenCounts {
 export async function createPgChunkIndex(sql: SQL, opts: { efSearch?: (k: number) => number } = {}) {
   const efSearch = opts.efSearch ?? defaultEfSearch;
   const tokenizer = createFts5Tokenizer();
+  /** Runs `f` in the caller's transaction when there is one, else in a new one. */
+  const within = <T>(tx: SQL | undefined, f: (tx: SQL) => Promise<T>): Promise<T> => (tx ? f(tx) : (sql.begin(f) as Promise<T>));
   const vecExists = async () => (((await sql`SELECT to_regclass(${VEC_TABLE}) IS NOT NULL AS ok`) as Raw[])[0]?.ok as boolean) ?? false;
   let vec = await vecExists();
 
@@ -113,10 +115,13 @@ export async function createPgChunkIndex(sql: SQL, opts: { efSearch?: (k: number
       });
       vec = dimension !== null;
     },
-    /** Chunk rows, their postings and keyword statistics, and their vectors: one transaction. Returns ids in order. */
-    async insert(deploymentId: string, documentId: string, chunks: NewChunk[]): Promise<number[]> {
+    /**
+     * Chunk rows, their postings and keyword statistics, and their vectors: one transaction — the caller's when `tx`
+     * is given (so a document's status can change in the same one), else its own. Returns the ids in order.
+     */
+    async insert(deploymentId: string, documentId: string, chunks: NewChunk[], tx?: SQL): Promise<number[]> {
       if (chunks.length === 0) return [];
-      return sql.begin(async (tx) => {
+      return within(tx, async (tx) => {
         await lockDeployment(tx, deploymentId);
         const ids = (
           (await tx`SELECT nextval(pg_get_serial_sequence('chunks', 'id')) AS id FROM generate_series(1, ${chunks.length})`) as Raw[]
@@ -213,9 +218,9 @@ export async function createPgChunkIndex(sql: SQL, opts: { efSearch?: (k: number
         return ids;
       });
     },
-    /** Removes a document's chunks, postings (statistics decremented) and vectors in one transaction. */
-    async deleteDocument(documentId: string): Promise<void> {
-      await sql.begin(async (tx) => {
+    /** Removes a document's chunks, postings (statistics decremented) and vectors in one transaction (the caller's when given). */
+    async deleteDocument(documentId: string, tx?: SQL): Promise<void> {
+      await within(tx, async (tx) => {
         const deps = (await tx`SELECT DISTINCT deployment_id FROM chunks WHERE document_id = ${documentId}`) as Raw[];
         for (const d of deps) {
           const deploymentId = d.deployment_id as string;
