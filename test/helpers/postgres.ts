@@ -45,9 +45,20 @@ async function exec(cmd: string[], asPostgres: boolean): Promise<{ ok: boolean; 
 
 /** Clusters still running: stopped when this process exits, so an interrupted run leaves no server behind. */
 const running = new Map<string, () => void>();
-process.on("exit", () => {
+const stopAll = () => {
   for (const stop of running.values()) stop();
-});
+  running.clear();
+};
+process.on("exit", stopAll);
+for (const [signal, code] of [
+  ["SIGINT", 130],
+  ["SIGTERM", 143],
+] as const) {
+  process.once(signal, () => {
+    stopAll();
+    process.exit(code);
+  });
+}
 
 export async function startPostgres(opts: PgClusterOptions = {}): Promise<PgCluster> {
   const problem = ensurePostgres();

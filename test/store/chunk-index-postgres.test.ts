@@ -79,6 +79,24 @@ describe("PostgreSQL chunk index", () => {
     expect(df.get("quartz")).toBe(truth?.n as number);
   });
 
+  test("dropping a deployment removes its chunks, postings, terms and statistics and leaves other deployments alone", async () => {
+    const sql = node();
+    const index = await createPgChunkIndex(sql);
+    const stats = createPgTermStats(sql);
+    await index.insert("dep_gone", "doc_g", [chunk("heron marsh"), chunk("heron")]);
+    await index.insert("dep_stays", "doc_s", [chunk("heron lake")]);
+    await index.dropDeployment("dep_gone");
+    const left = (await sql`SELECT (SELECT count(*)::int FROM chunks WHERE deployment_id = 'dep_gone') AS chunks,
+      (SELECT count(*)::int FROM kw_terms WHERE deployment_id = 'dep_gone') AS terms,
+      (SELECT count(*)::int FROM kw_postings p WHERE NOT EXISTS (SELECT 1 FROM chunks c WHERE c.id = p.chunk_id)) AS orphans`) as Record<
+      string,
+      number
+    >[];
+    expect({ ...left[0] }).toEqual({ chunks: 0, terms: 0, orphans: 0 });
+    expect(await stats.totalChunks("dep_gone")).toBe(0);
+    expect((await index.keywordSearch("dep_stays", '"heron"', 5)).length).toBe(1);
+  });
+
   test("a node learns of a vector table another node created when it refreshes", async () => {
     const a = await createPgChunkIndex(node());
     const b = await createPgChunkIndex(node());

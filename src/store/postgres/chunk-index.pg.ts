@@ -243,6 +243,16 @@ export async function createPgChunkIndex(sql: SQL, opts: { efSearch?: (k: number
         await tx`DELETE FROM chunks WHERE document_id = ${documentId}`;
       });
     },
+    /** Everything indexed for a deployment — chunks, postings, terms, statistics, vectors — when it is deleted. */
+    async dropDeployment(deploymentId: string, tx?: SQL): Promise<void> {
+      await within(tx, async (tx) => {
+        await lockDeployment(tx, deploymentId);
+        await tx`DELETE FROM kw_postings WHERE term_id IN (SELECT id FROM kw_terms WHERE deployment_id = ${deploymentId})`;
+        await tx`DELETE FROM kw_terms WHERE deployment_id = ${deploymentId}`;
+        await tx`DELETE FROM kw_stats WHERE deployment_id = ${deploymentId}`;
+        await tx`DELETE FROM chunks WHERE deployment_id = ${deploymentId}`;
+      });
+    },
     /**
      * BM25 over the deployment's own statistics, as FTS5's bm25(fts, 1.0, 0.5) computes it (lower = better):
      * idf = ln((N − df + 0.5)/(df + 0.5)) (1e-6 when ≤ 0), f = tf(text) + 0.5·tf(heading), D = row length over
