@@ -23,7 +23,7 @@ const VEC_TABLE = "chunk_vectors";
 /**
  * HNSW search breadth for k results: max(400, 4k), at most 1000. Measured in BENCHMARKS.md (pgvector HNSW recall
  * sections), recall@50 at 400: 1.0 on SciFact (5k real embeddings), 0.97 on 100k word-vectors embeddings (0.88 at
- * pgvector's default 40→100), but only 0.33 on 100k random 384-d vectors, HNSW's worst case. A small deployment
+ * 100), but only 0.33 on 100k random 384-d vectors, HNSW's worst case. A small deployment
  * beside a large one is searched exactly (the planner takes the deployment index): recall 1.0.
  */
 export const defaultEfSearch = (k: number): number => Math.min(1000, Math.max(400, 4 * k));
