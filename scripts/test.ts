@@ -2,7 +2,8 @@
  * `bun run test`: makes sure everything the tests need is on the machine, then runs every test (`bun test`,
  * with any extra arguments passed through). Nothing is skipped: the browser tests need Chromium at
  * /usr/bin/chromium and the README test runs the README's curl commands, so missing tools are installed here
- * with apt-get (as root); otherwise this stops with a clear message and exit code 1 rather than letting a test
+ * with apt-get (as root), and the PostgreSQL store tests need PostgreSQL 15 with pgvector (scripts/ensure-postgres.ts:
+ * Debian packages plus pgvector built from ../shared/vendor); otherwise this stops with a clear message and exit code 1 rather than letting a test
  * quietly not run.
  */
 import { existsSync } from "node:fs";
@@ -52,7 +53,9 @@ export function ensureTools(
 }
 
 if (import.meta.main) {
-  const problem = ensureTools(TEST_TOOLS);
+  // ensure-postgres imports ensureTools from here; loaded lazily so this module stays importable on its own
+  const { ensurePostgres } = await import("./ensure-postgres.ts");
+  const problem = ensureTools(TEST_TOOLS) ?? ensurePostgres();
   if (problem) {
     process.stderr.write(`\nbun run test: ${problem}\n`);
     process.exit(1);

@@ -4,8 +4,9 @@
  * embedder) and hybrid with random unit vectors (sqlite-vec cost does not depend on what the vectors mean; the
  * query embedding itself is excluded and measured by the embedders benchmark).
  */
-import { benchRetriever, loadPassages, openBenchDeployment, precomputedEmbedder } from "./product-index.ts";
+
 import { percentile } from "./percentiles.ts";
+import { benchRetriever, loadPassages, openBenchDeployment, precomputedEmbedder } from "./product-index.ts";
 import type { Dataset } from "./scifact.dataset.ts";
 
 export interface LatencyRow {
@@ -16,7 +17,7 @@ export interface LatencyRow {
   mean: number;
 }
 
-function rng(seed: number) {
+export function rng(seed: number) {
   let s = seed >>> 0;
   return () => {
     s = (s * 1664525 + 1013904223) >>> 0;
@@ -24,7 +25,7 @@ function rng(seed: number) {
   };
 }
 
-function unitVector(dim: number, next: () => number): Float32Array {
+export function unitVector(dim: number, next: () => number): Float32Array {
   const v = new Float32Array(dim);
   let n = 0;
   for (let i = 0; i < dim; i++) {
@@ -36,14 +37,23 @@ function unitVector(dim: number, next: () => number): Float32Array {
   return v;
 }
 
-export async function retrievalLatency(ds: Dataset, sizes: number[], opts: { dimension: number; queries: number; log?: (m: unknown) => void }): Promise<LatencyRow[]> {
-  const next = rng(42);
+/** Synthetic chunks of ~90 words: SciFact abstract sentences recombined at random. */
+export function synthesiser(ds: Dataset, next: () => number): () => string {
   const sentences = ds.corpus.flatMap((p) => p.text.split(/(?<=[.!?])\s+/)).filter((s) => s.length > 20);
-  const synth = () => {
+  return () => {
     let text = "";
     while (text.split(" ").length < 90) text += `${sentences[Math.floor(next() * sentences.length)]} `;
     return text.trim();
   };
+}
+
+export async function retrievalLatency(
+  ds: Dataset,
+  sizes: number[],
+  opts: { dimension: number; queries: number; log?: (m: unknown) => void },
+): Promise<LatencyRow[]> {
+  const next = rng(42);
+  const synth = synthesiser(ds, next);
   const b = await openBenchDeployment();
   const rows: LatencyRow[] = [];
   try {
@@ -54,7 +64,11 @@ export async function retrievalLatency(ds: Dataset, sizes: number[], opts: { dim
     b.services.repos.chunkIndex.createVectorTable(opts.dimension);
     for (const size of sizes) {
       const t0 = performance.now();
-      const passages = Array.from({ length: size - loaded }, (_, i) => ({ source: `synthetic-${loaded + i}`, text: synth(), vector: unitVector(opts.dimension, next) }));
+      const passages = Array.from({ length: size - loaded }, (_, i) => ({
+        source: `synthetic-${loaded + i}`,
+        text: synth(),
+        vector: unitVector(opts.dimension, next),
+      }));
       loadPassages(b, passages);
       loaded = size;
       opts.log?.({ loaded, loadSeconds: Math.round((performance.now() - t0) / 1000) });
@@ -67,7 +81,13 @@ export async function retrievalLatency(ds: Dataset, sizes: number[], opts: { dim
           await r.retrieve({ deploymentId: b.deploymentId, query: q.text, topK: 5, mode });
           times.push(performance.now() - t);
         }
-        rows.push({ chunks: size, mode, p50: percentile(times, 50), p95: percentile(times, 95), mean: times.reduce((a, x) => a + x, 0) / times.length });
+        rows.push({
+          chunks: size,
+          mode,
+          p50: percentile(times, 50),
+          p95: percentile(times, 95),
+          mean: times.reduce((a, x) => a + x, 0) / times.length,
+        });
         opts.log?.(rows.at(-1));
       }
     }

@@ -16,6 +16,11 @@ export function matchExpression(terms: string[]): string | null {
   return terms.map((t) => `"${t.replaceAll('"', '""')}"`).join(" OR ");
 }
 
+/** The words of a matchExpression(), unquoted: for keyword indexes that are not FTS5 (the PostgreSQL store). */
+export function matchTerms(match: string): string[] {
+  return [...match.matchAll(/"((?:[^"]|"")*)"/g)].map((m) => (m[1] as string).replaceAll('""', '"'));
+}
+
 /**
  * Chooses the terms FTS5 searches: rarest first, at most `maxTerms`, and no more once the rows they match
  * (summed document frequencies) would pass `maxRows` — FTS5 computes bm25 for every row matching any OR'd

@@ -7,16 +7,37 @@ import { fuseByRank } from "./rank-fusion.ts";
 import type { Reranker } from "./rerank/reranker.ts";
 import { rerankHits } from "./rerank/rerank-hits.ts";
 import type { JudgedBy, Retrieval, RetrievalHit, RetrievalMode } from "./retrieval.types.ts";
-import { queryTerms } from "./terms.ts";
+import { queryTerms, stem } from "./terms.ts";
 
 /** Which words FTS5 searches (see searchTerms): measured on SciFact and at 100k chunks. */
 const SEARCH_TERMS = { maxTerms: 12, maxRows: 15_000, minTerms: 3 };
 
+type MaybePromise<T> = T | Promise<T>;
+
+/** What retrieval reads from an index: the SQLite repos answer synchronously, the PostgreSQL ones asynchronously. */
 export interface ChunkIndex {
-  keywordSearch(deploymentId: string, match: string, limit: number): { id: number; score: number }[];
-  vectorSearch(deploymentId: string, query: Float32Array, k: number): { id: number; distance: number }[];
-  getChunks(ids: number[]): ChunkRow[];
+  keywordSearch(deploymentId: string, match: string, limit: number): MaybePromise<{ id: number; score: number }[]>;
+  vectorSearch(deploymentId: string, query: Float32Array, k: number): MaybePromise<{ id: number; distance: number }[]>;
+  getChunks(ids: number[]): MaybePromise<ChunkRow[]>;
   hasVectors(): boolean;
+}
+
+/** The gate's TermStats, possibly asynchronous (see ChunkIndex). */
+export interface RetrievalTermStats {
+  documentFrequencies(deploymentId: string, terms: string[]): MaybePromise<Map<string, number>>;
+  totalChunks(deploymentId: string): MaybePromise<number>;
+}
+
+/**
+ * Reads everything the question needs from the deployment's statistics once (document frequencies of its terms
+ * and their folded forms, and N), then answers the gate's synchronous TermStats from that snapshot.
+ */
+async function statsSnapshot(stats: RetrievalTermStats, deploymentId: string, terms: string[]): Promise<TermStats> {
+  const [df, n] = await Promise.all([
+    stats.documentFrequencies(deploymentId, [...new Set([...terms, ...terms.map(stem)])]),
+    stats.totalChunks(deploymentId),
+  ]);
+  return { documentFrequencies: () => df, totalChunks: () => n };
 }
 
 export interface RetrievalSettings {
@@ -48,7 +69,7 @@ export interface RetrieveInput {
  */
 export function createRetriever(deps: {
   index: ChunkIndex;
-  stats: TermStats;
+  stats: RetrievalTermStats;
   embedder: () => Promise<Embedder | null>;
   /** optional: reorders the fused candidates and decides their relevance (rerank/) */
   reranker?: () => Promise<Reranker | null>;
@@ -65,7 +86,7 @@ export function createRetriever(deps: {
       const embedder = await deps.embedder();
       if (!embedder || !index.hasVectors()) return null;
       const v = await embedder.embedQuery(query);
-      const rows = index.vectorSearch(deploymentId, v, settings.candidates);
+      const rows = await index.vectorSearch(deploymentId, v, settings.candidates);
       return { ids: rows.map((r) => r.id), cosine: new Map(rows.map((r) => [r.id, 1 - r.distance])), embedderId: embedder.id };
     } catch (e) {
       // A failed embedding degrades the answer to keyword retrieval instead of failing the visitor.
@@ -87,11 +108,10 @@ export function createRetriever(deps: {
     async retrieve(input: RetrieveInput): Promise<Retrieval> {
       const mode = input.mode ?? "hybrid";
       const terms = queryTerms(input.query);
+      const stats = await statsSnapshot(deps.stats, input.deploymentId, terms);
       const match =
-        mode === "vector"
-          ? null
-          : matchExpression(searchTerms(terms, deps.stats.documentFrequencies(input.deploymentId, terms), SEARCH_TERMS));
-      const keyword = match ? index.keywordSearch(input.deploymentId, match, settings.candidates).map((r) => r.id) : [];
+        mode === "vector" ? null : matchExpression(searchTerms(terms, stats.documentFrequencies(input.deploymentId, terms), SEARCH_TERMS));
+      const keyword = match ? (await index.keywordSearch(input.deploymentId, match, settings.candidates)).map((r) => r.id) : [];
       const vector =
         mode === "keyword" || (mode === "hybrid" && settings.vectorWeight <= 0)
           ? null
@@ -101,8 +121,8 @@ export function createRetriever(deps: {
         { ids: keyword, weight: mode === "vector" ? 0 : settings.keywordWeight },
         { ids: vector?.ids ?? [], weight: mode === "keyword" ? 0 : mode === "vector" ? 1 : settings.vectorWeight },
       ]).slice(0, reranker ? Math.max(input.topK, settings.rerankCandidates ?? input.topK) : input.topK);
-      const rows = new Map(index.getChunks(fused.map((f) => f.id)).map((r) => [r.id, r]));
-      const weights = termWeights(input.deploymentId, terms, deps.stats, settings.minIdfCorpus);
+      const rows = new Map((await index.getChunks(fused.map((f) => f.id))).map((r) => [r.id, r]));
+      const weights = termWeights(input.deploymentId, terms, stats, settings.minIdfCorpus);
       const calibration = vector ? settings.calibration(vector.embedderId) : null;
       const hits: RetrievalHit[] = [];
       for (const f of fused) {

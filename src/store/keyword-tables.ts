@@ -6,7 +6,7 @@ import type { Database } from "bun:sqlite";
  * read about a deployment — BM25's N, average length and document frequencies — comes from its own table, so
  * one tenant's documents can never move another tenant's ranking or reveal which words it holds.
  */
-const TOKENIZER = "unicode61 remove_diacritics 2 tokenchars '_'";
+export const TOKENIZER = "unicode61 remove_diacritics 2 tokenchars '_'";
 
 export interface KeywordTable {
   fts: string;

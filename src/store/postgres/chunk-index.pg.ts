@@ -1,0 +1,376 @@
+import type { SQL } from "bun";
+import { matchTerms } from "../../rag/keyword-query.ts";
+import type { ChunkRow, NewChunk } from "../repos/chunk-index.repo.ts";
+import { createFts5Tokenizer, type TokenCounts } from "./fts5-tokenizer.ts";
+
+/**
+ * The hybrid index on PostgreSQL + pgvector, the same contract as the SQLite one (store/repos/chunk-index.repo.ts)
+ * but async. Keyword ranking is FTS5's bm25(fts, 1.0, 0.5) computed in SQL over our own per-deployment postings
+ * (kw_stats, kw_terms, kw_postings; see migrations/001_retrieval.sql), with terms split by FTS5's own unicode61
+ * tokenizer (fts5-tokenizer.ts), so scores — not just orderings — match SQLite's. Vectors are pgvector
+ * (cosine, HNSW) searched with iterative index scans filtered by deployment. A document's chunk, keyword and
+ * vector rows are written in one transaction.
+ */
+
+/** PostgreSQL's btree refuses index entries over ~2.7 kB; no real word is this long, and both sides truncate alike. */
+export const MAX_TERM_CHARS = 256;
+/** FTS5's bm25() constants and the column weights the SQLite index uses (text 1.0, heading_path 0.5). */
+const K1 = 1.2;
+const B = 0.75;
+const HEADING_WEIGHT = 0.5;
+
+const VEC_TABLE = "chunk_vectors";
+/**
+ * HNSW search breadth for k results: max(400, 4k), at most 1000. Measured in BENCHMARKS.md (pgvector HNSW recall
+ * sections), recall@50 at 400: 1.0 on SciFact (5k real embeddings), 0.97 on 100k word-vectors embeddings (0.88 at
+ * 100), but only 0.33 on 100k random 384-d vectors, HNSW's worst case. A small deployment
+ * beside a large one is searched exactly (the planner takes the deployment index): recall 1.0.
+ */
+export const defaultEfSearch = (k: number): number => Math.min(1000, Math.max(400, 4 * k));
+
+export const termOf = (token: string): string => (token.length > MAX_TERM_CHARS ? token.slice(0, MAX_TERM_CHARS) : token);
+
+/** pgvector's text form; float32 values printed exactly. */
+export const vectorLiteral = (v: Float32Array): string => `[${Array.from(v).join(",")}]`;
+
+type Raw = Record<string, unknown>;
+const num = (v: unknown): number => Number(v);
+const numOrNull = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
+
+function toChunkRow(r: Raw): ChunkRow {
+  return {
+    id: num(r.id),
+    deployment_id: r.deployment_id as string,
+    document_id: r.document_id as string,
+    ord: num(r.ord),
+    source: r.source as string,
+    text: r.text as string,
+    heading_path: r.heading_path as string,
+    page_start: numOrNull(r.page_start),
+    page_end: numOrNull(r.page_end),
+    row_start: numOrNull(r.row_start),
+    row_end: numOrNull(r.row_end),
+    token_count: num(r.token_count),
+    text_hash: r.text_hash as string,
+  };
+}
+
+const CHUNK_COLUMNS =
+  "id, deployment_id, document_id, ord, source, text, heading_path, page_start, page_end, row_start, row_end, token_count, text_hash";
+
+/** Serialises writers of one deployment's keyword statistics (df, N, total tokens): no lost update, no deadlock. */
+const lockDeployment = (tx: SQL, deploymentId: string) => tx`SELECT pg_advisory_xact_lock(hashtext(${`kw:${deploymentId}`}))`;
+
+/** Term counts with terms cut to MAX_TERM_CHARS (two cut to the same term add up). */
+function truncated(c: TokenCounts): TokenCounts {
+  if (![...c.tf.keys()].some((t) => t.length > MAX_TERM_CHARS)) return c;
+  const tf = new Map<string, { t: number; h: number }>();
+  for (const [term, f] of c.tf) {
+    const e = tf.get(termOf(term)) ?? { t: 0, h: 0 };
+    tf.set(termOf(term), { t: e.t + f.t, h: e.h + f.h });
+  }
+  return { tf, length: c.length };
+}
+
+export async function createPgChunkIndex(sql: SQL, opts: { efSearch?: (k: number) => number } = {}) {
+  const efSearch = opts.efSearch ?? defaultEfSearch;
+  const tokenizer = createFts5Tokenizer();
+  /** Runs `f` in the caller's transaction when there is one, else in a new one. */
+  const within = <T>(tx: SQL | undefined, f: (tx: SQL) => Promise<T>): Promise<T> => (tx ? f(tx) : (sql.begin(f) as Promise<T>));
+  const vecExists = async () => (((await sql`SELECT to_regclass(${VEC_TABLE}) IS NOT NULL AS ok`) as Raw[])[0]?.ok as boolean) ?? false;
+  let vec = await vecExists();
+
+  async function insertVectors(tx: SQL, deploymentId: string, ids: number[], vectors: Float32Array[]): Promise<void> {
+    if (ids.length === 0) return;
+    await tx`INSERT INTO chunk_vectors (chunk_id, deployment_id, embedding)
+      SELECT id, ${deploymentId}, v::vector FROM unnest(${sql.array(ids, "INT8")}::bigint[], ${sql.array(vectors.map(vectorLiteral), "TEXT")}::text[]) AS u(id, v)`;
+  }
+
+  return {
+    hasVectors: () => vec,
+    /** Re-reads whether the vector table exists (another node may have created it). */
+    async refresh(): Promise<void> {
+      vec = await vecExists();
+    },
+    async meta(key: string): Promise<string | null> {
+      const rows = (await sql`SELECT value FROM index_meta WHERE key = ${key}`) as Raw[];
+      return (rows[0]?.value as string | undefined) ?? null;
+    },
+    async setMeta(key: string, value: string): Promise<void> {
+      await sql`INSERT INTO index_meta (key, value) VALUES (${key}, ${value}) ON CONFLICT (key) DO UPDATE SET value = excluded.value`;
+    },
+    /** (Re)creates the vector table and its HNSW index for `dimension`; drops any previous one (reindex). */
+    async createVectorTable(dimension: number | null): Promise<void> {
+      if (dimension !== null && (!Number.isInteger(dimension) || dimension < 1 || dimension > 2000)) {
+        throw new Error(`vector dimension ${dimension} is outside 1..2000 (pgvector's HNSW limit for vector)`);
+      }
+      await sql.begin(async (tx) => {
+        await tx.unsafe(`DROP TABLE IF EXISTS ${VEC_TABLE}`);
+        if (dimension !== null) {
+          await tx.unsafe(
+            `CREATE TABLE ${VEC_TABLE} (chunk_id bigint PRIMARY KEY REFERENCES chunks (id) ON DELETE CASCADE, deployment_id text NOT NULL, embedding vector(${dimension}) NOT NULL)`,
+          );
+          await tx.unsafe(`CREATE INDEX ${VEC_TABLE}_hnsw ON ${VEC_TABLE} USING hnsw (embedding vector_cosine_ops)`);
+          await tx.unsafe(`CREATE INDEX ${VEC_TABLE}_deployment ON ${VEC_TABLE} (deployment_id)`);
+        }
+      });
+      vec = dimension !== null;
+    },
+    /**
+     * Chunk rows, their postings and keyword statistics, and their vectors: one transaction — the caller's when `tx`
+     * is given (so a document's status can change in the same one), else its own. Returns the ids in order.
+     */
+    async insert(deploymentId: string, documentId: string, chunks: NewChunk[], tx?: SQL): Promise<number[]> {
+      if (chunks.length === 0) return [];
+      return within(tx, async (tx) => {
+        await lockDeployment(tx, deploymentId);
+        const ids = (
+          (await tx`SELECT nextval(pg_get_serial_sequence('chunks', 'id')) AS id FROM generate_series(1, ${chunks.length})`) as Raw[]
+        ).map((r) => num(r.id));
+        const counted = tokenizer.count(chunks.map((c) => ({ text: c.text, heading: c.headingPath }))).map(truncated);
+        const col = <T>(f: (c: NewChunk) => T) => chunks.map(f);
+        await tx`INSERT INTO chunks (id, deployment_id, document_id, ord, source, text, heading_path, page_start, page_end, row_start, row_end, token_count, text_hash, kw_length)
+          SELECT u.id, ${deploymentId}, ${documentId}, u.ord, u.source, u.text, u.heading, u.ps, u.pe, u.rs, u.re, u.tc, u.hash, u.len
+          FROM unnest(${sql.array(ids, "INT8")}::bigint[], ${sql.array(
+            col((c) => c.ord),
+            "INT4",
+          )}::int[], ${sql.array(
+            col((c) => c.source),
+            "TEXT",
+          )}::text[],
+                      ${sql.array(
+                        col((c) => c.text),
+                        "TEXT",
+                      )}::text[], ${sql.array(
+                        col((c) => c.headingPath),
+                        "TEXT",
+                      )}::text[],
+                      ${sql.array(
+                        col((c) => c.pageStart ?? null),
+                        "INT4",
+                      )}::int[], ${sql.array(
+                        col((c) => c.pageEnd ?? null),
+                        "INT4",
+                      )}::int[],
+                      ${sql.array(
+                        col((c) => c.rowStart ?? null),
+                        "INT4",
+                      )}::int[], ${sql.array(
+                        col((c) => c.rowEnd ?? null),
+                        "INT4",
+                      )}::int[],
+                      ${sql.array(
+                        col((c) => c.tokenCount),
+                        "INT4",
+                      )}::int[], ${sql.array(
+                        col((c) => c.textHash),
+                        "TEXT",
+                      )}::text[],
+                      ${sql.array(
+                        counted.map((c) => c.length),
+                        "INT4",
+                      )}::int[])
+               AS u(id, ord, source, text, heading, ps, pe, rs, re, tc, hash, len)`;
+        // document frequencies: chunks of this batch containing each term
+        const df = new Map<string, number>();
+        for (const c of counted) for (const t of c.tf.keys()) df.set(t, (df.get(t) ?? 0) + 1);
+        const terms = [...df.keys()].sort();
+        if (terms.length > 0) {
+          const termIds = new Map(
+            (
+              (await tx`INSERT INTO kw_terms (deployment_id, term, df)
+                SELECT ${deploymentId}, t, d FROM unnest(${sql.array(terms, "TEXT")}::text[], ${sql.array(
+                  terms.map((t) => df.get(t) as number),
+                  "INT4",
+                )}::int[]) AS u(t, d)
+                ON CONFLICT (deployment_id, term) DO UPDATE SET df = kw_terms.df + excluded.df
+                RETURNING id, term`) as Raw[]
+            ).map((r) => [r.term as string, num(r.id)]),
+          );
+          const pTerm: number[] = [];
+          const pChunk: number[] = [];
+          const pText: number[] = [];
+          const pHead: number[] = [];
+          const pLen: number[] = [];
+          for (const [i, c] of counted.entries()) {
+            for (const [t, f] of c.tf) {
+              pTerm.push(termIds.get(t) as number);
+              pChunk.push(ids[i] as number);
+              pText.push(f.t);
+              pHead.push(f.h);
+              pLen.push(c.length);
+            }
+          }
+          await tx`INSERT INTO kw_postings (term_id, chunk_id, tf_text, tf_heading, len)
+            SELECT * FROM unnest(${sql.array(pTerm, "INT8")}::bigint[], ${sql.array(pChunk, "INT8")}::bigint[], ${sql.array(pText, "INT4")}::int[], ${sql.array(pHead, "INT4")}::int[], ${sql.array(pLen, "INT4")}::int[])`;
+        }
+        const total = counted.reduce((s, c) => s + c.length, 0);
+        await tx`INSERT INTO kw_stats (deployment_id, chunks, tokens) VALUES (${deploymentId}, ${chunks.length}, ${total})
+          ON CONFLICT (deployment_id) DO UPDATE SET chunks = kw_stats.chunks + excluded.chunks, tokens = kw_stats.tokens + excluded.tokens`;
+        if (vec) {
+          const withVectors = chunks.flatMap((c, i) => (c.vector ? [{ id: ids[i] as number, v: c.vector }] : []));
+          await insertVectors(
+            tx,
+            deploymentId,
+            withVectors.map((x) => x.id),
+            withVectors.map((x) => x.v),
+          );
+        }
+        return ids;
+      });
+    },
+    /** Removes a document's chunks, postings (statistics decremented) and vectors in one transaction (the caller's when given). */
+    async deleteDocument(documentId: string, tx?: SQL): Promise<void> {
+      await within(tx, async (tx) => {
+        const deps = (await tx`SELECT DISTINCT deployment_id FROM chunks WHERE document_id = ${documentId}`) as Raw[];
+        for (const d of deps) {
+          const deploymentId = d.deployment_id as string;
+          await lockDeployment(tx, deploymentId);
+          const gone = (await tx`SELECT count(*)::int8 AS n, coalesce(sum(kw_length), 0)::int8 AS tokens FROM chunks
+            WHERE document_id = ${documentId} AND deployment_id = ${deploymentId} AND kw_length IS NOT NULL`) as Raw[];
+          const touched = (await tx`UPDATE kw_terms t SET df = t.df - x.n
+            FROM (SELECT p.term_id, count(*)::int AS n FROM kw_postings p JOIN chunks c ON c.id = p.chunk_id
+                  WHERE c.document_id = ${documentId} AND c.deployment_id = ${deploymentId} GROUP BY p.term_id) x
+            WHERE t.id = x.term_id RETURNING t.id`) as Raw[];
+          await tx`DELETE FROM kw_postings WHERE chunk_id IN (SELECT id FROM chunks WHERE document_id = ${documentId} AND deployment_id = ${deploymentId})`;
+          if (touched.length > 0)
+            await tx`DELETE FROM kw_terms WHERE id = ANY(${sql.array(
+              touched.map((r) => num(r.id)),
+              "INT8",
+            )}::bigint[]) AND df <= 0`;
+          await tx`UPDATE kw_stats SET chunks = chunks - ${num(gone[0]?.n)}, tokens = tokens - ${num(gone[0]?.tokens)} WHERE deployment_id = ${deploymentId}`;
+        }
+        // vectors go with their chunk (ON DELETE CASCADE)
+        await tx`DELETE FROM chunks WHERE document_id = ${documentId}`;
+      });
+    },
+    /** Everything indexed for a deployment — chunks, postings, terms, statistics, vectors — when it is deleted. */
+    async dropDeployment(deploymentId: string, tx?: SQL): Promise<void> {
+      await within(tx, async (tx) => {
+        await lockDeployment(tx, deploymentId);
+        await tx`DELETE FROM kw_postings WHERE term_id IN (SELECT id FROM kw_terms WHERE deployment_id = ${deploymentId})`;
+        await tx`DELETE FROM kw_terms WHERE deployment_id = ${deploymentId}`;
+        await tx`DELETE FROM kw_stats WHERE deployment_id = ${deploymentId}`;
+        await tx`DELETE FROM chunks WHERE deployment_id = ${deploymentId}`;
+      });
+    },
+    /**
+     * BM25 over the deployment's own statistics, as FTS5's bm25(fts, 1.0, 0.5) computes it (lower = better):
+     * idf = ln((N − df + 0.5)/(df + 0.5)) (1e-6 when ≤ 0), f = tf(text) + 0.5·tf(heading), D = row length over
+     * both columns, avgdl = the deployment's tokens / N; score = −Σ idf·f·(k1+1) / (f + k1·(1 − b + b·D/avgdl)).
+     * `match` is the retriever's FTS5 expression (quoted words OR'd: rag/keyword-query.ts).
+     */
+    async keywordSearch(deploymentId: string, match: string, limit: number): Promise<{ id: number; score: number }[]> {
+      // FTS5 sums over the expression's phrases: a term reached twice counts twice
+      const weight = new Map<string, number>();
+      for (const phrase of matchTerms(match))
+        for (const t of tokenizer.terms(phrase)) weight.set(termOf(t), (weight.get(termOf(t)) ?? 0) + 1);
+      const terms = [...weight.keys()];
+      if (terms.length === 0) return [];
+      const rows =
+        (await sql`WITH s AS (SELECT chunks::float8 AS n, tokens::float8 / greatest(chunks, 1) AS avgdl FROM kw_stats WHERE deployment_id = ${deploymentId}),
+        q AS (SELECT t.id, u.m * greatest(ln((s.n - t.df + 0.5) / (t.df + 0.5)), 1e-6) AS idf
+              FROM unnest(${sql.array(terms, "TEXT")}::text[], ${sql.array(
+                terms.map((t) => weight.get(t) as number),
+                "INT4",
+              )}::int[]) AS u(term, m)
+              JOIN kw_terms t ON t.deployment_id = ${deploymentId} AND t.term = u.term CROSS JOIN s)
+        SELECT p.chunk_id AS id,
+               -sum(q.idf * (p.tf_text + ${HEADING_WEIGHT} * p.tf_heading) * ${K1 + 1}
+                    / ((p.tf_text + ${HEADING_WEIGHT} * p.tf_heading) + ${K1} * (${1 - B} + ${B} * p.len / greatest(s.avgdl, 1e-9)))) AS score
+        FROM q JOIN kw_postings p ON p.term_id = q.id CROSS JOIN s
+        GROUP BY p.chunk_id ORDER BY score, p.chunk_id LIMIT ${limit}`) as Raw[];
+      return rows.map((r) => ({ id: num(r.id), score: num(r.score) }));
+    },
+    /**
+     * The deployment's k nearest vectors by cosine distance (1 − cos), through the HNSW index with pgvector's
+     * iterative scan in strict order: the index keeps scanning until k rows of THIS deployment are found, so a
+     * small tenant among large ones still gets k results, in exact distance order.
+     */
+    async vectorSearch(deploymentId: string, query: Float32Array, k: number): Promise<{ id: number; distance: number }[]> {
+      if (!vec) return [];
+      const q = vectorLiteral(query);
+      const rows = (await sql.begin(async (tx) => {
+        await tx`SELECT set_config('hnsw.iterative_scan', 'strict_order', true), set_config('hnsw.ef_search', ${String(efSearch(k))}, true)`;
+        return tx`SELECT chunk_id AS id, embedding <=> ${q}::vector AS distance FROM chunk_vectors
+          WHERE deployment_id = ${deploymentId} ORDER BY embedding <=> ${q}::vector LIMIT ${k}`;
+      })) as Raw[];
+      return rows.map((r) => ({ id: num(r.id), distance: num(r.distance) }));
+    },
+    /** Exact k nearest (sequential scan, no index): the reference the HNSW search is measured against. */
+    async exactVectorSearch(deploymentId: string, query: Float32Array, k: number): Promise<{ id: number; distance: number }[]> {
+      if (!vec) return [];
+      const q = vectorLiteral(query);
+      const rows = (await sql.begin(async (tx) => {
+        await tx`SELECT set_config('enable_indexscan', 'off', true), set_config('enable_bitmapscan', 'off', true)`;
+        return tx`SELECT chunk_id AS id, embedding <=> ${q}::vector AS distance FROM chunk_vectors
+          WHERE deployment_id = ${deploymentId} ORDER BY embedding <=> ${q}::vector LIMIT ${k}`;
+      })) as Raw[];
+      return rows.map((r) => ({ id: num(r.id), distance: num(r.distance) }));
+    },
+    async getChunks(ids: number[]): Promise<ChunkRow[]> {
+      if (ids.length === 0) return [];
+      const rows = (await sql.unsafe(`SELECT ${CHUNK_COLUMNS} FROM chunks WHERE id = ANY($1::bigint[])`, [
+        sql.array(ids, "INT8"),
+      ])) as Raw[];
+      return rows.map(toChunkRow);
+    },
+    async allChunks(): Promise<ChunkRow[]> {
+      return ((await sql.unsafe(`SELECT ${CHUNK_COLUMNS} FROM chunks ORDER BY id`)) as Raw[]).map(toChunkRow);
+    },
+    async setVector(id: number, deploymentId: string, v: Float32Array): Promise<void> {
+      await insertVectors(sql, deploymentId, [id], [v]);
+    },
+    async cachedVector(embedderId: string, textHash: string): Promise<Float32Array | null> {
+      const r = ((await sql`SELECT vector FROM embedding_cache WHERE embedder_id = ${embedderId} AND text_hash = ${textHash}`) as Raw[])[0];
+      if (!r) return null;
+      const b = r.vector as Uint8Array;
+      return new Float32Array(b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength));
+    },
+    async cacheVector(embedderId: string, textHash: string, v: Float32Array): Promise<void> {
+      const bytes = new Uint8Array(v.buffer, v.byteOffset, v.byteLength);
+      await sql`INSERT INTO embedding_cache (embedder_id, text_hash, vector) VALUES (${embedderId}, ${textHash}, ${bytes}) ON CONFLICT DO NOTHING`;
+    },
+    /** How many of a document's chunks are in each place (chunks, keyword-indexed, vectors). */
+    async counts(documentId: string): Promise<{ chunks: number; fts: number; vec: number }> {
+      const r =
+        (
+          (await sql`SELECT count(*)::int AS chunks, count(kw_length)::int AS fts FROM chunks WHERE document_id = ${documentId}`) as Raw[]
+        )[0] ?? {};
+      const v = vec
+        ? ((
+            (await sql`SELECT count(*)::int AS n FROM chunk_vectors v JOIN chunks c ON c.id = v.chunk_id WHERE c.document_id = ${documentId}`) as Raw[]
+          )[0]?.n ?? 0)
+        : 0;
+      return { chunks: num(r.chunks ?? 0), fts: num(r.fts ?? 0), vec: num(v) };
+    },
+  };
+}
+
+export type PgChunkIndex = Awaited<ReturnType<typeof createPgChunkIndex>>;
+
+/**
+ * Term statistics for the gate's IDF weights from the deployment's own keyword statistics — the same numbers its
+ * BM25 ranking uses (the SQLite twin is store/repos/term-stats.repo.ts). Both are single indexed lookups.
+ */
+export function createPgTermStats(sql: SQL) {
+  return {
+    async documentFrequencies(deploymentId: string, terms: string[]): Promise<Map<string, number>> {
+      const wanted = [...new Set(terms)];
+      const out = new Map<string, number>(wanted.map((t) => [t, 0]));
+      if (wanted.length === 0) return out;
+      const keys = [...new Set(wanted.map(termOf))];
+      const rows =
+        (await sql`SELECT term, df FROM kw_terms WHERE deployment_id = ${deploymentId} AND term = ANY(${sql.array(keys, "TEXT")}::text[])`) as Raw[];
+      const df = new Map(rows.map((r) => [r.term as string, num(r.df)]));
+      for (const t of wanted) out.set(t, df.get(termOf(t)) ?? 0);
+      return out;
+    },
+    async totalChunks(deploymentId: string): Promise<number> {
+      const r = ((await sql`SELECT chunks FROM kw_stats WHERE deployment_id = ${deploymentId}`) as Raw[])[0];
+      return r ? num(r.chunks) : 0;
+    },
+  };
+}
+
+export type PgTermStats = ReturnType<typeof createPgTermStats>;

@@ -1,0 +1,135 @@
+/**
+ * The chunk index and term statistics behind one async face, on either engine, for the contract suite and the
+ * benchmarks that compare them: SQLite (the product's services over a temp data dir: documents, FTS5 per
+ * deployment, sqlite-vec) and PostgreSQL (a throwaway cluster from ./postgres.ts, migrated, pgvector).
+ */
+import { randomBytes } from "node:crypto";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { SQL } from "bun";
+import { configFor, createServices } from "../../src/app.ts";
+import type { ChunkIndex, RetrievalTermStats } from "../../src/rag/retrieve.ts";
+import { createPgChunkIndex, createPgTermStats, type PgChunkIndex } from "../../src/store/postgres/chunk-index.pg.ts";
+import { migratePg } from "../../src/store/postgres/migrate.pg.ts";
+import type { ChunkRow, NewChunk } from "../../src/store/repos/chunk-index.repo.ts";
+import { createTermStatsRepo } from "../../src/store/repos/term-stats.repo.ts";
+import { type PgCluster, startPostgres } from "./postgres.ts";
+
+export type Engine = "sqlite" | "postgres";
+export const ENGINES: Engine[] = ["sqlite", "postgres"];
+
+export interface IndexDriver {
+  engine: Engine;
+  /** what the retriever reads */
+  index: ChunkIndex;
+  stats: RetrievalTermStats;
+  /** a new, empty deployment */
+  deployment(): Promise<string>;
+  /** a document with these chunks, indexed in one transaction; returns its id and the chunk ids in order */
+  addDocument(deploymentId: string, chunks: NewChunk[], name?: string): Promise<{ documentId: string; ids: number[] }>;
+  deleteDocument(documentId: string): Promise<void>;
+  createVectorTable(dimension: number | null): Promise<void>;
+  counts(documentId: string): Promise<{ chunks: number; fts: number; vec: number }>;
+  meta(key: string): Promise<string | null>;
+  setMeta(key: string, value: string): Promise<void>;
+  cacheVector(embedderId: string, textHash: string, v: Float32Array): Promise<void>;
+  cachedVector(embedderId: string, textHash: string): Promise<Float32Array | null>;
+  allChunks(): Promise<ChunkRow[]>;
+  /** PostgreSQL only: the exact (unindexed) nearest neighbours, for recall */
+  exactVectorSearch?(deploymentId: string, query: Float32Array, k: number): Promise<{ id: number; distance: number }[]>;
+  close(): Promise<void>;
+}
+
+const newId = (prefix: string) => `${prefix}_${randomBytes(9).toString("base64url")}`;
+
+export async function openSqliteDriver(): Promise<IndexDriver> {
+  const dataDir = mkdtempSync(join(tmpdir(), "docchat-index-"));
+  const services = await createServices(configFor(dataDir, { DOCCHAT_EMBEDDER: "none" }));
+  const account = await services.accounts.create({ email: `${newId("idx")}@example.com`, tokens: 1_000_000 });
+  const repo = services.repos.chunkIndex;
+  return {
+    engine: "sqlite",
+    index: repo,
+    stats: createTermStatsRepo(services.db, { cacheMs: 0 }),
+    async deployment() {
+      return services.deployments.create({ accountId: account.id, name: "Index", kind: "docs", published: true }).deployment.id;
+    },
+    async addDocument(deploymentId, chunks, name = "doc.txt") {
+      const documentId = newId("doc");
+      const bytes = new TextEncoder().encode(chunks.map((c) => c.text).join("\n"));
+      let ids: number[] = [];
+      services.db
+        .transaction(() => {
+          services.repos.documents.insert({
+            id: documentId,
+            deploymentId,
+            name,
+            kind: "txt",
+            contentHash: documentId,
+            bytes,
+            parsed: "{}",
+            pages: null,
+            queue: false,
+            replaceOnTrain: false,
+          });
+          ids = repo.insert(deploymentId, documentId, chunks);
+        })
+        .immediate();
+      return { documentId, ids };
+    },
+    async deleteDocument(documentId) {
+      services.db.transaction(() => repo.deleteDocument(documentId)).immediate();
+    },
+    async createVectorTable(dimension) {
+      repo.createVectorTable(dimension);
+    },
+    counts: async (d) => repo.counts(d),
+    meta: async (k) => repo.meta(k),
+    setMeta: async (k, v) => repo.setMeta(k, v),
+    cacheVector: async (e, h, v) => repo.cacheVector(e, h, v),
+    cachedVector: async (e, h) => repo.cachedVector(e, h),
+    allChunks: async () => repo.allChunks(),
+    async close() {
+      await services.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** On a cluster of its own unless one is given (then the caller stops it). */
+export async function openPostgresDriver(
+  opts: { cluster?: PgCluster; fast?: boolean } = {},
+): Promise<IndexDriver & { pg: PgChunkIndex; sql: SQL }> {
+  const cluster = opts.cluster ?? (await startPostgres({ fast: opts.fast }));
+  const sql = new SQL(cluster.url, { max: 4 });
+  await migratePg(sql);
+  const pg = await createPgChunkIndex(sql);
+  return {
+    engine: "postgres",
+    pg,
+    sql,
+    index: pg,
+    stats: createPgTermStats(sql),
+    deployment: async () => newId("dep"),
+    async addDocument(deploymentId, chunks) {
+      const documentId = newId("doc");
+      return { documentId, ids: await pg.insert(deploymentId, documentId, chunks) };
+    },
+    deleteDocument: (d) => pg.deleteDocument(d),
+    createVectorTable: (d) => pg.createVectorTable(d),
+    counts: (d) => pg.counts(d),
+    meta: (k) => pg.meta(k),
+    setMeta: (k, v) => pg.setMeta(k, v),
+    cacheVector: (e, h, v) => pg.cacheVector(e, h, v),
+    cachedVector: (e, h) => pg.cachedVector(e, h),
+    allChunks: () => pg.allChunks(),
+    exactVectorSearch: (d, q, k) => pg.exactVectorSearch(d, q, k),
+    async close() {
+      await sql.close();
+      if (!opts.cluster) await cluster.stop();
+    },
+  };
+}
+
+export const openDriver = (engine: Engine): Promise<IndexDriver> => (engine === "sqlite" ? openSqliteDriver() : openPostgresDriver());

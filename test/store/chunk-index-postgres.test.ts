@@ -1,0 +1,109 @@
+/** What only the PostgreSQL chunk index has to get right: callers' transactions and several nodes writing at once. */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { SQL } from "bun";
+import { createPgChunkIndex, createPgTermStats } from "../../src/store/postgres/chunk-index.pg.ts";
+import { migratePg } from "../../src/store/postgres/migrate.pg.ts";
+import type { NewChunk } from "../../src/store/repos/chunk-index.repo.ts";
+import { type PgCluster, startPostgres } from "../helpers/postgres.ts";
+
+let cluster: PgCluster;
+const clients: SQL[] = [];
+const node = () => {
+  const sql = new SQL(cluster.url, { max: 3 });
+  clients.push(sql);
+  return sql;
+};
+beforeAll(async () => {
+  cluster = await startPostgres();
+  await migratePg(node());
+});
+afterAll(async () => {
+  for (const c of clients) await c.close();
+  await cluster.stop();
+});
+
+const chunk = (text: string): NewChunk => ({ ord: 0, source: "s", text, headingPath: "", tokenCount: 1, textHash: text });
+
+describe("PostgreSQL chunk index", () => {
+  test("chunks written in the caller's transaction roll back with it", async () => {
+    const sql = node();
+    const index = await createPgChunkIndex(sql);
+    const stats = createPgTermStats(sql);
+    await expect(
+      sql.begin(async (tx) => {
+        await index.insert("dep_tx", "doc_tx", [chunk("walrus tusks")], tx);
+        throw new Error("the document's status update failed");
+      }),
+    ).rejects.toThrow("status update failed");
+    expect(await index.counts("doc_tx")).toEqual({ chunks: 0, fts: 0, vec: 0 });
+    expect(await stats.totalChunks("dep_tx")).toBe(0);
+    expect((await stats.documentFrequencies("dep_tx", ["walrus"])).get("walrus")).toBe(0);
+  });
+
+  test("three nodes writing and deleting in one deployment at once keep its statistics exact", async () => {
+    const nodes = await Promise.all([0, 1, 2].map(() => createPgChunkIndex(node())));
+    const words = ["amber", "basalt", "cobalt", "dolomite", "emerald"];
+    const docs = await Promise.all(
+      nodes.flatMap((index, n) =>
+        Array.from({ length: 8 }, async (_, i) => {
+          const id = `doc_${n}_${i}`;
+          await index.insert("dep_busy", id, [
+            chunk(`${words[(n + i) % 5]} ${words[(n + 2 * i) % 5]} quartz`),
+            chunk(`${words[i % 5]} quartz quartz`),
+          ]);
+          return id;
+        }),
+      ),
+    );
+    await Promise.all(docs.filter((_, i) => i % 3 === 0).map((d, i) => (nodes[i % 3] as (typeof nodes)[number]).deleteDocument(d)));
+    const sql = node();
+    const stats = createPgTermStats(sql);
+    const [truth] = (await sql`SELECT count(*)::int AS n, sum(kw_length)::int AS tokens FROM chunks WHERE deployment_id = 'dep_busy'`) as {
+      n: number;
+      tokens: number;
+    }[];
+    const [kept] = (await sql`SELECT chunks::int AS n, tokens::int AS tokens FROM kw_stats WHERE deployment_id = 'dep_busy'`) as {
+      n: number;
+      tokens: number;
+    }[];
+    expect({ ...kept }).toEqual({ ...truth } as { n: number; tokens: number });
+    expect(await stats.totalChunks("dep_busy")).toBe(truth?.n as number);
+    const df = await stats.documentFrequencies("dep_busy", [...words, "quartz"]);
+    for (const w of [...words, "quartz"]) {
+      const [c] =
+        (await sql`SELECT count(*)::int AS n FROM chunks WHERE deployment_id = 'dep_busy' AND (' ' || text || ' ') LIKE ${`% ${w} %`}`) as {
+          n: number;
+        }[];
+      expect(df.get(w)).toBe(c?.n as number);
+    }
+    expect(df.get("quartz")).toBe(truth?.n as number);
+  });
+
+  test("dropping a deployment removes its chunks, postings, terms and statistics and leaves other deployments alone", async () => {
+    const sql = node();
+    const index = await createPgChunkIndex(sql);
+    const stats = createPgTermStats(sql);
+    await index.insert("dep_gone", "doc_g", [chunk("heron marsh"), chunk("heron")]);
+    await index.insert("dep_stays", "doc_s", [chunk("heron lake")]);
+    await index.dropDeployment("dep_gone");
+    const left = (await sql`SELECT (SELECT count(*)::int FROM chunks WHERE deployment_id = 'dep_gone') AS chunks,
+      (SELECT count(*)::int FROM kw_terms WHERE deployment_id = 'dep_gone') AS terms,
+      (SELECT count(*)::int FROM kw_postings p WHERE NOT EXISTS (SELECT 1 FROM chunks c WHERE c.id = p.chunk_id)) AS orphans`) as Record<
+      string,
+      number
+    >[];
+    expect({ ...left[0] }).toEqual({ chunks: 0, terms: 0, orphans: 0 });
+    expect(await stats.totalChunks("dep_gone")).toBe(0);
+    expect((await index.keywordSearch("dep_stays", '"heron"', 5)).length).toBe(1);
+  });
+
+  test("a node learns of a vector table another node created when it refreshes", async () => {
+    const a = await createPgChunkIndex(node());
+    const b = await createPgChunkIndex(node());
+    await a.createVectorTable(4);
+    expect(b.hasVectors()).toBe(false);
+    await b.refresh();
+    expect(b.hasVectors()).toBe(true);
+    await a.createVectorTable(null);
+  });
+});
