@@ -37,10 +37,14 @@ export function isCsvRow(line: string): boolean {
   return ROW.test(line) && line.includes("; ");
 }
 
+/** sbd ends a sentence inside a path ("~/.bashrc", "./configure"): such dots are hidden from it. */
+const PATH_DOT = /(?<=[/~])\.(?=[\p{L}\p{N}_])/gu;
+const HIDDEN_DOT = "\u2024";
+
 export function splitSentences(text: string): string[] {
   return sbd
-    .sentences(text.replace(/\s+/g, " ").trim(), SBD_OPTIONS)
-    .map((s) => s.trim())
+    .sentences(text.replace(/\s+/g, " ").trim().replace(PATH_DOT, HIDDEN_DOT), SBD_OPTIONS)
+    .map((s) => s.trim().replaceAll(HIDDEN_DOT, "."))
     .filter((s) => /[\p{L}\p{N}]/u.test(s));
 }
 

@@ -18,7 +18,14 @@ describe("sentence segmentation", () => {
     ]);
   });
 
-  test("headings and inline labels are units of their own, list items and table rows too", () => {
+  test("a path with a dot (~/.bash_logout, ./configure) never ends a sentence", () => {
+    expect(splitSentences("On exit bash reads ~/.bash_logout, if it exists. Run ./configure first.")).toEqual([
+      "On exit bash reads ~/.bash_logout, if it exists.",
+      "Run ./configure first.",
+    ]);
+  });
+
+    test("headings and inline labels are units of their own, list items and table rows too", () => {
     const units = segmentPassage(
       "Support hours\n\nThe desk is open Monday to Friday. SUMMARY : The study found an effect in adults.\n- Tracking is included\n\nZone | Price\nEurope | 9.90 EUR",
     );
