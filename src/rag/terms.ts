@@ -1,17 +1,24 @@
 import { STOPWORDS } from "./stopwords.ts";
 
 /**
- * Word tokens exactly as the FTS5 index splits them (unicode61, remove_diacritics 2, tokenchars '_'):
- * accents folded, lower case, runs of letters, digits and underscores.
+ * Word tokens as the FTS5 index splits them (unicode61, remove_diacritics 2, tokenchars '_'): runs of letters,
+ * digits and underscores, case-folded, with the diacritics of Latin letters removed (é → e, İ → i) and no other
+ * change — ligatures, full-width forms, Greek and Cyrillic marks stay as FTS5 keeps them, so a word's document
+ * frequency is looked up under the term FTS5 indexed. Checked against SQLite's own tokenizer in the tests.
  */
 export function wordTokens(text: string): string[] {
   return text
-    .normalize("NFKD")
-    .replace(/\p{M}+/gu, "")
+    .normalize("NFD")
+    .replace(LATIN_MARKS, "$1")
+    .normalize("NFC")
     .toLowerCase()
+    .replaceAll("µ", "μ")
     .split(/[^\p{L}\p{N}_]+/u)
     .filter((t) => t !== "");
 }
+
+/** combining marks after a Latin letter (after NFD): what remove_diacritics 2 removes */
+const LATIN_MARKS = /(\p{Script=Latin})\p{M}+/gu;
 
 // "how long", "how much": the second word asks for a kind of answer, it is not what the question is about.
 const HOW_WORDS = new Set(["long", "much", "many", "often", "far", "old", "big", "large", "soon", "come"]);
