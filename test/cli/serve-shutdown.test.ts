@@ -2,7 +2,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { existsSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { startServeProcess } from "../helpers/serve-process.ts";
-import { runCliProcess, tempDir } from "../helpers/server.ts";
+import { seedKeyWithCli as seedKey, tempDir } from "../helpers/server.ts";
 
 const SOURCE = [process.execPath, join(import.meta.dir, "../../src/main.ts")];
 const dirs: string[] = [];
@@ -10,14 +10,6 @@ afterAll(() => {
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });
 
-async function seedKey(data: string): Promise<string> {
-  const email = `owner-${Date.now()}@example.com`;
-  const a = await runCliProcess(["account", "create", "--email", email, "--data", data, "--json"]);
-  if (a.code !== 0) throw new Error(a.stderr);
-  const d = await runCliProcess(["deployment", "create", "--account", email, "--name", "Docs", "--publish", "--data", data, "--json"]);
-  if (d.code !== 0) throw new Error(d.stderr);
-  return (JSON.parse(d.stdout) as { api_key: string }).api_key;
-}
 
 /**
  * A request whose body trickles in, so it is still in flight when the signal arrives. It goes to the documents

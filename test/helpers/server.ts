@@ -54,3 +54,13 @@ export async function runCliProcess(args: string[], env: Record<string, string> 
   const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
   return { code, stdout, stderr };
 }
+
+/** An owner and a published deployment created through the real CLI in `data`; returns the deployment's key. */
+export async function seedKeyWithCli(data: string): Promise<string> {
+  const email = `owner-${Date.now()}@example.com`;
+  const a = await runCliProcess(["account", "create", "--email", email, "--data", data, "--json"]);
+  if (a.code !== 0) throw new Error(a.stderr);
+  const d = await runCliProcess(["deployment", "create", "--account", email, "--name", "Docs", "--publish", "--data", data, "--json"]);
+  if (d.code !== 0) throw new Error(d.stderr);
+  return (JSON.parse(d.stdout) as { api_key: string }).api_key;
+}
