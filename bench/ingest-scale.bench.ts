@@ -15,6 +15,7 @@ import { configFor, createServices, type Services } from "../src/app.ts";
 import { parseDocument } from "../src/ingest/parse.ts";
 import { readResidentBytesNow } from "../src/ingest/worker-watchdog.ts";
 import { replaceSection } from "./lib/benchmarks-md.ts";
+import { INGEST_MIX } from "./lib/ingest-mix.ts";
 
 const { values } = parseArgs({ options: { docs: { type: "string" }, write: { type: "boolean", default: false } } });
 const SHARED = join(import.meta.dir, "../../shared/data");
@@ -73,7 +74,9 @@ let t0 = performance.now();
 const scifactFailed = await bulkLoad(a.services, a.deploymentId, scifactFiles);
 const scifactMs = performance.now() - t0;
 const scifactRss = s.stop();
-const chunks = a.services.db.query<Record<string, unknown>, [string]>("SELECT * FROM chunks WHERE deployment_id = ? ORDER BY id").all(a.deploymentId);
+const chunks = a.services.db
+  .query<Record<string, unknown>, [string]>("SELECT * FROM chunks WHERE deployment_id = ? ORDER BY id")
+  .all(a.deploymentId);
 const docsOf = new Map<string, Record<string, unknown>[]>();
 for (const c of chunks) docsOf.set(c.document_id as string, [...(docsOf.get(c.document_id as string) ?? []), c]);
 await a.services.close();
@@ -83,36 +86,49 @@ const raw = await freshServices("raw");
 t0 = performance.now();
 const entries = [...docsOf.entries()];
 for (let i = 0; i < entries.length; ) {
-  raw.services.db.transaction(() => {
-    for (let n = 0; n < 500 && i < entries.length; i++) {
-      const [id, rows] = entries[i] as [string, Record<string, unknown>[]];
-      raw.services.repos.documents.insert({ id, deploymentId: raw.deploymentId, name: `${id}.txt`, kind: "txt", contentHash: id, size: 0, pages: null, queue: false, replaceOnTrain: false });
-      raw.services.repos.chunkIndex.insert(raw.deploymentId, id, rows.map((c) => ({ ord: c.ord as number, source: c.source as string, text: c.text as string, headingPath: c.heading_path as string, tokenCount: c.token_count as number, textHash: c.text_hash as string })));
-      raw.services.repos.documents.markCompleted(id, rows.length);
-      n += rows.length;
-    }
-  }).immediate();
+  raw.services.db
+    .transaction(() => {
+      for (let n = 0; n < 500 && i < entries.length; i++) {
+        const [id, rows] = entries[i] as [string, Record<string, unknown>[]];
+        raw.services.repos.documents.insert({
+          id,
+          deploymentId: raw.deploymentId,
+          name: `${id}.txt`,
+          kind: "txt",
+          contentHash: id,
+          size: 0,
+          pages: null,
+          queue: false,
+          replaceOnTrain: false,
+        });
+        raw.services.repos.chunkIndex.insert(
+          raw.deploymentId,
+          id,
+          rows.map((c) => ({
+            ord: c.ord as number,
+            source: c.source as string,
+            text: c.text as string,
+            headingPath: c.heading_path as string,
+            tokenCount: c.token_count as number,
+            textHash: c.text_hash as string,
+          })),
+        );
+        raw.services.repos.documents.markCompleted(id, rows.length);
+        n += rows.length;
+      }
+    })
+    .immediate();
 }
 const rawMs = performance.now() - t0;
 await raw.services.close();
 
 // 2. Real PDFs, and the mix of bench/ingest.bench.ts
-const pdfs = ["pdf/text", "pdf/tables"].flatMap((d) => readdirSync(join(SHARED, "docs", d)).filter((f) => f.endsWith(".pdf")).map((f) => join(SHARED, "docs", d, f)));
-const mix = [
-  "pdf/text/debian-bash-doc-bash.pdf",
-  "pdf/text/federal-register-2020-17221.pdf",
-  "pdf/text/pdflatex-4-pages.pdf",
-  "pdf/text/google-doc-document.pdf",
-  "pdf/text/multicolumn.pdf",
-  "pdf/text/scotus-transcript-p1.pdf",
-  "docx/python-docx/par-known-paragraphs.docx",
-  "docx/mammoth/tables.docx",
-  "docx/poi/bug65649.docx",
-  "csv/clevercsv/imdb.csv",
-  "csv/csvkit/FY09_EDU_Recipients_by_State.csv",
-  "txt/gutenberg-11-alice.txt",
-  "txt/gutenberg-1661-sherlock-holmes.txt",
-].map((f) => join(SHARED, "docs", f));
+const pdfs = ["pdf/text", "pdf/tables"].flatMap((d) =>
+  readdirSync(join(SHARED, "docs", d))
+    .filter((f) => f.endsWith(".pdf"))
+    .map((f) => join(SHARED, "docs", d, f)),
+);
+const mix = INGEST_MIX;
 const pageRuns: { label: string; files: number; pages: number; ms: number; failed: number; rss: { main: number; workers: number } }[] = [];
 for (const [label, files] of [
   ["real PDFs of docs/pdf/text and docs/pdf/tables", pdfs],
@@ -137,7 +153,12 @@ const ocrSources: [string, number][] = [
   ["pdf/text/google-doc-document.pdf", 1],
   ["pdf/text/crazyones.pdf", 1],
 ];
-const normalise = (t: string) => t.toLowerCase().normalize("NFKC").replace(/[^\p{L}\p{N}]+/gu, " ").trim();
+const normalise = (t: string) =>
+  t
+    .toLowerCase()
+    .normalize("NFKC")
+    .replace(/[^\p{L}\p{N}]+/gu, " ")
+    .trim();
 let ocrMs = 0;
 let ocrChars = 0;
 let ocrErrors = 0;
@@ -151,7 +172,11 @@ for (const [file, page] of ocrSources) {
   Bun.spawnSync(["img2pdf", `${png}.png`, "-o", scanned]);
   const truth = normalise(Bun.spawnSync(["pdftotext", "-f", String(page), "-l", String(page), src, "-"]).stdout.toString());
   t0 = performance.now();
-  const parsed = await parseDocument(new Uint8Array(await Bun.file(scanned).arrayBuffer()), { maxPages: 10, maxInflatedBytes: 1 << 28, ocr: { enabled: true, maxPages: 10, timeoutMs: 300_000 } });
+  const parsed = await parseDocument(new Uint8Array(await Bun.file(scanned).arrayBuffer()), {
+    maxPages: 10,
+    maxInflatedBytes: 1 << 28,
+    ocr: { enabled: true, maxPages: 10, timeoutMs: 300_000 },
+  });
   ocrMs += performance.now() - t0;
   const read = normalise(parsed.blocks.map((b) => b.text).join(" "));
   const errors = Math.min(truth.length, levenshtein(read, truth));

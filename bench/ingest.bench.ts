@@ -13,6 +13,7 @@ import { parseArgs } from "node:util";
 import { configFor, createServices } from "../src/app.ts";
 import { startFakeModelServer } from "../test/helpers/fake-model-server.ts";
 import { replaceSection } from "./lib/benchmarks-md.ts";
+import { INGEST_MIX } from "./lib/ingest-mix.ts";
 
 const { values } = parseArgs({
   options: {
@@ -22,22 +23,7 @@ const { values } = parseArgs({
     write: { type: "boolean", default: false },
   },
 });
-const DOCS = join(import.meta.dir, "../../shared/data/docs");
-const files = [
-  "pdf/text/debian-bash-doc-bash.pdf",
-  "pdf/text/federal-register-2020-17221.pdf",
-  "pdf/text/pdflatex-4-pages.pdf",
-  "pdf/text/google-doc-document.pdf",
-  "pdf/text/multicolumn.pdf",
-  "pdf/text/scotus-transcript-p1.pdf",
-  "docx/python-docx/par-known-paragraphs.docx",
-  "docx/mammoth/tables.docx",
-  "docx/poi/bug65649.docx",
-  "csv/clevercsv/imdb.csv",
-  "csv/csvkit/FY09_EDU_Recipients_by_State.csv",
-  "txt/gutenberg-11-alice.txt",
-  "txt/gutenberg-1661-sherlock-holmes.txt",
-].map((f) => join(DOCS, f));
+const files = INGEST_MIX;
 
 const kind = values.embedder as "remote" | "none";
 const COST = { perRequestMs: Number(values["request-ms"]), perTextMs: Number(values["text-ms"]) };
