@@ -24,7 +24,7 @@ import { createTermStatsRepo } from "../src/store/repos/term-stats.repo.ts";
 import { replaceSection } from "./lib/benchmarks-md.ts";
 import { describeMachine } from "./lib/machine-info.ts";
 import { percentile } from "./lib/percentiles.ts";
-import { benchRetriever, loadPassages, openBenchDeployment } from "./lib/product-index.ts";
+import { benchRetriever, loadPassages, openBenchDeployment, pushSquadArticles } from "./lib/product-index.ts";
 import { ndcgAt } from "./lib/retrieval.metrics.ts";
 import { loadScifact, passageText } from "./lib/scifact.dataset.ts";
 import { loadSquad, type SquadQuestion } from "./lib/squad.dataset.ts";
@@ -48,14 +48,7 @@ const words = (s: string) => s.split(/\s+/).filter(Boolean).length;
 // ---------- 1. SQuAD 2.0 ----------
 const squad = await loadSquad();
 const sb = await openBenchDeployment();
-for (const a of squad.articles) {
-  const bytes = new TextEncoder().encode(`${a.title.replaceAll("_", " ")}\n\n${a.paragraphs.join("\n\n")}`);
-  await sb.services.documents.push(
-    { deploymentId: sb.deploymentId, name: `${a.title}.txt`, bytes, train: true, replace: true },
-    { waitMs: 0 },
-  );
-}
-await sb.services.training.runUntilIdle();
+await pushSquadArticles(sb.services, sb.deploymentId, squad.articles);
 const retriever = benchRetriever(sb, { embedder: null });
 const stats = createTermStatsRepo(sb.services.db);
 interface SquadRecord {
@@ -235,14 +228,7 @@ async function scifactRun(topK: number) {
   // another tenant in the same data dir receives the SQuAD articles: this deployment's ranking must not move
   const owner = fb.services.repos.deployments.findById(fb.deploymentId)?.accountId ?? 1;
   const other = fb.services.deployments.create({ accountId: owner, name: "Other tenant", kind: "docs", published: true });
-  for (const a of squad.articles) {
-    const bytes = new TextEncoder().encode(`${a.title.replaceAll("_", " ")}\n\n${a.paragraphs.join("\n\n")}`);
-    await fb.services.documents.push(
-      { deploymentId: other.deployment.id, name: `${a.title}.txt`, bytes, train: true, replace: true },
-      { waitMs: 0 },
-    );
-  }
-  await fb.services.training.runUntilIdle();
+  await pushSquadArticles(fb.services, other.deployment.id, squad.articles);
   const afterOther = await bm25Ranking();
   await fb.close();
   const identical = ds.queries.every((q) => JSON.stringify(plain.get(q.id)) === JSON.stringify(afterOther.get(q.id)));

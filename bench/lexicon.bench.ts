@@ -13,7 +13,7 @@ import type { RetrievalHit } from "../src/rag/retrieval.types.ts";
 import { queryTerms, stem } from "../src/rag/terms.ts";
 import { replaceSection } from "./lib/benchmarks-md.ts";
 import { describeMachine } from "./lib/machine-info.ts";
-import { benchRetriever, loadPassages, openBenchDeployment } from "./lib/product-index.ts";
+import { benchRetriever, loadPassages, openBenchDeployment, pushSquadArticles } from "./lib/product-index.ts";
 import { ndcgAt } from "./lib/retrieval.metrics.ts";
 import { loadScifact, passageText } from "./lib/scifact.dataset.ts";
 import { loadSquad } from "./lib/squad.dataset.ts";
@@ -36,14 +36,7 @@ const recs: Rec[] = [];
 const squad = await loadSquad();
 {
   const b = await openBenchDeployment();
-  for (const a of squad.articles) {
-    const bytes = new TextEncoder().encode(`${a.title.replaceAll("_", " ")}\n\n${a.paragraphs.join("\n\n")}`);
-    await b.services.documents.push(
-      { deploymentId: b.deploymentId, name: `${a.title}.txt`, bytes, train: true, replace: true },
-      { waitMs: 0 },
-    );
-  }
-  await b.services.training.runUntilIdle();
+  await pushSquadArticles(b.services, b.deploymentId, squad.articles);
   const r = benchRetriever(b, { embedder: null });
   for (const q of squad.questions) {
     const res = await r.retrieve({ deploymentId: b.deploymentId, query: q.question, topK: 5 });

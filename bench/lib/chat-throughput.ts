@@ -4,8 +4,8 @@
  * as the baseline (auth, rate limiting and JSON only), so the difference is the answering pipeline.
  */
 import { createServer } from "../../src/server/create-server.ts";
-import { openBenchDeployment } from "./product-index.ts";
 import { percentile } from "./percentiles.ts";
+import { openBenchDeployment, pushSquadArticles } from "./product-index.ts";
 import type { SquadData } from "./squad.dataset.ts";
 
 export interface ThroughputRow {
@@ -17,7 +17,11 @@ export interface ThroughputRow {
   errors: number;
 }
 
-async function closedLoop(seconds: number, concurrency: number, call: (i: number) => Promise<boolean>): Promise<Omit<ThroughputRow, "endpoint">> {
+async function closedLoop(
+  seconds: number,
+  concurrency: number,
+  call: (i: number) => Promise<boolean>,
+): Promise<Omit<ThroughputRow, "endpoint">> {
   const times: number[] = [];
   let errors = 0;
   let n = 0;
@@ -37,17 +41,16 @@ async function closedLoop(seconds: number, concurrency: number, call: (i: number
   return { requests: times.length, perSecond: times.length / elapsed, p50: percentile(times, 50), p95: percentile(times, 95), errors };
 }
 
-export async function chatThroughput(data: SquadData, opts: { seconds: number; concurrency: number; log?: (m: unknown) => void }): Promise<ThroughputRow[]> {
+export async function chatThroughput(
+  data: SquadData,
+  opts: { seconds: number; concurrency: number; log?: (m: unknown) => void },
+): Promise<ThroughputRow[]> {
   const b = await openBenchDeployment({ DOCCHAT_LLM: "extractive" });
   const app = createServer(b.services).listen({ port: 0, hostname: "127.0.0.1" });
   try {
     const url = `http://127.0.0.1:${app.server?.port}`;
     const { apiKey, deploymentId } = b;
-    for (const a of data.articles) {
-      const bytes = new TextEncoder().encode(`${a.title.replaceAll("_", " ")}\n\n${a.paragraphs.join("\n\n")}`);
-      await b.services.documents.push({ deploymentId, name: `${a.title}.txt`, bytes, train: true, replace: true }, { waitMs: 0 });
-    }
-    await b.services.training.runUntilIdle();
+    await pushSquadArticles(b.services, deploymentId, data.articles);
     const questions = data.questions.filter((q) => q.kind === "answerable").map((q) => q.question);
     const headers = { authorization: `Bearer ${apiKey}`, "content-type": "application/json" };
     const rows: ThroughputRow[] = [];

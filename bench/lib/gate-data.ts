@@ -5,7 +5,7 @@
  * calibrations can be swept afterwards without retrieving again.
  */
 import type { Embedder } from "../../src/rag/embedder.ts";
-import { benchRetriever, openBenchDeployment } from "./product-index.ts";
+import { benchRetriever, openBenchDeployment, pushSquadArticles } from "./product-index.ts";
 import type { SquadData, SquadQuestion } from "./squad.dataset.ts";
 
 export interface GateRecord {
@@ -26,16 +26,16 @@ export interface GateRun {
 }
 
 /** One pushed deployment, retrieved once per IDF smoothing value. */
-export async function collectGateRecords(data: SquadData, embedderEnv: string, opts: { topK: number; minIdfCorpus: number[]; log?: (m: unknown) => void }): Promise<GateRun[]> {
+export async function collectGateRecords(
+  data: SquadData,
+  embedderEnv: string,
+  opts: { topK: number; minIdfCorpus: number[]; log?: (m: unknown) => void },
+): Promise<GateRun[]> {
   const b = await openBenchDeployment({ DOCCHAT_EMBEDDER: embedderEnv });
   try {
     const { services, deploymentId } = b;
     const embedder: Embedder | null = await services.embedder();
-    for (const a of data.articles) {
-      const bytes = new TextEncoder().encode(`${a.title.replaceAll("_", " ")}\n\n${a.paragraphs.join("\n\n")}`);
-      await services.documents.push({ deploymentId, name: `${a.title}.txt`, bytes, train: true, replace: true }, { waitMs: 0 });
-    }
-    await services.training.runUntilIdle();
+    await pushSquadArticles(services, deploymentId, data.articles);
     const chunks = services.repos.documents.list(deploymentId).reduce((n, d) => n + d.chunkCount, 0);
     const runs: GateRun[] = [];
     for (const minIdfCorpus of opts.minIdfCorpus) {

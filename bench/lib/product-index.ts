@@ -26,7 +26,15 @@ export interface BenchDeployment {
 
 export async function openBenchDeployment(env: Record<string, string> = {}): Promise<BenchDeployment> {
   const dataDir = mkdtempSync(join(tmpdir(), "docchat-bench-"));
-  const services = await createServices(configFor(dataDir, { DOCCHAT_EMBEDDER: "none", DOCCHAT_RATE_LIMIT_SCALE: "100000", DOCCHAT_ACCOUNT_MAX_DOCUMENTS: "10000000", DOCCHAT_ACCOUNT_MAX_BYTES: "1000000000000", ...env }));
+  const services = await createServices(
+    configFor(dataDir, {
+      DOCCHAT_EMBEDDER: "none",
+      DOCCHAT_RATE_LIMIT_SCALE: "100000",
+      DOCCHAT_ACCOUNT_MAX_DOCUMENTS: "10000000",
+      DOCCHAT_ACCOUNT_MAX_BYTES: "1000000000000",
+      ...env,
+    }),
+  );
   const account = await services.accounts.create({ email: `bench-${Date.now()}@example.com`, tokens: 1_000_000_000 });
   const { deployment, apiKey } = services.deployments.create({ accountId: account.id, name: "Bench", kind: "docs", published: true });
   return {
@@ -60,9 +68,28 @@ export function loadPassages(b: BenchDeployment, passages: BenchPassage[], opts:
         for (const p of passages.slice(i, i + batch)) {
           const id = `doc_${randomBytes(9).toString("base64url")}`;
           const bytes = new TextEncoder().encode(p.text);
-          services.repos.documents.insert({ id, deploymentId, name: p.source, kind: "txt", contentHash: createHash("sha256").update(bytes).digest("hex"), bytes, parsed: "{}", pages: null, queue: false, replaceOnTrain: false });
+          services.repos.documents.insert({
+            id,
+            deploymentId,
+            name: p.source,
+            kind: "txt",
+            contentHash: createHash("sha256").update(bytes).digest("hex"),
+            bytes,
+            parsed: "{}",
+            pages: null,
+            queue: false,
+            replaceOnTrain: false,
+          });
           const hash = createHash("sha256").update(p.text).digest("hex");
-          const chunk: NewChunk = { ord: 0, source: p.source, text: p.text, headingPath: "", tokenCount: Math.ceil(p.text.length / 4), textHash: hash, vector: p.vector };
+          const chunk: NewChunk = {
+            ord: 0,
+            source: p.source,
+            text: p.text,
+            headingPath: "",
+            tokenCount: Math.ceil(p.text.length / 4),
+            textHash: hash,
+            vector: p.vector,
+          };
           index.insert(deploymentId, id, [chunk]);
           services.repos.documents.markCompleted(id, 1);
         }
@@ -83,7 +110,16 @@ export function precomputedEmbedder(id: string, dimension: number, vectors: Map<
 }
 
 /** The product retriever over this deployment with an explicit embedder, vector weight and calibration. */
-export function benchRetriever(b: BenchDeployment, opts: { embedder: Embedder | null; vectorWeight?: number; calibration?: CosineCalibration | null; candidates?: number; minIdfCorpus?: number }): Retriever {
+export function benchRetriever(
+  b: BenchDeployment,
+  opts: {
+    embedder: Embedder | null;
+    vectorWeight?: number;
+    calibration?: CosineCalibration | null;
+    candidates?: number;
+    minIdfCorpus?: number;
+  },
+): Retriever {
   return createRetriever({
     index: b.services.repos.chunkIndex,
     stats: createTermStatsRepo(b.services.db),
@@ -97,4 +133,17 @@ export function benchRetriever(b: BenchDeployment, opts: { embedder: Embedder | 
       calibration: (id) => (opts.calibration === undefined ? calibrationFor(id) : opts.calibration),
     },
   });
+}
+
+/** Pushes the SQuAD articles as documents (title + paragraphs, one TXT each) through the documents service and trains them. */
+export async function pushSquadArticles(
+  services: Services,
+  deploymentId: string,
+  articles: { title: string; paragraphs: string[] }[],
+): Promise<void> {
+  for (const a of articles) {
+    const bytes = new TextEncoder().encode(`${a.title.replaceAll("_", " ")}\n\n${a.paragraphs.join("\n\n")}`);
+    await services.documents.push({ deploymentId, name: `${a.title}.txt`, bytes, train: true, replace: true }, { waitMs: 0 });
+  }
+  await services.training.runUntilIdle();
 }
