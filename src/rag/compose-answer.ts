@@ -1,7 +1,7 @@
 import { estimateTokens } from "../llm/estimate-tokens.ts";
 import { expectedAnswerType, holdsAnswerType } from "./answer-type.ts";
 import { segmentPassage, type TextUnit } from "./sentences.ts";
-import { stem, wordTokens } from "./terms.ts";
+import { queryTerms, stem, wordTokens } from "./terms.ts";
 
 /**
  * The extractive answer: the sentences (or CSV rows, list items) of the best passages that answer the
@@ -44,7 +44,8 @@ const normalise = (s: string) => wordTokens(s).join(" ");
 /** Weights for the question's terms: the deployment's IDF when the retriever gave them, else IDF over the passages. */
 function questionWeights(question: string, passages: ComposePassage[], given?: Map<string, number>): Map<string, number> {
   if (given && given.size > 0) return given;
-  const terms = [...termSet(question)];
+  // the question's content words only: "the", "what" and "is" must not pick sentences
+  const terms = [...new Set(queryTerms(question).map(stem))];
   const sets = passages.map((p) => termSet(p.text));
   return new Map(terms.map((t) => [t, Math.log(1 + passages.length / Math.max(1, sets.filter((s) => s.has(t)).length))]));
 }

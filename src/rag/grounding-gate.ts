@@ -51,9 +51,10 @@ export function termCoverage(weights: TermWeights, passage: string): number {
 }
 
 export const EVIDENCE_MASS = 9;
+export const EVIDENCE_BONUS = 0.15;
+/** a sentence holding just one of a question's words counts this share of its coverage */
 const LONE_WORD = 0.5;
 const NEGATION = /\b(not|never|no|none|neither|nor|cannot|without|except|excluding|unless)\b|n['’]t\b/i;
-export const EVIDENCE_BONUS = 0.15;
 
 export interface GatePassage {
   text: string;
@@ -103,18 +104,17 @@ export function answerability(weights: TermWeights, query: string, passage: Gate
     return Math.min(1, mass / total + (mass >= EVIDENCE_MASS ? EVIDENCE_BONUS : 0));
   }
   const type = expectedAnswerType(query);
-  // "Capital!" for "What is the capital of Australia?"
   const minTerms = Math.min(2, weights.size);
   // "What is NOT covered…" is not answered by a sentence that says what is covered
   const negated = NEGATION.test(query);
   let best = 0;
   for (const unit of segmentPassage(passage.text)) {
+    if (negated && !NEGATION.test(unit.text)) continue;
     const m = match(weights, [head, stemSet(unit.text)], lexicon);
     if (m.contradicted) continue;
     // one shared word is a coincidence, not an answer: it counts half, so it never passes on its own but
     // still lets a calibrated embedder's cosine carry a paraphrase ("dose" ~ "mg/day")
     const score = (m.mass / total) * (m.terms < minTerms ? LONE_WORD : 1);
-    if (negated && !NEGATION.test(unit.text)) continue;
     if (score > best && (!type || holdsAnswerType(type, unit.text, query))) best = score;
   }
   return best;
