@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
+import type { FakeUpstream } from "../helpers/fake-upstream.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
+import { answerCalls, postJson, seedWithDocs, startChatWorld } from "./chat-kit.ts";
 
 const FIXTURES = join(import.meta.dir, "../fixtures");
 let srv: TestServer;
@@ -111,5 +113,27 @@ describe("answers on the default install (extractive, keyword retrieval)", () =>
     expect(r.usage.completion_tokens).toBeGreaterThan(0);
     expect(r.usage.total_tokens).toBe(r.usage.completion_tokens);
     expect(start - balance()).toBe(r.usage.total_tokens);
+  });
+});
+
+describe("sources with a model", () => {
+  test("the model is given only the passages that come near the bar, and sources name exactly those", async () => {
+    const world = await startChatWorld({ upstream: true });
+    try {
+      const seeded = await seedWithDocs(world.server, ["acme-handbook.txt", "harbour-museum.txt"]);
+      const r = await postJson(world.server, "/api/v1/chat/completions-with-sources", seeded.apiKey, {
+        model: "any",
+        messages: [{ role: "user", content: "When is the support desk open?" }],
+      });
+      const body = (await r.json()) as { sources: string[]; chunks: { source: string; score: number }[] };
+      // the museum is retrieved (it is "open" too) but nowhere near answering: it is neither given nor cited
+      expect(body.chunks.map((c) => c.source)).toContain("harbour-museum");
+      expect(body.sources).toEqual(["acme-handbook"]);
+      const prompt = JSON.stringify(answerCalls(world.upstream as FakeUpstream).at(-1)?.body?.messages);
+      expect(prompt).toContain("Monday to Friday");
+      expect(prompt).not.toContain("Harbour Museum");
+    } finally {
+      await world.stop();
+    }
   });
 });

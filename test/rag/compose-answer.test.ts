@@ -25,7 +25,7 @@ describe("sentence segmentation", () => {
     ]);
   });
 
-    test("headings and inline labels are units of their own, list items and table rows too", () => {
+  test("headings and inline labels are units of their own, list items and table rows too", () => {
     const units = segmentPassage(
       "Support hours\n\nThe desk is open Monday to Friday. SUMMARY : The study found an effect in adults.\n- Tracking is included\n\nZone | Price\nEurope | 9.90 EUR",
     );
@@ -122,16 +122,27 @@ describe("extractive answer composer", () => {
   });
 
   test("without the deployment's weights, stopwords never pick a sentence", () => {
-    const a = compose([{ source: "museum", text: "What is the point of the visit is to see the boats. The lighthouse was built in 1871." }], "What is the year the lighthouse was built?");
+    const a = compose(
+      [{ source: "museum", text: "What is the point of the visit is to see the boats. The lighthouse was built in 1871." }],
+      "What is the year the lighthouse was built?",
+    );
     expect(a.text).toBe("The lighthouse was built in 1871.");
   });
 
   test("a sentence that carries on from the best one follows it, since it often holds the answer itself", () => {
-    const a = compose([{ source: "language", text: "The Anglo-Norman language became distinct from Latin. It in turn evolved into Modern English. Chaucer wrote in it." }], "What did the Anglo-Norman language become distinct from?");
+    const a = compose(
+      [
+        {
+          source: "language",
+          text: "The Anglo-Norman language became distinct from Latin. It in turn evolved into Modern English. Chaucer wrote in it.",
+        },
+      ],
+      "What did the Anglo-Norman language become distinct from?",
+    );
     expect(a.text).toBe("The Anglo-Norman language became distinct from Latin. It in turn evolved into Modern English.");
   });
 
-    test("an answer that quotes one document uses only that document", () => {
+  test("an answer that quotes one document uses only that document", () => {
     const a = compose(
       [
         { source: "museum", text: "The Harbour Museum is open Tuesday to Sunday from 10am to 6pm. It is closed on Mondays." },
