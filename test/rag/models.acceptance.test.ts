@@ -87,6 +87,22 @@ async function ask(s: TestServer, apiKey: string, question: string): Promise<{ a
   return { answer: body.choices[0]?.message.content ?? "", sources: body.sources };
 }
 
+/** A data dir trained through a server using `fake` for embeddings; the server is stopped, the dir kept. */
+async function trainedDataDir(fake: FakeModelServer, prefix: string): Promise<{ dataDir: string; apiKey: string; deploymentId: string }> {
+  const dataDir = tempDir(prefix);
+  cleanup.push(() => rmSync(dataDir, { recursive: true, force: true }));
+  const first = await server(embeddingsEnv(fake), dataDir);
+  const { apiKey, deploymentId } = await first.seed();
+  await trained(
+    first,
+    apiKey,
+    (await pushAll(first, apiKey)).map((d) => d.id),
+  );
+  await first.stop();
+  cleanup.pop();
+  return { dataDir, apiKey, deploymentId };
+}
+
 async function trainedServer(env: Record<string, string>) {
   const s = await server(env);
   const { apiKey, deploymentId } = await s.seed();
@@ -246,17 +262,7 @@ describe("embeddings from an OpenAI-compatible server", () => {
 describe("the index remembers its embedder", () => {
   test("a model or dimension change refuses to start and names reindex; docchat reindex fixes it", async () => {
     const fake = fakeServer();
-    const dataDir = tempDir("docchat-reindex-");
-    cleanup.push(() => rmSync(dataDir, { recursive: true, force: true }));
-    const first = await server(embeddingsEnv(fake), dataDir);
-    const { apiKey, deploymentId } = await first.seed();
-    await trained(
-      first,
-      apiKey,
-      (await pushAll(first, apiKey)).map((d) => d.id),
-    );
-    await first.stop();
-    cleanup.pop();
+    const { dataDir, deploymentId } = await trainedDataDir(fake, "docchat-reindex-");
 
     const base = { DOCCHAT_DATA: dataDir, DOCCHAT_LOG_LEVEL: "error", DOCCHAT_PORT: "0", ...embeddingsEnv(fake) };
     const otherModel = await runCliProcess(["serve"], { ...base, DOCCHAT_EMBEDDINGS_MODEL: "mxbai-embed-large" });
@@ -292,17 +298,7 @@ describe("the index remembers its embedder", () => {
 
   test("an embeddings server down at start: the server starts, answers from keywords and logs why", async () => {
     const fake = fakeServer();
-    const dataDir = tempDir("docchat-down-at-start-");
-    cleanup.push(() => rmSync(dataDir, { recursive: true, force: true }));
-    const first = await server(embeddingsEnv(fake), dataDir);
-    const { deploymentId, apiKey } = await first.seed();
-    await trained(
-      first,
-      apiKey,
-      (await pushAll(first, apiKey)).map((d) => d.id),
-    );
-    await first.stop();
-    cleanup.pop();
+    const { dataDir, deploymentId } = await trainedDataDir(fake, "docchat-down-at-start-");
     await fake.stop();
 
     const lines: string[] = [];
