@@ -229,7 +229,7 @@ export function createTrainingWorker(deps: TrainingDeps) {
     } catch (e) {
       for (const doc of claimed) fail(doc, e);
       notify();
-      return deferred ? "deferred" : "done";
+      return finish();
     }
     let small: DocumentRecord[] = [];
     let bytes = 0;
@@ -266,12 +266,13 @@ export function createTrainingWorker(deps: TrainingDeps) {
     await flushSmall();
     sinceMerge += claimed.length;
     notify();
-    if (deferred) {
-      waits++;
-      return "deferred";
-    }
-    waits = 0;
-    return "done";
+    return finish();
+  }
+
+  /** A step that had to defer documents backs off longer each time; one that didn't resets the backoff. */
+  function finish(): "done" | "deferred" {
+    waits = deferred ? waits + 1 : 0;
+    return deferred ? "deferred" : "done";
   }
 
   /** FTS maintenance once a bulk load has drained: merge segments in short steps. */
