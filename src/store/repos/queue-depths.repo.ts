@@ -9,3 +9,4 @@ export function createQueueDepthsRepo(db: Db) {
     mailOutbox: () => outbox.get()?.n ?? 0,
   };
 }
+export type QueueDepthsRepo = ReturnType<typeof createQueueDepthsRepo>;
