@@ -44,6 +44,19 @@ const metricsToken: Parse<string> = (raw) => {
   if (v !== "" && (v.length < 16 || /\s/.test(v))) throw new Error("must be empty or at least 16 characters without spaces");
   return v;
 };
+const databaseUrl: Parse<string> = (raw) => {
+  const v = raw.trim();
+  if (v === "") return "";
+  let u: URL;
+  try {
+    u = new URL(v);
+  } catch {
+    throw new Error("must be a postgres:// URL");
+  }
+  if (u.protocol !== "postgres:" && u.protocol !== "postgresql:") throw new Error("must be a postgres:// URL");
+  if (!u.hostname && !u.searchParams.get("host")) throw new Error("must name a host");
+  return v;
+};
 const list: Parse<string[]> = (raw) =>
   raw
     .split(",")
@@ -88,6 +101,13 @@ const cosineRange: Parse<{ low: number; high: number; weight: number } | null> =
 const setting = <T>(s: Setting<T>): Setting<T> => s;
 
 export const definition = {
+  databaseUrl: setting({
+    env: "DOCCHAT_DATABASE_URL",
+    flag: "--database",
+    default: "",
+    doc: "PostgreSQL (15+, with the pgvector extension) for every piece of state, shared by any number of nodes: postgres://user:password@host:5432/db. Empty: the embedded SQLite database in the data dir. See docs/scale-out.md.",
+    parse: databaseUrl,
+  }),
   dataDir: setting({ env: "DOCCHAT_DATA", flag: "--data", default: "./data", doc: "Data directory (SQLite database, extracted sqlite-vec extension).", parse: str }),
   host: setting({ env: "DOCCHAT_HOST", flag: "--host", default: "127.0.0.1", doc: "Address to listen on. Use 0.0.0.0 to accept connections from other machines.", parse: str }),
   port: setting({ env: "DOCCHAT_PORT", flag: "--port", default: 8080, doc: "TCP port to listen on (0 picks a free port).", parse: int(0, 65535) }),
