@@ -10,9 +10,9 @@
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { SQL } from "bun";
-import { createMemoryRateLimits } from "../src/server/rate-limit.ts";
 import { migratePg } from "../src/store/postgres/migrate.pg.ts";
 import { createPgRateLimits } from "../src/store/postgres/rate-limits.pg.ts";
+import { createMemoryRateLimits } from "../src/store/sqlite/sqlite-store.ts";
 import type { RateLimitStore } from "../src/store/store.ts";
 import { startPostgres } from "../test/helpers/postgres.ts";
 import { replaceSection } from "./lib/benchmarks-md.ts";

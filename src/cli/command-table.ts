@@ -1,6 +1,7 @@
 import type { Command } from "./command.ts";
 import { accountCommands } from "./commands/account.commands.ts";
 import { backupCommands } from "./commands/backup.commands.ts";
+import { dbCommands } from "./commands/db.commands.ts";
 import { deploymentCommands } from "./commands/deployment.commands.ts";
 import { doctorCommand } from "./commands/doctor.command.ts";
 import { documentsCommands } from "./commands/documents.commands.ts";
@@ -18,5 +19,6 @@ export const commands: Command[] = [
   ...visitorCommands,
   doctorCommand,
   ...backupCommands,
+  ...dbCommands,
   ...internalCommands,
 ];

@@ -3,9 +3,12 @@
  * arrival order; expiry advances a head index instead of shifting (O(1) amortised even for large limits),
  * and idle identities are swept once a window.
  */
-import type { RateDecision, RateLimitStore } from "../store/store.ts";
-
-export type { RateDecision };
+export interface RateDecision {
+  allowed: boolean;
+  limit: number;
+  remaining: number;
+  retryAfterSeconds: number;
+}
 
 interface Log {
   times: number[];
@@ -58,15 +61,3 @@ export function createRateLimiter(opts: { windowMs?: number; now?: () => number 
 }
 
 export type RateLimiter = ReturnType<typeof createRateLimiter>;
-
-/**
- * The SQLite engine's RateLimitStore: one process serves a data dir, so this process's sliding log is exact.
- * (PostgreSQL shares one log between nodes: src/store/postgres/rate-limits.pg.ts.)
- */
-export function createMemoryRateLimits(opts: { windowMs?: number; now?: () => number } = {}): RateLimitStore {
-  const limiter = createRateLimiter(opts);
-  return {
-    hit: async (identity, limit) => limiter.hit(identity, limit),
-    peek: async (identity, limit) => limiter.peek(identity, limit),
-  };
-}

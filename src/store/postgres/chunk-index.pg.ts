@@ -118,15 +118,20 @@ export async function createPgChunkIndex(sql: SQL, opts: { efSearch?: (k: number
     },
     /**
      * Chunk rows, their postings and keyword statistics, and their vectors: one transaction — the caller's when `tx`
-     * is given (so a document's status can change in the same one), else its own. Returns the ids in order.
+     * is given (so a document's status can change in the same one), else its own. Returns the ids in order (`givenIds`
+     * when given: a copy keeping the source's ids).
      */
-    async insert(deploymentId: string, documentId: string, chunks: NewChunk[], tx?: SQL): Promise<number[]> {
+    async insert(deploymentId: string, documentId: string, chunks: NewChunk[], tx?: SQL, givenIds?: number[]): Promise<number[]> {
       if (chunks.length === 0) return [];
+      if (givenIds && givenIds.length !== chunks.length) throw new Error("insert: one id per chunk");
       return within(tx, async (tx) => {
         await lockDeployment(tx, deploymentId);
-        const ids = (
-          (await tx`SELECT nextval(pg_get_serial_sequence('chunks', 'id')) AS id FROM generate_series(1, ${chunks.length})`) as Raw[]
-        ).map((r) => num(r.id));
+        // givenIds: `db copy` keeps SQLite's chunk ids (and resets the sequence past them afterwards)
+        const ids =
+          givenIds ??
+          ((await tx`SELECT nextval(pg_get_serial_sequence('chunks', 'id')) AS id FROM generate_series(1, ${chunks.length})`) as Raw[]).map(
+            (r) => num(r.id),
+          );
         const counted = tokenizer.count(chunks.map((c) => ({ text: c.text, heading: c.headingPath }))).map(truncated);
         const col = <T>(f: (c: NewChunk) => T) => chunks.map(f);
         await tx`INSERT INTO chunks (id, deployment_id, document_id, ord, source, text, heading_path, page_start, page_end, row_start, row_end, token_count, text_hash, kw_length)

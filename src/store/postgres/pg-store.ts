@@ -2,6 +2,7 @@ import { SQL } from "bun";
 import type { Repos, Store } from "../store.ts";
 import { createPgChunkIndex, createPgTermStats } from "./chunk-index.pg.ts";
 import { migratePg } from "./migrate.pg.ts";
+import { createPgRateLimits } from "./rate-limits.pg.ts";
 
 export interface PgStoreOptions {
   /** connections in this node's pool (default 10) */
@@ -76,7 +77,7 @@ export async function createPgStore(url: string, opts: PgStoreOptions = {}): Pro
 
   // --- wt-pg-ops: rate limits ---
   const ops = {
-    rateLimits: missing<Repos["rateLimits"]>("rateLimits"),
+    rateLimits: createPgRateLimits(sql),
   };
   // --- end wt-pg-ops ---
 
