@@ -1,6 +1,6 @@
 import { COMMIT, VERSION } from "../../version.ts";
 import type { Command } from "../command.ts";
-import { type Check, checkDataDir, checkLlm, checkSmtp, checkSqlite } from "../doctor/checks.ts";
+import { type Check, checkDataDir, checkLlm, checkPostgres, checkSmtp, checkSqlite } from "../doctor/checks.ts";
 import { checkEmbedder, checkReranker } from "../doctor/model-checks.ts";
 
 const mark = { ok: "ok  ", warn: "WARN", error: "FAIL" } as const;
@@ -8,7 +8,7 @@ const mark = { ok: "ok  ", warn: "WARN", error: "FAIL" } as const;
 export const doctorCommand: Command = {
   path: ["doctor"],
   usage: "doctor [--data DIR] [--load] [--offline]",
-  summary: "Check the data dir, SQLite (FTS5, sqlite-vec), embedder, reranker, LLM backend and SMTP; print what is active.",
+  summary: "Check the data dir, SQLite (FTS5, sqlite-vec), PostgreSQL when configured, embedder, reranker, LLM backend and SMTP.",
   options: {
     load: { type: "boolean", doc: "also load the embedder, reranker and local model and run them once on a probe text (slower)" },
     offline: { type: "boolean", doc: "do not contact the model servers (LLM, embeddings, rerank) or the SMTP server" },
@@ -22,17 +22,26 @@ export const doctorCommand: Command = {
     const checks: Record<string, Check> = {
       data_dir: dataDir,
       sqlite: await checkSqlite(config),
+      ...(config.databaseUrl ? { postgres: await checkPostgres(config) } : {}),
       embedder: await checkEmbedder(config, { load, offline, indexEmbedder }),
       reranker: await checkReranker(config, { load, offline }),
       llm: await checkLlm(config, { load, offline }),
       smtp: await checkSmtp(config, { offline }),
     };
     const ok = Object.values(checks).every((c) => c.status !== "error");
-    const runtime = { bun: Bun.version, standalone: Bun.isStandaloneExecutable, platform: process.platform, arch: process.arch, exec: process.execPath };
+    const runtime = {
+      bun: Bun.version,
+      standalone: Bun.isStandaloneExecutable,
+      platform: process.platform,
+      arch: process.arch,
+      exec: process.execPath,
+    };
     if (ctx.json) {
       ctx.print({ ok, version: VERSION, commit: COMMIT, runtime, ...checks });
     } else {
-      const lines = [`docchat ${VERSION} (${COMMIT}) on Bun ${runtime.bun}${runtime.standalone ? ", single binary" : ""}, ${runtime.platform}-${runtime.arch}`];
+      const lines = [
+        `docchat ${VERSION} (${COMMIT}) on Bun ${runtime.bun}${runtime.standalone ? ", single binary" : ""}, ${runtime.platform}-${runtime.arch}`,
+      ];
       for (const [name, c] of Object.entries(checks)) lines.push(`[${mark[c.status]}] ${name.padEnd(9)} ${c.summary}`);
       lines.push(ok ? "All checks passed." : "Some checks failed.");
       ctx.stdout(`${lines.join("\n")}\n`);
