@@ -111,3 +111,24 @@ describe("docchat backup and restore", () => {
     expect(dup.code).not.toBe(0);
   }, 30_000);
 });
+
+describe("docchat backup with PostgreSQL", () => {
+  test("does not pretend: it prints the pg_dump and pg_restore commands without the password and exits non-zero", async () => {
+    const data = dir("docchat-pg-backup-");
+    const url = "postgres://docchat:Hunter2-secret@db.internal:6432/docchat_prod?sslmode=require";
+    const r = await runCliProcess(["backup", "/backups/docchat.dump", "--data", data, "--database", url]);
+    expect(r.code).toBe(1);
+    expect(`${r.stdout}${r.stderr}`).not.toContain("Hunter2-secret");
+    expect(r.stderr).toContain(
+      "pg_dump --format=custom --file=/backups/docchat.dump --dbname='postgres://docchat@db.internal:6432/docchat_prod?sslmode=require'",
+    );
+    expect(r.stderr).toContain(
+      "pg_restore --exit-on-error --no-owner --dbname='postgres://docchat@db.internal:6432/docchat_prod?sslmode=require' /backups/docchat.dump",
+    );
+    expect(readdirSync(data)).toEqual([]);
+    const restore = await runCliProcess(["restore", "/backups/docchat.dump", "--data", data, "--database", url]);
+    expect(restore.code).toBe(1);
+    expect(restore.stderr).toContain("pg_restore");
+    expect(`${restore.stdout}${restore.stderr}`).not.toContain("Hunter2-secret");
+  });
+});

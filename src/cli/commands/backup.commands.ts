@@ -1,17 +1,20 @@
 import { resolve } from "node:path";
 import { backupDatabase, restoreDatabase } from "../../store/backup.ts";
 import { serverHoldingDataDir } from "../../store/data-dir-lock.ts";
+import { pgDumpAdvice } from "../../store/postgres/pg-url.ts";
 import type { Command } from "../command.ts";
 
 export const backupCommands: Command[] = [
   {
     path: ["backup"],
     usage: "backup PATH [--data DIR]",
-    summary: "Write a consistent snapshot of the database to PATH (safe while serve runs).",
+    summary: "Write a consistent snapshot of the SQLite database to PATH (safe while serve runs; PostgreSQL: pg_dump).",
     options: {},
     async run(ctx) {
       const target = ctx.positionals[0];
       if (!target || ctx.positionals.length > 1) throw new Error("expected exactly one PATH (a new file, or an existing directory)");
+      // nothing in the data dir would be the state: say how PostgreSQL is backed up instead of pretending
+      if (ctx.config.databaseUrl) throw new Error(`not done.\n${pgDumpAdvice(ctx.config.databaseUrl, target)}`);
       ctx.progress(`backing up ${resolve(ctx.config.dataDir)} …`);
       ctx.print({ ...(await backupDatabase(ctx.config.dataDir, target)) });
       return 0;
@@ -25,8 +28,10 @@ export const backupCommands: Command[] = [
     async run(ctx) {
       const source = ctx.positionals[0];
       if (!source || ctx.positionals.length > 1) throw new Error("expected exactly one PATH (a file written by docchat backup)");
+      if (ctx.config.databaseUrl) throw new Error(`not done.\n${pgDumpAdvice(ctx.config.databaseUrl, source)}`);
       const holder = serverHoldingDataDir(ctx.config.dataDir);
-      if (holder !== null) throw new Error(`a docchat server (pid ${holder}) is using ${resolve(ctx.config.dataDir)}; stop it, then restore`);
+      if (holder !== null)
+        throw new Error(`a docchat server (pid ${holder}) is using ${resolve(ctx.config.dataDir)}; stop it, then restore`);
       ctx.progress(`verifying ${resolve(source)} …`);
       ctx.print({ ...(await restoreDatabase(ctx.config.dataDir, source)) });
       return 0;
