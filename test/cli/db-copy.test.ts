@@ -303,6 +303,21 @@ describe("docchat db copy", () => {
     }
   });
 
+  test("two copies started at once into one empty database make one copy: the other is refused or finds it equal", async () => {
+    const target = await freshPgDatabase();
+    const runs = await Promise.all([copy(target, ["--json"]), copy(target, ["--json"])]);
+    const copied = runs.filter((r) => r.report?.action === "copied");
+    expect(copied).toHaveLength(1);
+    const other = runs.find((r) => r.report?.action !== "copied") as (typeof runs)[number];
+    if (other.code === 0) expect(other.report).toMatchObject({ action: "unchanged", ok: true });
+    else expect(other.stderr).toMatch(/filled by someone else|does not hold a copy/);
+    const again = await copy(target, ["--json"]);
+    expect(again.report).toMatchObject({ action: "unchanged", ok: true });
+    const counts = sourceCounts();
+    for (const t of again.report?.tables ?? []) if (t.table !== "vectors") expect(t.target_rows).toBe(counts[t.table] as number);
+    expect(again.report?.tables.find((t) => t.table === "vectors")?.target_rows).toBe(counts.chunks as number);
+  });
+
   test("without --from-data or with a URL that is not postgres:// it is a usage error", async () => {
     expect((await runCliProcess(["db", "copy", "--to", url])).code).toBe(2);
     const bad = await runCliProcess(["db", "copy", "--from-data", data, "--to", "mysql://x@y/z"]);

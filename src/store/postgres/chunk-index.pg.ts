@@ -99,12 +99,12 @@ export async function createPgChunkIndex(sql: SQL, opts: { efSearch?: (k: number
     async setMeta(key: string, value: string): Promise<void> {
       await sql`INSERT INTO index_meta (key, value) VALUES (${key}, ${value}) ON CONFLICT (key) DO UPDATE SET value = excluded.value`;
     },
-    /** (Re)creates the vector table and its HNSW index for `dimension`; drops any previous one (reindex). */
-    async createVectorTable(dimension: number | null): Promise<void> {
+    /** (Re)creates the vector table and its HNSW index for `dimension`; drops any previous one (reindex). In the caller's transaction when `tx` is given. */
+    async createVectorTable(dimension: number | null, tx?: SQL): Promise<void> {
       if (dimension !== null && (!Number.isInteger(dimension) || dimension < 1 || dimension > 2000)) {
         throw new Error(`vector dimension ${dimension} is outside 1..2000 (pgvector's HNSW limit for vector)`);
       }
-      await sql.begin(async (tx) => {
+      await within(tx, async (tx) => {
         await tx.unsafe(`DROP TABLE IF EXISTS ${VEC_TABLE}`);
         if (dimension !== null) {
           await tx.unsafe(

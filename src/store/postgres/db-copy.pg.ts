@@ -56,6 +56,8 @@ const IDENTITY_TABLES = [
 ];
 
 const VEC_TABLE = "chunks_vec";
+/** transaction-scoped advisory lock serialising copies into one database */
+const COPY_LOCK = 7_201_514;
 const PAGE_ROWS = 1000;
 /** bytes of row data read and written per batch (document blobs can be megabytes each) */
 const PAGE_BYTES = 16 * 1024 * 1024;
@@ -359,10 +361,16 @@ export async function copySqliteToPg(dataDir: string, url: string, opts: CopyOpt
         action = "unchanged";
       } else {
         const index = await createPgChunkIndex(sql);
-        // a vector table of the recorded dimension (before the transaction: DDL the chunk index owns); an empty
-        // target has no vectors to lose
-        await index.createVectorTable(vectors.dimension);
         await sql.begin(async (tx) => {
+          // two copies started at once into one database: the second waits here, then finds it no longer empty
+          await tx`SELECT pg_advisory_xact_lock(${COPY_LOCK})`;
+          const taken = await Promise.all(
+            COPY_TABLES.map(async ({ table }) => ((await tx`SELECT EXISTS (SELECT 1 FROM ${tx(table)}) AS ok`) as Row[])[0]?.ok),
+          );
+          if (taken.some(Boolean))
+            throw new CopyRefused(`${to} was filled by someone else while this copy started; run db copy again to compare`);
+          // the vector table for the recorded dimension, in this transaction (an empty target has no vectors to lose)
+          await index.createVectorTable(vectors.dimension, tx);
           for (const { table } of COPY_TABLES) {
             const cols = columns.get(table) as string[];
             progress(`copying ${table} …`);
