@@ -137,14 +137,22 @@ function pgPages(sql: SQL): PageReader {
       ).map((r) => r.column_name as string),
     );
     // key order as SQLite's BINARY collation: bytes, not the database's locale
-    const order = key.map((k) => (textColumns.has(k) ? `${k} COLLATE "C"` : k)).join(", ");
-    // table, columns and key are this file's constants and the catalog's names, never input; values are parameters
-    const query = `SELECT ${columns.join(", ")} FROM ${table} ORDER BY ${order} LIMIT $1 OFFSET $2`;
+    const keyed = key.map((k) => (textColumns.has(k) ? `${k} COLLATE "C"` : k));
+    const order = keyed.join(", ");
+    const after = `(${keyed.join(", ")}) > (${key.map((_, i) => `$${i + 2}`).join(", ")})`;
+    // table, columns and key are this file's constants and the catalog's names, never input; values are parameters.
+    // Keyset pages (after the last key seen), not OFFSET: skipping rows re-read them on every page.
+    const first = `SELECT ${columns.join(", ")} FROM ${table} ORDER BY ${order} LIMIT $1`;
+    const next = `SELECT ${columns.join(", ")} FROM ${table} WHERE ${after} ORDER BY ${order} LIMIT $1`;
     const pageRows = table === "document_blobs" || table === "document_parts" ? 16 : PAGE_ROWS;
-    for (let offset = 0; ; offset += pageRows) {
-      const rows = (await sql.unsafe(query, [pageRows, offset])) as Row[];
+    let last: Row | null = null;
+    for (;;) {
+      const rows = (await (last
+        ? sql.unsafe(next, [pageRows, ...key.map((k) => (last as Row)[k])])
+        : sql.unsafe(first, [pageRows]))) as Row[];
       if (rows.length > 0) await f(rows);
       if (rows.length < pageRows) break;
+      last = rows[rows.length - 1] as Row;
     }
   };
 }
@@ -216,10 +224,17 @@ async function pgColumns(sql: SQL, table: string): Promise<{ name: string; type:
   ).map((r) => ({ name: r.column_name as string, type: r.data_type as string }));
 }
 
-async function compare(db: Database, sql: SQL, columns: Map<string, string[]>, bytea: Map<string, string[]>): Promise<TableReport[]> {
+async function compare(
+  db: Database,
+  sql: SQL,
+  columns: Map<string, string[]>,
+  bytea: Map<string, string[]>,
+  progress: (line: string) => void,
+): Promise<TableReport[]> {
   const out: TableReport[] = [];
   const [src, dst] = [sqlitePages(db, bytea), pgPages(sql)];
   for (const { table, key } of COPY_TABLES) {
+    progress(`verifying ${table} …`);
     const cols = columns.get(table) as string[];
     const [a, b] = [await checksum(src, table, cols, key), await checksum(dst, table, cols, key)];
     out.push({
@@ -231,6 +246,7 @@ async function compare(db: Database, sql: SQL, columns: Map<string, string[]>, b
       equal: a.rows === b.rows && a.md5 === b.md5,
     });
   }
+  progress("verifying vectors …");
   const cols = ["chunk_id", "embedding"];
   const [a, b] = [await checksum(sqliteVectors(db).read, "", cols, []), await checksum(pgVectors(sql), "", cols, [])];
   out.push({
@@ -245,53 +261,61 @@ async function compare(db: Database, sql: SQL, columns: Map<string, string[]>, b
 }
 
 async function copyChunks(db: Database, tx: SQL, index: PgChunkIndex, columns: string[], withVectors: boolean): Promise<void> {
-  const vectorOf = withVectors ? db.query<{ embedding: Uint8Array }, [number]>(`SELECT embedding FROM ${VEC_TABLE} WHERE rowid = ?`) : null;
+  const vectorQuery = withVectors
+    ? db.query<{ embedding: Uint8Array }, [number]>(`SELECT embedding FROM ${VEC_TABLE} WHERE rowid = ?`)
+    : null;
+  const vectorOf = (id: number): Float32Array | undefined => {
+    const e = vectorQuery?.get(id)?.embedding;
+    return e ? new Float32Array(e.buffer.slice(e.byteOffset, e.byteOffset + e.byteLength)) : undefined;
+  };
   const flush = async (rows: Row[]) => {
     if (rows.length === 0) return;
     const first = rows[0] as Row;
     const deploymentId = first.deployment_id as string;
-    const documentId = first.document_id as string;
-    if (deploymentId === stagingDeployment(documentId)) {
+    if (deploymentId === stagingDeployment(first.document_id as string)) {
       // a large document's chunks staged before publishing: no keyword rows, no vectors (kw_length NULL)
       await tx`INSERT INTO chunks ${tx(rows, ...columns)}`;
       return;
     }
-    const chunks: NewChunk[] = rows.map((r) => {
-      const e = vectorOf?.get(r.id as number)?.embedding;
-      return {
-        ord: r.ord as number,
-        source: r.source as string,
-        text: r.text as string,
-        headingPath: r.heading_path as string,
-        pageStart: (r.page_start as number | null) ?? undefined,
-        pageEnd: (r.page_end as number | null) ?? undefined,
-        rowStart: (r.row_start as number | null) ?? undefined,
-        rowEnd: (r.row_end as number | null) ?? undefined,
-        tokenCount: r.token_count as number,
-        textHash: r.text_hash as string,
-        vector: e ? new Float32Array(e.buffer.slice(e.byteOffset, e.byteOffset + e.byteLength)) : undefined,
-      };
-    });
+    const chunks: NewChunk[] = rows.map((r) => ({
+      ord: r.ord as number,
+      source: r.source as string,
+      text: r.text as string,
+      headingPath: r.heading_path as string,
+      pageStart: (r.page_start as number | null) ?? undefined,
+      pageEnd: (r.page_end as number | null) ?? undefined,
+      rowStart: (r.row_start as number | null) ?? undefined,
+      rowEnd: (r.row_end as number | null) ?? undefined,
+      tokenCount: r.token_count as number,
+      textHash: r.text_hash as string,
+      vector: vectorOf(r.id as number),
+    }));
     await index.insert(
       deploymentId,
-      documentId,
+      rows.map((r) => r.document_id as string),
       chunks,
       tx,
       rows.map((r) => r.id as number),
     );
   };
-  // by document and deployment, in id order within each, a bounded batch per insert
-  const stmt = db.query<Row, []>(`SELECT ${columns.join(", ")} FROM chunks ORDER BY document_id, deployment_id, id`);
+  // by deployment, in id order within it: up to PAGE_ROWS chunks of one deployment (of many documents) per insert,
+  // since each insert rewrites the deployment's keyword statistics (one call per small document: 2,000 abstracts
+  // took 35 s, the rows' versions piling up in the one transaction)
+  const stmt = db.query<Row, []>(`SELECT ${columns.join(", ")} FROM chunks ORDER BY deployment_id, id`);
   let batch: Row[] = [];
-  for (const r of stmt.iterate()) {
-    const head = batch[0];
-    if (head && (head.document_id !== r.document_id || head.deployment_id !== r.deployment_id || batch.length >= PAGE_ROWS)) {
-      await flush(batch);
-      batch = [];
+  try {
+    for (const r of stmt.iterate()) {
+      const head = batch[0];
+      if (head && (head.deployment_id !== r.deployment_id || batch.length >= PAGE_ROWS)) {
+        await flush(batch);
+        batch = [];
+      }
+      batch.push(r);
     }
-    batch.push(r);
+    await flush(batch);
+  } finally {
+    vectorQuery?.finalize();
   }
-  await flush(batch);
 }
 
 export interface CopyOptions {
@@ -350,7 +374,7 @@ export async function copySqliteToPg(dataDir: string, url: string, opts: CopyOpt
       let action: CopyReport["action"] = "copied";
       if (counts.some((n) => n > 0)) {
         progress(`${to} is not empty: comparing it with ${from} …`);
-        const tables = await compare(db, sql, columns, bytea);
+        const tables = await compare(db, sql, columns, bytea, progress);
         const differ = tables.filter((t) => !t.equal);
         if (differ.length > 0) {
           throw new CopyRefused(
@@ -370,12 +394,16 @@ export async function copySqliteToPg(dataDir: string, url: string, opts: CopyOpt
           if (taken.some(Boolean))
             throw new CopyRefused(`${to} was filled by someone else while this copy started; run db copy again to compare`);
           // the vector table for the recorded dimension, in this transaction (an empty target has no vectors to lose)
-          await index.createVectorTable(vectors.dimension, tx);
+          await index.createVectorTable(vectors.dimension, tx, { deferHnsw: true });
           for (const { table } of COPY_TABLES) {
             const cols = columns.get(table) as string[];
             progress(`copying ${table} …`);
             if (table === "chunks") {
               await copyChunks(db, tx, index, cols, vectors.dimension !== null);
+              if (vectors.dimension !== null) {
+                progress("building the vector index …");
+                await index.buildVectorIndex(tx);
+              }
               continue;
             }
             await sqlitePages(db, bytea)(table, cols, COPY_TABLES.find((t) => t.table === table)?.key ?? [], async (rows) => {
@@ -387,8 +415,7 @@ export async function copySqliteToPg(dataDir: string, url: string, opts: CopyOpt
           }
         });
       }
-      progress("verifying …");
-      const tables = await compare(db, sql, columns, bytea);
+      const tables = await compare(db, sql, columns, bytea, progress);
       const indexed = Number(((await sql`SELECT count(*) AS n FROM chunks WHERE kw_length IS NOT NULL`) as Row[])[0]?.n ?? 0);
       const published =
         db.query<{ n: number }, []>("SELECT count(*) AS n FROM chunks WHERE deployment_id NOT LIKE '~staging:%'").get()?.n ?? 0;
