@@ -318,6 +318,13 @@ describe("docchat db copy", () => {
     expect(again.report?.tables.find((t) => t.table === "vectors")?.target_rows).toBe(counts.chunks as number);
   });
 
+  test("a server that does not answer fails clearly, naming host and port but never the password", async () => {
+    const closed = withPassword(url).replace(/:\d+\//, ":1/");
+    const r = await copy(closed);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain("cannot connect to PostgreSQL at 127.0.0.1:1/");
+  });
+
   test("without --from-data or with a URL that is not postgres:// it is a usage error", async () => {
     expect((await runCliProcess(["db", "copy", "--to", url])).code).toBe(2);
     const bad = await runCliProcess(["db", "copy", "--from-data", data, "--to", "mysql://x@y/z"]);

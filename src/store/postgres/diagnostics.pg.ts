@@ -34,7 +34,7 @@ export function versionAtLeast(version: string, min: string): boolean {
 }
 
 /** Scrubs a URL's password from text that may quote it (driver errors). */
-function scrub(text: string, url: string): string {
+export function scrubPassword(text: string, url: string): string {
   let pw = "";
   try {
     pw = new URL(url).password;
@@ -86,7 +86,7 @@ export async function pgDiagnostics(url: string, timeoutMs = 5000): Promise<PgDi
       deadline,
     ]);
   } catch (e) {
-    return { reachable: false, error: scrub(e instanceof Error ? e.message : String(e), url) };
+    return { reachable: false, error: scrubPassword(e instanceof Error ? e.message : String(e), url) };
   } finally {
     clearTimeout(timer);
     sql.close().catch(() => {});
