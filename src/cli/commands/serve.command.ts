@@ -55,7 +55,11 @@ export const serveCommand: Command = {
     const port = app.server?.port;
     services.log.info("docchat listening", { url: `http://${ctx.config.host}:${port}`, data: ctx.config.dataDir });
     // What a first-time operator opens next: the console, where they sign in with their account's email and password.
-    const local = ["0.0.0.0", "::", ""].includes(ctx.config.host) ? "127.0.0.1" : ctx.config.host.includes(":") ? `[${ctx.config.host}]` : ctx.config.host;
+    const local = ["0.0.0.0", "::", ""].includes(ctx.config.host)
+      ? "127.0.0.1"
+      : ctx.config.host.includes(":")
+        ? `[${ctx.config.host}]`
+        : ctx.config.host;
     services.log.info("owner console", { url: `${ctx.config.publicUrl || `http://${local}:${port}`}/console/` });
     const signal = await signalled;
     services.log.info("shutting down", { signal });
