@@ -89,6 +89,7 @@ export async function createServices(config: Config, opts: { log?: Logger } = {}
     embedder,
     log,
     chunking: DEFAULT_CHUNK_OPTIONS,
+    leaseMs: config.trainingLeaseSeconds * 1000,
   });
   const spoolDir = join(config.dataDir, "spool");
   // Parser processes start on first use, so commands that never parse stay fast.

@@ -173,6 +173,12 @@ export const definition = {
     doc: "How long a document push waits for training before answering 202 instead of 200.",
     parse: int(0, 600_000),
   }),
+  trainingLeaseSeconds: setting({
+    env: "DOCCHAT_TRAINING_LEASE_SECONDS",
+    default: 60,
+    doc: "With several nodes on PostgreSQL: how long a node's claim on a document it trains holds without renewal (renewed every third of it while it works). A node that dies leaves its documents to another node after this long.",
+    parse: int(2, 3600),
+  }),
   parseTimeoutMs: setting({
     env: "DOCCHAT_PARSE_TIMEOUT_MS",
     default: 60_000,

@@ -1,6 +1,7 @@
 import { createServer } from "../../server/create-server.ts";
 import { acquireServerLock } from "../../store/data-dir-lock.ts";
 import { ensurePrivateDir } from "../../store/db.ts";
+import { describePgUrl } from "../../store/postgres/pg-store.ts";
 import type { Command } from "../command.ts";
 import { drainServer, waitForShutdownSignal } from "../shutdown.ts";
 
@@ -53,7 +54,11 @@ export const serveCommand: Command = {
       maxRequestBodySize: Number.MAX_SAFE_INTEGER,
     });
     const port = app.server?.port;
-    services.log.info("docchat listening", { url: `http://${ctx.config.host}:${port}`, data: ctx.config.dataDir });
+    services.log.info("docchat listening", {
+      url: `http://${ctx.config.host}:${port}`,
+      data: ctx.config.dataDir,
+      store: ctx.config.databaseUrl ? `postgresql ${describePgUrl(ctx.config.databaseUrl)}` : "sqlite",
+    });
     // What a first-time operator opens next: the console, where they sign in with their account's email and password.
     const local = ["0.0.0.0", "::", ""].includes(ctx.config.host)
       ? "127.0.0.1"
