@@ -108,6 +108,12 @@ export const definition = {
     doc: "PostgreSQL (15+, with the pgvector extension) for every piece of state, shared by any number of nodes: postgres://user:password@host:5432/db. Empty: the embedded SQLite database in the data dir. See docs/scale-out.md.",
     parse: databaseUrl,
   }),
+  databasePool: setting({
+    env: "DOCCHAT_DATABASE_POOL",
+    default: 10,
+    doc: "PostgreSQL connections this node keeps at most (plus one for change notifications). Nodes × pool must stay under the server's max_connections.",
+    parse: int(1, 500),
+  }),
   dataDir: setting({
     env: "DOCCHAT_DATA",
     flag: "--data",
