@@ -58,7 +58,7 @@ export async function createPgStore(url: string, opts: PgStoreOptions = {}): Pro
   const keys = await createPgKeysRepo(sql);
   closers.push(() => keys.close());
   const core: Pick<Repos, "deployments" | "keys" | "documents" | "queueDepths" | "training"> = {
-    deployments: createPgDeploymentsRepo(sql, index),
+    deployments: createPgDeploymentsRepo(sql, index, { onChange: keys.invalidate }),
     keys,
     documents: createPgDocumentsRepo(sql),
     queueDepths: createPgQueueDepthsRepo(sql),

@@ -35,9 +35,12 @@ const columns: { [K in keyof DeploymentPatch]-?: (v: NonNullable<DeploymentPatch
 
 /**
  * Deployments on PostgreSQL (the SQLite twin is repos/deployments.repo.ts). Every change fires the key-cache
- * notification (migration 002's trigger), so a deployment unpublished on one node is enforced by all of them.
+ * notification (migration 002's trigger), so a deployment unpublished on one node is enforced by all of them;
+ * `onChange` runs after this node's own writes (keys.pg.ts invalidate).
  */
-export function createPgDeploymentsRepo(sql: SQL, index: PgChunkIndex): DeploymentsStore {
+export function createPgDeploymentsRepo(sql: SQL, index: PgChunkIndex, opts: { onChange?: () => void } = {}): DeploymentsStore {
+  /** after a write commits: this node's key cache (keys.pg.ts) forgets the deployment at once */
+  const changed = () => opts.onChange?.();
   const byId = async (id: string) => {
     const r = ((await sql`SELECT * FROM deployments WHERE id = ${id}`) as Raw[])[0];
     return r ? toDeployment(pgDeploymentRow(r)) : null;
@@ -70,10 +73,12 @@ export function createPgDeploymentsRepo(sql: SQL, index: PgChunkIndex): Deployme
       }
       set.updated_at = Date.now();
       await sql`UPDATE deployments SET ${sql(set)} WHERE id = ${id}`;
+      changed();
       return byId(id);
     },
     async setTrainingStatus(id: string, status: TrainingStatus) {
       await setTrainingStatus(sql, id, status);
+      changed();
     },
     /** The deployment and everything it owns; its keyword rows and vectors go first (they have no foreign key to cascade through). */
     async remove(id) {
@@ -83,6 +88,7 @@ export function createPgDeploymentsRepo(sql: SQL, index: PgChunkIndex): Deployme
         await index.dropDeployment(id, tx);
         await tx`DELETE FROM deployments WHERE id = ${id}`;
       });
+      changed();
     },
   };
 }

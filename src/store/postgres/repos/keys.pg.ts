@@ -14,6 +14,11 @@ export const VERSION_CHECK_MS = 500;
 const MAX_CACHED_KEYS = 10_000;
 
 export interface PgKeysStore extends KeysStore {
+  /**
+   * Clears this node's cache at once: called after this node's own writes to keys, deployments or accounts commit,
+   * so the node's next request sees them without waiting for the notification's round trip.
+   */
+  invalidate(): void;
   /** Stops listening for changes (the store's close). */
   close(): Promise<void>;
 }
@@ -22,6 +27,7 @@ export interface PgKeysStore extends KeysStore {
  * API keys on PostgreSQL (the SQLite twin is repos/keys.repo.ts). `resolve` runs on every gated request, so
  * resolved keys are cached per node; a key disabled, a deployment unpublished or an IP list changed on ANY node
  * (or by the CLI) must be enforced everywhere within a second. So:
+ * - this node's own writes clear the cache as soon as they commit (invalidate());
  * - every change to api_keys, deployments or accounts sends NOTIFY docchat_keys at commit (migration 002's
  *   triggers) and the whole cache is cleared when it arrives, and again whenever the LISTEN connection is
  *   (re)established (notifications sent while it was down are lost);
@@ -102,6 +108,7 @@ export async function createPgKeysRepo(sql: SQL): Promise<PgKeysStore> {
         await tx`DELETE FROM api_keys WHERE deployment_id = ${deploymentId}`;
         await tx`INSERT INTO api_keys (deployment_id, key_hash, display_prefix, created_at) VALUES (${deploymentId}, ${keyHash}, ${displayPrefix}, ${at})`;
       });
+      clear();
       return { deploymentId, displayPrefix, disabled: false, createdAt: at };
     },
     async findForDeployment(deploymentId) {
@@ -112,6 +119,7 @@ export async function createPgKeysRepo(sql: SQL): Promise<PgKeysStore> {
     },
     async setDisabled(deploymentId, disabled) {
       const res = await sql`UPDATE api_keys SET disabled = ${disabled ? 1 : 0} WHERE deployment_id = ${deploymentId}`;
+      clear();
       return res.count > 0;
     },
     /** Key hash → key, deployment and owner account; cached (read-only for callers) until any node changes them. */
@@ -134,6 +142,7 @@ export async function createPgKeysRepo(sql: SQL): Promise<PgKeysStore> {
       }
       return found;
     },
+    invalidate: clear,
     async close() {
       listening = false;
       clear();
