@@ -35,7 +35,7 @@ describe("PostgreSQL training leases", () => {
     const d = await deployment(a);
     const doc = await document(a, d.id, { name: "big.txt" });
     const dead = uid("dead");
-    const [mine] = await a.repos.training.claim(dead, 1, 50);
+    const [mine] = await a.repos.training.claim(dead, 1, 500);
     expect(mine?.id).toBe(doc.id);
     // the dead worker got halfway: one part published (keyword rows), one staged
     expect(await a.repos.training.stage(dead, doc, 0, 3, [chunk("gannet dive", 0)], null)).toHaveLength(1);
@@ -45,7 +45,7 @@ describe("PostgreSQL training leases", () => {
 
     // not before the lease runs out
     expect((await b.repos.training.claim(uid("early"), 10, 60_000)).map((x) => x.id)).not.toContain(doc.id);
-    await Bun.sleep(80);
+    await Bun.sleep(550);
     const heir = uid("heir");
     const taken = (await b.repos.training.claim(heir, 10, 60_000)).find((x) => x.id === doc.id);
     expect(taken).toMatchObject({ status: "processing", attempts: 2 });
