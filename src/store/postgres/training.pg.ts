@@ -1,6 +1,6 @@
 import type { SQL } from "bun";
 import type { NewChunk } from "../repos/chunk-index.repo.ts";
-import type { TrainingStatus } from "../repos/deployments.repo.ts";
+import { trainingStatusOf } from "../repos/deployments.repo.ts";
 import type { DocumentRecord, DocumentStatus } from "../repos/documents.repo.ts";
 import type { TrainingStore } from "../store.ts";
 import type { PgChunkIndex } from "./chunk-index.pg.ts";
@@ -33,17 +33,7 @@ export function createPgTrainingStore(sql: SQL, index: PgChunkIndex): TrainingSt
       const counts: Record<DocumentStatus, number> = { stored: 0, queued: 0, processing: 0, completed: 0, failed: 0 };
       for (const r of (await tx`SELECT status, count(*)::int AS n FROM documents WHERE deployment_id = ${id} GROUP BY status`) as Raw[])
         counts[r.status as DocumentStatus] = Number(r.n);
-      const status: TrainingStatus =
-        counts.processing > 0
-          ? "processing"
-          : counts.queued > 0
-            ? "queued"
-            : counts.completed > 0
-              ? "completed"
-              : counts.failed > 0
-                ? "failed"
-                : "none";
-      await setTrainingStatus(tx, id, status);
+      await setTrainingStatus(tx, id, trainingStatusOf(counts));
     }
   }
 
