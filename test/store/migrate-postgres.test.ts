@@ -15,7 +15,7 @@ import { tempDir } from "../helpers/server.ts";
 let cluster: PgCluster;
 beforeAll(async () => {
   cluster = await startPostgres();
-});
+}, 60_000);
 afterAll(() => cluster.stop());
 
 describe("PostgreSQL migrations", () => {
