@@ -2,6 +2,11 @@ import { SQL } from "bun";
 import type { Repos, Store } from "../store.ts";
 import { createPgChunkIndex, createPgTermStats } from "./chunk-index.pg.ts";
 import { migratePg } from "./migrate.pg.ts";
+import { createPgDeploymentsRepo } from "./repos/deployments.pg.ts";
+import { createPgDocumentsRepo } from "./repos/documents.pg.ts";
+import { createPgKeysRepo } from "./repos/keys.pg.ts";
+import { createPgQueueDepthsRepo } from "./repos/queue-depths.pg.ts";
+import { createPgTrainingStore } from "./training.pg.ts";
 
 export interface PgStoreOptions {
   /** connections in this node's pool (default 10) */
@@ -49,12 +54,18 @@ export async function createPgStore(url: string, opts: PgStoreOptions = {}): Pro
   const termStats: Repos["termStats"] = createPgTermStats(sql);
 
   // --- wt-pg-core: deployments, keys, documents, queue depths, training ---
-  const core = {
-    deployments: missing<Repos["deployments"]>("deployments"),
-    keys: missing<Repos["keys"]>("keys"),
-    documents: missing<Repos["documents"]>("documents"),
-    queueDepths: missing<Repos["queueDepths"]>("queueDepths"),
-    training: missing<Repos["training"]>("training"),
+  // keys listen for changes on a connection of their own (sql.listen); unlisten on close
+  const keys = await createPgKeysRepo(sql).catch(async (e) => {
+    await sql.close().catch(() => {});
+    throw e;
+  });
+  closers.push(() => keys.close());
+  const core: Pick<Repos, "deployments" | "keys" | "documents" | "queueDepths" | "training"> = {
+    deployments: createPgDeploymentsRepo(sql, index, { onChange: keys.invalidate }),
+    keys,
+    documents: createPgDocumentsRepo(sql),
+    queueDepths: createPgQueueDepthsRepo(sql),
+    training: createPgTrainingStore(sql, index),
   };
   // --- end wt-pg-core ---
 
