@@ -117,7 +117,8 @@ export async function restoreDatabase(dataDir: string, backupPath: string): Prom
       const hasTable = db.query("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'").get();
       if (!hasTable) throw new Error(`${from} is not a docchat database (no schema_migrations table)`);
       const version = schemaVersion(db);
-      if (version > latest) throw new Error(`${from} has schema version ${version}, newer than this docchat (${latest}); use a newer docchat`);
+      if (version > latest)
+        throw new Error(`${from} has schema version ${version}, newer than this docchat (${latest}); use a newer docchat`);
       // Fold any WAL content into the file so the swap is a single rename.
       db.run("PRAGMA journal_mode = DELETE");
     } finally {

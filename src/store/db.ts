@@ -39,7 +39,6 @@ function startCheckpointer(db: Db, file: string): void {
   checkpointers.set(db, worker);
 }
 
-
 /**
  * The data dir holds keys' hashes, documents and visitor data: created 0700 (an existing one keeps the mode
  * its operator gave it; its database files are made private below).

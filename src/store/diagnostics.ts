@@ -66,9 +66,13 @@ export async function databaseInfo(dataDir: string): Promise<DatabaseInfo> {
     try {
       info.journal_mode = db.query<{ journal_mode: string }, []>("PRAGMA journal_mode").get()?.journal_mode;
       const hasTable = db.query("SELECT 1 FROM sqlite_master WHERE name = 'schema_migrations'").get();
-      info.schema_version = hasTable ? (db.query<{ v: number | null }, []>("SELECT max(version) AS v FROM schema_migrations").get()?.v ?? 0) : 0;
+      info.schema_version = hasTable
+        ? (db.query<{ v: number | null }, []>("SELECT max(version) AS v FROM schema_migrations").get()?.v ?? 0)
+        : 0;
       const hasMeta = db.query("SELECT 1 FROM sqlite_master WHERE name = 'index_meta'").get();
-      info.index_embedder = hasMeta ? (db.query<{ value: string }, []>("SELECT value FROM index_meta WHERE key = 'embedder'").get()?.value ?? null) : null;
+      info.index_embedder = hasMeta
+        ? (db.query<{ value: string }, []>("SELECT value FROM index_meta WHERE key = 'embedder'").get()?.value ?? null)
+        : null;
     } finally {
       db.close();
     }

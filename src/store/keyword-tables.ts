@@ -25,7 +25,9 @@ export function findKeywordTable(db: Database, deploymentId: string): KeywordTab
 export function ensureKeywordTable(db: Database, deploymentId: string): KeywordTable {
   const found = findKeywordTable(db, deploymentId);
   if (found) return found;
-  const { n } = db.query<{ n: number }, [string]>("INSERT INTO keyword_tables (deployment_id) VALUES (?) RETURNING n").get(deploymentId) as { n: number };
+  const { n } = db
+    .query<{ n: number }, [string]>("INSERT INTO keyword_tables (deployment_id) VALUES (?) RETURNING n")
+    .get(deploymentId) as { n: number };
   const t = names(n);
   db.run(`CREATE VIRTUAL TABLE ${t.fts} USING fts5(text, heading_path, content='chunks', content_rowid='id', tokenize = "${TOKENIZER}")`);
   db.run(`CREATE VIRTUAL TABLE ${t.vocab} USING fts5vocab(${t.fts}, 'row')`);
@@ -54,7 +56,9 @@ export function dropKeywordTable(db: Database, deploymentId: string): void {
 export function ensureKeywordTables(db: Database): number {
   const missing = () =>
     db
-      .query<{ d: string }, []>("SELECT DISTINCT deployment_id AS d FROM chunks WHERE deployment_id NOT IN (SELECT deployment_id FROM keyword_tables) AND deployment_id NOT LIKE '~staging:%'")
+      .query<{ d: string }, []>(
+        "SELECT DISTINCT deployment_id AS d FROM chunks WHERE deployment_id NOT IN (SELECT deployment_id FROM keyword_tables) AND deployment_id NOT LIKE '~staging:%'",
+      )
       .all()
       .map((r) => r.d);
   if (missing().length === 0) return 0;

@@ -35,9 +35,13 @@ export type AccountsStore = AsyncRepo<AccountsRepo>;
 export type DeploymentsStore = AsyncRepo<DeploymentsRepo>;
 export type KeysStore = AsyncRepo<KeysRepo>;
 export type DocumentsStore = AsyncRepo<DocumentsRepo>;
-export type ChunkIndexStore = AsyncRepo<ChunkIndexRepo> & {
+/** Writes only the training store makes (staging large documents is engine-internal). */
+type TrainingOnly = "insertStaged" | "publishStaged" | "insertVectors" | "mergeFts";
+export type ChunkIndexStore = AsyncRepo<Omit<ChunkIndexRepo, TrainingOnly>> & {
   /** Re-reads shared index state another node may have changed (the vector table). No-op on SQLite. */
   refresh(): Promise<void>;
+  /** Index maintenance after a bulk load, in short steps (SQLite: FTS5 segment merges); absent when not needed. */
+  mergeFts?: ChunkIndexRepo["mergeFts"];
 };
 export type TermStatsStore = AsyncRepo<TermStatsRepo>;
 export type OutboxStore = AsyncRepo<OutboxRepo>;
@@ -85,7 +89,14 @@ export interface TrainingStore {
    * A large document's part `seq` of `parts`: chunks staged where no search sees them, embedding cache, progress.
    * Returns the new chunk ids, or null when the document is no longer mine.
    */
-  stage(worker: string, doc: DocumentRecord, seq: number, parts: number, chunks: NewChunk[], embedderId: string | null): Promise<number[] | null>;
+  stage(
+    worker: string,
+    doc: DocumentRecord,
+    seq: number,
+    parts: number,
+    chunks: NewChunk[],
+    embedderId: string | null,
+  ): Promise<number[] | null>;
   /** Moves up to `limit` staged chunks into the deployment's index; returns how many (0: done or no longer mine). */
   publish(worker: string, doc: DocumentRecord, limit: number): Promise<number>;
   /** The large document's vectors, swap-out of an older one, `completed`, status refresh; false when no longer mine. */

@@ -37,7 +37,10 @@ export function createChatLogsRepo(db: Db, deps: { accounts: AccountsRepo; conve
        prompt_tokens, completion_tokens, refused, correction_id, visitor_email, created_at)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
   );
-  const thread = db.query<{ id: number; question: string; search_query: string; answer: string; refused: number }, [string, string, number]>(
+  const thread = db.query<
+    { id: number; question: string; search_query: string; answer: string; refused: number },
+    [string, string, number]
+  >(
     `SELECT id, question, search_query, answer, refused FROM chat_logs WHERE deployment_id = ? AND conversation_id = ?
       ORDER BY id DESC LIMIT ?`,
   );

@@ -63,7 +63,9 @@ export function createChunkIndexRepo(db: Db) {
     createVectorTable(dimension: number | null): void {
       db.run(`DROP TABLE IF EXISTS ${VEC_TABLE}`);
       if (dimension !== null) {
-        db.run(`CREATE VIRTUAL TABLE ${VEC_TABLE} USING vec0(deployment_id TEXT PARTITION KEY, embedding float[${dimension}] distance_metric=cosine)`);
+        db.run(
+          `CREATE VIRTUAL TABLE ${VEC_TABLE} USING vec0(deployment_id TEXT PARTITION KEY, embedding float[${dimension}] distance_metric=cosine)`,
+        );
       }
       vec = dimension !== null;
     },
@@ -73,10 +75,24 @@ export function createChunkIndexRepo(db: Db) {
       const kw = ensureKeywordTable(db, deploymentId);
       const insertFts = db.query(`INSERT INTO ${kw.fts} (rowid, text, heading_path) VALUES (?, ?, ?)`);
       for (const c of chunks) {
-        const row = insertChunk.get(deploymentId, documentId, c.ord, c.source, c.text, c.headingPath, c.pageStart ?? null, c.pageEnd ?? null, c.rowStart ?? null, c.rowEnd ?? null, c.tokenCount, c.textHash);
+        const row = insertChunk.get(
+          deploymentId,
+          documentId,
+          c.ord,
+          c.source,
+          c.text,
+          c.headingPath,
+          c.pageStart ?? null,
+          c.pageEnd ?? null,
+          c.rowStart ?? null,
+          c.rowEnd ?? null,
+          c.tokenCount,
+          c.textHash,
+        );
         const id = (row as { id: number }).id;
         insertFts.run(id, c.text, c.headingPath);
-        if (vec && c.vector) db.run(`INSERT INTO ${VEC_TABLE} (rowid, deployment_id, embedding) VALUES (?, ?, ?)`, [id, deploymentId, c.vector]);
+        if (vec && c.vector)
+          db.run(`INSERT INTO ${VEC_TABLE} (rowid, deployment_id, embedding) VALUES (?, ?, ?)`, [id, deploymentId, c.vector]);
         ids.push(id);
       }
       return ids;
@@ -86,7 +102,22 @@ export function createChunkIndexRepo(db: Db) {
       const staging = stagingDeployment(documentId);
       return chunks.map(
         (c) =>
-          (insertChunk.get(staging, documentId, c.ord, c.source, c.text, c.headingPath, c.pageStart ?? null, c.pageEnd ?? null, c.rowStart ?? null, c.rowEnd ?? null, c.tokenCount, c.textHash) as { id: number }).id,
+          (
+            insertChunk.get(
+              staging,
+              documentId,
+              c.ord,
+              c.source,
+              c.text,
+              c.headingPath,
+              c.pageStart ?? null,
+              c.pageEnd ?? null,
+              c.rowStart ?? null,
+              c.rowEnd ?? null,
+              c.tokenCount,
+              c.textHash,
+            ) as { id: number }
+          ).id,
       );
     },
     /**
@@ -95,7 +126,9 @@ export function createChunkIndexRepo(db: Db) {
      */
     publishStaged(documentId: string, deploymentId: string, limit: number): number {
       const rows = db
-        .query<{ id: number; text: string; heading_path: string }, [string, string, number]>("SELECT id, text, heading_path FROM chunks WHERE document_id = ? AND deployment_id = ? LIMIT ?")
+        .query<{ id: number; text: string; heading_path: string }, [string, string, number]>(
+          "SELECT id, text, heading_path FROM chunks WHERE document_id = ? AND deployment_id = ? LIMIT ?",
+        )
         .all(documentId, stagingDeployment(documentId), limit);
       if (rows.length === 0) return 0;
       const kw = ensureKeywordTable(db, deploymentId);
@@ -109,7 +142,9 @@ export function createChunkIndexRepo(db: Db) {
     },
     /** Vectors of chunks already inserted (a staged document's, at publish). */
     insertVectors(deploymentId: string, vectors: { id: number; vector: Float32Array }[]): void {
-      if (vec) for (const v of vectors) db.run(`INSERT INTO ${VEC_TABLE} (rowid, deployment_id, embedding) VALUES (?, ?, ?)`, [v.id, deploymentId, v.vector]);
+      if (vec)
+        for (const v of vectors)
+          db.run(`INSERT INTO ${VEC_TABLE} (rowid, deployment_id, embedding) VALUES (?, ?, ?)`, [v.id, deploymentId, v.vector]);
     },
     /**
      * FTS5 maintenance after a bulk load: merges the keyword tables' segments in bounded steps (each its own short
@@ -135,13 +170,20 @@ export function createChunkIndexRepo(db: Db) {
      */
     deleteDocument(documentId: string): void {
       const rows = db
-        .query<{ id: number; deployment_id: string; text: string; heading_path: string }, [string]>("SELECT id, deployment_id, text, heading_path FROM chunks WHERE document_id = ?")
+        .query<{ id: number; deployment_id: string; text: string; heading_path: string }, [string]>(
+          "SELECT id, deployment_id, text, heading_path FROM chunks WHERE document_id = ?",
+        )
         .all(documentId);
       const tables = new Map<string, ReturnType<typeof findKeywordTable>>();
       for (const r of rows) {
         if (!tables.has(r.deployment_id)) tables.set(r.deployment_id, findKeywordTable(db, r.deployment_id));
         const kw = tables.get(r.deployment_id);
-        if (kw) db.query(`INSERT INTO ${kw.fts} (${kw.fts}, rowid, text, heading_path) VALUES ('delete', ?, ?, ?)`).run(r.id, r.text, r.heading_path);
+        if (kw)
+          db.query(`INSERT INTO ${kw.fts} (${kw.fts}, rowid, text, heading_path) VALUES ('delete', ?, ?, ?)`).run(
+            r.id,
+            r.text,
+            r.heading_path,
+          );
         if (vec) db.run(`DELETE FROM ${VEC_TABLE} WHERE rowid = ?`, [r.id]);
       }
       db.run("DELETE FROM chunks WHERE document_id = ?", [documentId]);
@@ -151,7 +193,9 @@ export function createChunkIndexRepo(db: Db) {
       const kw = findKeywordTable(db, deploymentId);
       if (!kw) return [];
       return db
-        .query<{ id: number; score: number }, [string, number]>(`SELECT rowid AS id, bm25(${kw.fts}, 1.0, 0.5) AS score FROM ${kw.fts} WHERE ${kw.fts} MATCH ? ORDER BY score LIMIT ?`)
+        .query<{ id: number; score: number }, [string, number]>(
+          `SELECT rowid AS id, bm25(${kw.fts}, 1.0, 0.5) AS score FROM ${kw.fts} WHERE ${kw.fts} MATCH ? ORDER BY score LIMIT ?`,
+        )
         .all(match, limit);
     },
     vectorSearch(deploymentId: string, query: Float32Array, k: number): { id: number; distance: number }[] {
@@ -173,14 +217,18 @@ export function createChunkIndexRepo(db: Db) {
       db.run(`INSERT INTO ${VEC_TABLE} (rowid, deployment_id, embedding) VALUES (?, ?, ?)`, [id, deploymentId, v]);
     },
     cachedVector(embedderId: string, textHash: string): Float32Array | null {
-      const r = db.query<{ vector: Uint8Array }, [string, string]>("SELECT vector FROM embedding_cache WHERE embedder_id = ? AND text_hash = ?").get(embedderId, textHash);
+      const r = db
+        .query<{ vector: Uint8Array }, [string, string]>("SELECT vector FROM embedding_cache WHERE embedder_id = ? AND text_hash = ?")
+        .get(embedderId, textHash);
       return r ? new Float32Array(r.vector.buffer.slice(r.vector.byteOffset, r.vector.byteOffset + r.vector.byteLength)) : null;
     },
     cacheVector(embedderId: string, textHash: string, v: Float32Array): void {
       db.run("INSERT OR IGNORE INTO embedding_cache (embedder_id, text_hash, vector) VALUES (?, ?, ?)", [embedderId, textHash, v]);
     },
     counts(documentId: string): { chunks: number; fts: number; vec: number } {
-      const rows = db.query<{ id: number; deployment_id: string }, [string]>("SELECT id, deployment_id FROM chunks WHERE document_id = ?").all(documentId);
+      const rows = db
+        .query<{ id: number; deployment_id: string }, [string]>("SELECT id, deployment_id FROM chunks WHERE document_id = ?")
+        .all(documentId);
       const ids = rows.map((r) => r.id);
       const kw = rows[0] ? findKeywordTable(db, rows[0].deployment_id) : null;
       let fts = 0;

@@ -154,13 +154,17 @@ export function createDeploymentsRepo(db: Db) {
     },
     setTrainingStatus(id: string, status: TrainingStatus): void {
       const at = Date.now();
-      db.run("UPDATE deployments SET training_status = ?, trained_at = CASE WHEN ? = 'completed' THEN ? ELSE trained_at END, updated_at = ? WHERE id = ?", [status, status, at, at, id]);
+      db.run(
+        "UPDATE deployments SET training_status = ?, trained_at = CASE WHEN ? = 'completed' THEN ? ELSE trained_at END, updated_at = ? WHERE id = ?",
+        [status, status, at, at, id],
+      );
     },
     remove(id: string): void {
       db.transaction(() => {
         dropKeywordTable(db, id);
         // vec0 rows have no foreign key to cascade through
-        if (db.query("SELECT 1 FROM sqlite_master WHERE name = 'chunks_vec'").get()) db.run("DELETE FROM chunks_vec WHERE deployment_id = ?", [id]);
+        if (db.query("SELECT 1 FROM sqlite_master WHERE name = 'chunks_vec'").get())
+          db.run("DELETE FROM chunks_vec WHERE deployment_id = ?", [id]);
         db.run("DELETE FROM deployments WHERE id = ?", [id]);
       }).immediate();
     },

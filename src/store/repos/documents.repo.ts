@@ -104,7 +104,9 @@ export interface NewDocument {
 
 export function createDocumentsRepo(db: Db) {
   const byId = db.query<Row, [string]>("SELECT * FROM documents WHERE id = ?");
-  const insertPartQuery = db.query("INSERT OR REPLACE INTO document_parts (document_id, part, seq, data, created_at) VALUES (?, ?, ?, ?, ?)");
+  const insertPartQuery = db.query(
+    "INSERT OR REPLACE INTO document_parts (document_id, part, seq, data, created_at) VALUES (?, ?, ?, ?, ?)",
+  );
   function insertRow(input: NewDocument): DocumentRecord {
     const at = Date.now();
     const notes = input.notes && input.notes.length > 0 ? JSON.stringify(input.notes) : null;
@@ -112,8 +114,28 @@ export function createDocumentsRepo(db: Db) {
     db.query(
       `INSERT INTO documents (id, deployment_id, name, kind, content_hash, size, status, pages, replace_on_train, queued_at, ocr_pages, ocr_confidence, notes, created_at, updated_at)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    ).run(input.id, input.deploymentId, input.name, input.kind, input.contentHash, input.size ?? input.bytes?.byteLength ?? 0, input.queue ? "queued" : "stored", input.pages, input.replaceOnTrain ? 1 : 0, input.queue ? at : null, input.ocrPages ?? 0, input.ocrConfidence ?? null, notes, at, at);
-    db.query("INSERT INTO document_blobs (document_id, bytes, parsed) VALUES (?, ?, ?)").run(input.id, input.bytes ?? new Uint8Array(), input.parsed ?? null);
+    ).run(
+      input.id,
+      input.deploymentId,
+      input.name,
+      input.kind,
+      input.contentHash,
+      input.size ?? input.bytes?.byteLength ?? 0,
+      input.queue ? "queued" : "stored",
+      input.pages,
+      input.replaceOnTrain ? 1 : 0,
+      input.queue ? at : null,
+      input.ocrPages ?? 0,
+      input.ocrConfidence ?? null,
+      notes,
+      at,
+      at,
+    );
+    db.query("INSERT INTO document_blobs (document_id, bytes, parsed) VALUES (?, ?, ?)").run(
+      input.id,
+      input.bytes ?? new Uint8Array(),
+      input.parsed ?? null,
+    );
     if (input.chunks !== undefined) insertPartQuery.run(input.id, "chunks", 0, input.chunks, at);
     return toRecord(byId.get(input.id) as Row);
   }
@@ -134,16 +156,26 @@ export function createDocumentsRepo(db: Db) {
       unpromisedTransaction(db, () => insertPartQuery.run(documentId, part, seq, data, Date.now()));
     },
     partCount(documentId: string, part: PartKind): number {
-      return db.query<{ n: number }, [string, string]>("SELECT COUNT(*) AS n FROM document_parts WHERE document_id = ? AND part = ?").get(documentId, part)?.n ?? 0;
+      return (
+        db
+          .query<{ n: number }, [string, string]>("SELECT COUNT(*) AS n FROM document_parts WHERE document_id = ? AND part = ?")
+          .get(documentId, part)?.n ?? 0
+      );
     },
     partText(documentId: string, part: PartKind, seq: number): string | null {
-      const r = db.query<{ data: Uint8Array | string }, [string, string, number]>("SELECT data FROM document_parts WHERE document_id = ? AND part = ? AND seq = ?").get(documentId, part, seq);
+      const r = db
+        .query<{ data: Uint8Array | string }, [string, string, number]>(
+          "SELECT data FROM document_parts WHERE document_id = ? AND part = ? AND seq = ?",
+        )
+        .get(documentId, part, seq);
       if (!r) return null;
       return typeof r.data === "string" ? r.data : new TextDecoder().decode(r.data);
     },
     /** Parts left by an upload interrupted before its document row was written. */
     deleteOrphanParts(olderThanMs: number): number {
-      return db.run("DELETE FROM document_parts WHERE created_at < ? AND document_id NOT IN (SELECT id FROM documents)", [Date.now() - olderThanMs]).changes;
+      return db.run("DELETE FROM document_parts WHERE created_at < ? AND document_id NOT IN (SELECT id FROM documents)", [
+        Date.now() - olderThanMs,
+      ]).changes;
     },
     setProgress(id: string, done: number, total: number): void {
       db.run("UPDATE documents SET progress_done = ?, progress_total = ? WHERE id = ?", [done, total, id]);
@@ -158,7 +190,10 @@ export function createDocumentsRepo(db: Db) {
       return r && r.deployment_id === deploymentId ? toRecord(r) : null;
     },
     list(deploymentId: string): DocumentRecord[] {
-      return db.query<Row, [string]>("SELECT * FROM documents WHERE deployment_id = ? ORDER BY created_at, id").all(deploymentId).map(toRecord);
+      return db
+        .query<Row, [string]>("SELECT * FROM documents WHERE deployment_id = ? ORDER BY created_at, id")
+        .all(deploymentId)
+        .map(toRecord);
     },
     /** Documents and bytes stored by an account, leaving out one name in one deployment (a push about to replace it). */
     accountUsage(accountId: number, except: { deploymentId: string; name: string } | null): { documents: number; bytes: number } {
@@ -171,21 +206,32 @@ export function createDocumentsRepo(db: Db) {
       return { documents: r?.n ?? 0, bytes: r?.b ?? 0 };
     },
     findByName(deploymentId: string, name: string): DocumentRecord[] {
-      return db.query<Row, [string, string]>("SELECT * FROM documents WHERE deployment_id = ? AND name = ? ORDER BY created_at").all(deploymentId, name).map(toRecord);
+      return db
+        .query<Row, [string, string]>("SELECT * FROM documents WHERE deployment_id = ? AND name = ? ORDER BY created_at")
+        .all(deploymentId, name)
+        .map(toRecord);
     },
     parsed(id: string): string | null {
-      return db.query<{ parsed: string | null }, [string]>("SELECT parsed FROM document_blobs WHERE document_id = ?").get(id)?.parsed ?? null;
+      return (
+        db.query<{ parsed: string | null }, [string]>("SELECT parsed FROM document_blobs WHERE document_id = ?").get(id)?.parsed ?? null
+      );
     },
     bytes(id: string): Uint8Array | null {
-      const blob = db.query<{ bytes: Uint8Array }, [string]>("SELECT bytes FROM document_blobs WHERE document_id = ?").get(id)?.bytes ?? null;
+      const blob =
+        db.query<{ bytes: Uint8Array }, [string]>("SELECT bytes FROM document_blobs WHERE document_id = ?").get(id)?.bytes ?? null;
       if (!blob || blob.byteLength > 0) return blob;
-      const parts = db.query<{ data: Uint8Array }, [string]>("SELECT data FROM document_parts WHERE document_id = ? AND part = 'bytes' ORDER BY seq").all(id);
+      const parts = db
+        .query<{ data: Uint8Array }, [string]>("SELECT data FROM document_parts WHERE document_id = ? AND part = 'bytes' ORDER BY seq")
+        .all(id);
       return parts.length === 0 ? blob : Buffer.concat(parts.map((p) => p.data));
     },
     /** Queues every stored (untrained) or failed document of a deployment; returns how many. */
     queueDeployment(deploymentId: string): number {
       const at = Date.now();
-      return db.run("UPDATE documents SET status = 'queued', queued_at = ?, attempts = 0, error_code = NULL, error_message = NULL, updated_at = ? WHERE deployment_id = ? AND status IN ('stored', 'failed')", [at, at, deploymentId]).changes;
+      return db.run(
+        "UPDATE documents SET status = 'queued', queued_at = ?, attempts = 0, error_code = NULL, error_message = NULL, updated_at = ? WHERE deployment_id = ? AND status IN ('stored', 'failed')",
+        [at, at, deploymentId],
+      ).changes;
     },
     /** Claims the oldest queued document for processing (atomic: one worker per document). */
     claimNext(): DocumentRecord | null {
@@ -206,18 +252,24 @@ export function createDocumentsRepo(db: Db) {
         )
         .all(Date.now(), limit)
         .map(toRecord)
-        .sort((x, y) => (x.createdAt - y.createdAt) || x.id.localeCompare(y.id));
+        .sort((x, y) => x.createdAt - y.createdAt || x.id.localeCompare(y.id));
     },
     /** Documents left mid-processing by a crash (their partial index rows are removed before they are requeued). */
     interruptedIds(): string[] {
-      return db.query<{ id: string }, []>("SELECT id FROM documents WHERE status = 'processing'").all().map((r) => r.id);
+      return db
+        .query<{ id: string }, []>("SELECT id FROM documents WHERE status = 'processing'")
+        .all()
+        .map((r) => r.id);
     },
     /** After a crash, documents left mid-processing go back to the queue. */
     requeueInterrupted(): number {
       return db.run("UPDATE documents SET status = 'queued', updated_at = ? WHERE status = 'processing'", [Date.now()]).changes;
     },
     markCompleted(id: string, chunkCount: number): void {
-      db.run("UPDATE documents SET status = 'completed', chunk_count = ?, progress_done = progress_total, error_code = NULL, error_message = NULL, updated_at = ? WHERE id = ?", [chunkCount, Date.now(), id]);
+      db.run(
+        "UPDATE documents SET status = 'completed', chunk_count = ?, progress_done = progress_total, error_code = NULL, error_message = NULL, updated_at = ? WHERE id = ?",
+        [chunkCount, Date.now(), id],
+      );
     },
     /**
      * Puts a claimed document back in the queue, in its old place, with the reason it waits (shown as its
@@ -230,7 +282,12 @@ export function createDocumentsRepo(db: Db) {
       );
     },
     markFailed(id: string, code: string, message: string): void {
-      db.run("UPDATE documents SET status = 'failed', error_code = ?, error_message = ?, updated_at = ? WHERE id = ?", [code, message, Date.now(), id]);
+      db.run("UPDATE documents SET status = 'failed', error_code = ?, error_message = ?, updated_at = ? WHERE id = ?", [
+        code,
+        message,
+        Date.now(),
+        id,
+      ]);
     },
     deleteRow(id: string): void {
       db.run("DELETE FROM document_parts WHERE document_id = ?", [id]);
@@ -238,11 +295,19 @@ export function createDocumentsRepo(db: Db) {
     },
     statusCounts(deploymentId: string): Record<DocumentStatus, number> {
       const out: Record<DocumentStatus, number> = { stored: 0, queued: 0, processing: 0, completed: 0, failed: 0 };
-      for (const r of db.query<{ status: DocumentStatus; n: number }, [string]>("SELECT status, COUNT(*) AS n FROM documents WHERE deployment_id = ? GROUP BY status").all(deploymentId)) out[r.status] = r.n;
+      for (const r of db
+        .query<{ status: DocumentStatus; n: number }, [string]>(
+          "SELECT status, COUNT(*) AS n FROM documents WHERE deployment_id = ? GROUP BY status",
+        )
+        .all(deploymentId))
+        out[r.status] = r.n;
       return out;
     },
     pendingDeployments(): string[] {
-      return db.query<{ d: string }, []>("SELECT DISTINCT deployment_id AS d FROM documents WHERE status IN ('queued', 'processing')").all().map((r) => r.d);
+      return db
+        .query<{ d: string }, []>("SELECT DISTINCT deployment_id AS d FROM documents WHERE status IN ('queued', 'processing')")
+        .all()
+        .map((r) => r.d);
     },
   };
 }

@@ -34,7 +34,9 @@ export function createKeysRepo(db: Db) {
   // Every gated request resolves its key, so the rows are cached for as long as the database is unchanged:
   // total_changes() counts this connection's writes and PRAGMA data_version every other connection's (the CLI,
   // another process). A CLI change is therefore still seen on the server's next request.
-  const version = db.query<{ c: number; v: number }, []>("SELECT total_changes() AS c, (SELECT data_version FROM pragma_data_version) AS v");
+  const version = db.query<{ c: number; v: number }, []>(
+    "SELECT total_changes() AS c, (SELECT data_version FROM pragma_data_version) AS v",
+  );
   const cache = new Map<string, KeyContext | null>();
   let stamp = "";
   const byHash = {
@@ -51,7 +53,12 @@ export function createKeysRepo(db: Db) {
       const at = Date.now();
       db.transaction(() => {
         db.run("DELETE FROM api_keys WHERE deployment_id = ?", [deploymentId]);
-        db.run("INSERT INTO api_keys (deployment_id, key_hash, display_prefix, created_at) VALUES (?, ?, ?, ?)", [deploymentId, keyHash, displayPrefix, at]);
+        db.run("INSERT INTO api_keys (deployment_id, key_hash, display_prefix, created_at) VALUES (?, ?, ?, ?)", [
+          deploymentId,
+          keyHash,
+          displayPrefix,
+          at,
+        ]);
       }).immediate();
       return { deploymentId, displayPrefix, disabled: false, createdAt: at };
     },

@@ -29,7 +29,8 @@ interface Row {
   created_at: number;
 }
 
-const COLS = "id, conversation_id, question, answer, sources, refused, rating, correction_id, prompt_tokens + completion_tokens AS tokens, visitor_email, created_at";
+const COLS =
+  "id, conversation_id, question, answer, sources, refused, rating, correction_id, prompt_tokens + completion_tokens AS tokens, visitor_email, created_at";
 
 const toLog = (r: Row): OwnerChatLog => ({
   id: r.id,

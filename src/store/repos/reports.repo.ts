@@ -71,7 +71,17 @@ export function createReportsRepo(db: Db) {
         )
         .all(shift, r.deploymentId, r.fromMs, r.toMs);
       const out = new Map<string, DayRow>();
-      const blank = (day: string): DayRow => ({ day, questions: 0, answers: 0, refusals: 0, tokens: 0, ratedUp: 0, ratedDown: 0, correctionsServed: 0, leads: 0 });
+      const blank = (day: string): DayRow => ({
+        day,
+        questions: 0,
+        answers: 0,
+        refusals: 0,
+        tokens: 0,
+        ratedUp: 0,
+        ratedDown: 0,
+        correctionsServed: 0,
+        leads: 0,
+      });
       for (const c of chat) {
         out.set(c.day, {
           ...blank(c.day),
@@ -106,7 +116,9 @@ export function createReportsRepo(db: Db) {
         .query<
           { id: number; chat_log_id: number; question: string; answer: string; active: number; served_count: number; updated_at: number },
           [string]
-        >("SELECT id, chat_log_id, question, answer, active, served_count, updated_at FROM corrections WHERE deployment_id = ? ORDER BY served_count DESC, updated_at DESC")
+        >(
+          "SELECT id, chat_log_id, question, answer, active, served_count, updated_at FROM corrections WHERE deployment_id = ? ORDER BY served_count DESC, updated_at DESC",
+        )
         .all(deploymentId)
         .map((c) => ({
           id: c.id,

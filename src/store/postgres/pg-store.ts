@@ -1,0 +1,99 @@
+import { SQL } from "bun";
+import type { Repos, Store } from "../store.ts";
+import { createPgChunkIndex, createPgTermStats } from "./chunk-index.pg.ts";
+import { migratePg } from "./migrate.pg.ts";
+
+export interface PgStoreOptions {
+  /** connections in this node's pool (default 10) */
+  max?: number;
+}
+
+/** A repo not built yet: any call fails loudly instead of answering wrongly. */
+function missing<T>(name: string): T {
+  return new Proxy({} as Record<string, unknown>, {
+    get: (_t, prop) =>
+      prop === "then" ? undefined : () => Promise.reject(new Error(`PostgreSQL store: ${name}.${String(prop)} is not implemented`)),
+  }) as T;
+}
+
+/** host:port/db of a connection URL, never its password: for messages and logs. */
+export function describePgUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    return `${u.hostname || u.searchParams.get("host") || "localhost"}:${u.port || "5432"}${u.pathname || "/"}`;
+  } catch {
+    return "(unparseable database URL)";
+  }
+}
+
+export interface PgStore extends Store {
+  engine: "postgres";
+  sql: SQL;
+}
+
+/**
+ * Every piece of state in PostgreSQL (issue 12), shared by any number of nodes: migrated under an advisory lock,
+ * one pooled Bun.sql client, every repo of the contract (store.ts).
+ */
+export async function createPgStore(url: string, opts: PgStoreOptions = {}): Promise<PgStore> {
+  const sql = new SQL(url, { max: opts.max ?? 10 });
+  const closers: (() => Promise<void> | void)[] = [];
+  try {
+    await migratePg(sql);
+  } catch (e) {
+    await sql.close().catch(() => {});
+    throw e;
+  }
+  const index = await createPgChunkIndex(sql);
+  const chunkIndex: Repos["chunkIndex"] = index;
+  const termStats: Repos["termStats"] = createPgTermStats(sql);
+
+  // --- wt-pg-core: deployments, keys, documents, queue depths, training ---
+  const core = {
+    deployments: missing<Repos["deployments"]>("deployments"),
+    keys: missing<Repos["keys"]>("keys"),
+    documents: missing<Repos["documents"]>("documents"),
+    queueDepths: missing<Repos["queueDepths"]>("queueDepths"),
+    training: missing<Repos["training"]>("training"),
+  };
+  // --- end wt-pg-core ---
+
+  // --- wt-pg-visitor: accounts, visitors and owners ---
+  const visitor = {
+    accounts: missing<Repos["accounts"]>("accounts"),
+    conversations: missing<Repos["conversations"]>("conversations"),
+    chatLogs: missing<Repos["chatLogs"]>("chatLogs"),
+    chatLogFeedback: missing<Repos["chatLogFeedback"]>("chatLogFeedback"),
+    corrections: missing<Repos["corrections"]>("corrections"),
+    outbox: missing<Repos["outbox"]>("outbox"),
+    leads: missing<Repos["leads"]>("leads"),
+    ownerSessions: missing<Repos["ownerSessions"]>("ownerSessions"),
+    loginAttempts: missing<Repos["loginAttempts"]>("loginAttempts"),
+    ownerChatLogs: missing<Repos["ownerChatLogs"]>("ownerChatLogs"),
+    reports: missing<Repos["reports"]>("reports"),
+  };
+  // --- end wt-pg-visitor ---
+
+  // --- wt-pg-ops: rate limits ---
+  const ops = {
+    rateLimits: missing<Repos["rateLimits"]>("rateLimits"),
+  };
+  // --- end wt-pg-ops ---
+
+  const repos: Repos = { chunkIndex, termStats, ...core, ...visitor, ...ops };
+  return {
+    engine: "postgres",
+    sql,
+    repos,
+    async ping() {
+      await sql`SELECT 1`;
+    },
+    async hasChunks() {
+      return ((await sql`SELECT EXISTS (SELECT 1 FROM chunks) AS ok`) as { ok: boolean }[])[0]?.ok ?? false;
+    },
+    async close() {
+      for (const c of closers.reverse()) await c();
+      await sql.close();
+    },
+  };
+}

@@ -1,0 +1,113 @@
+import { createRateLimiter } from "../../server/rate-limit.ts";
+import { closeDatabase, type Db, openDatabase } from "../db.ts";
+import { createAccountsRepo } from "../repos/accounts.repo.ts";
+import { createChatLogFeedbackRepo } from "../repos/chat-log-feedback.repo.ts";
+import { createChatLogsRepo } from "../repos/chat-logs.repo.ts";
+import { createChunkIndexRepo } from "../repos/chunk-index.repo.ts";
+import { createConversationsRepo } from "../repos/conversations.repo.ts";
+import { createCorrectionsRepo } from "../repos/corrections.repo.ts";
+import { createDeploymentsRepo } from "../repos/deployments.repo.ts";
+import { createDocumentsRepo } from "../repos/documents.repo.ts";
+import { createKeysRepo } from "../repos/keys.repo.ts";
+import { createLeadsRepo } from "../repos/leads.repo.ts";
+import { createLoginAttemptsRepo } from "../repos/login-attempts.repo.ts";
+import { createOutboxRepo } from "../repos/outbox.repo.ts";
+import { createOwnerChatLogsRepo } from "../repos/owner-chat-logs.repo.ts";
+import { createOwnerSessionsRepo } from "../repos/owner-sessions.repo.ts";
+import { createQueueDepthsRepo } from "../repos/queue-depths.repo.ts";
+import { createReportsRepo } from "../repos/reports.repo.ts";
+import { createTermStatsRepo } from "../repos/term-stats.repo.ts";
+import type { AsyncRepo, ChunkIndexStore, RateLimitStore, Repos, Store } from "../store.ts";
+import { createSqliteTrainingStore } from "./training.sqlite.ts";
+
+/** Methods that stay synchronous (in-process state); everything else becomes a promise. */
+const SYNC = new Set(["hasVectors"]);
+
+/**
+ * A synchronous SQLite repo as the async store contract. bun:sqlite answers in microseconds on this thread, so
+ * the promise is only the shape the contract shares with PostgreSQL; a throw becomes a rejection.
+ */
+export function asyncRepo<R extends object>(repo: R): AsyncRepo<R> {
+  const out: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(repo)) {
+    if (typeof value !== "function" || SYNC.has(name)) {
+      out[name] = value;
+      continue;
+    }
+    out[name] = (...args: unknown[]) => {
+      try {
+        return Promise.resolve((value as (...a: unknown[]) => unknown).apply(repo, args));
+      } catch (e) {
+        return Promise.reject(e);
+      }
+    };
+  }
+  return out as AsyncRepo<R>;
+}
+
+/** One process per data dir (data-dir-lock.ts), so an in-memory sliding log is exact. */
+export function createMemoryRateLimits(opts: Parameters<typeof createRateLimiter>[0] = {}): RateLimitStore {
+  const limiter = createRateLimiter(opts);
+  return {
+    hit: async (identity, limit) => limiter.hit(identity, limit),
+    peek: async (identity, limit) => limiter.peek(identity, limit),
+  };
+}
+
+/** Every repo over one open SQLite database (tests and tools that open the database themselves). */
+export function sqliteRepos(db: Db): Repos {
+  const accounts = createAccountsRepo(db);
+  const deployments = createDeploymentsRepo(db);
+  const documents = createDocumentsRepo(db);
+  const index = createChunkIndexRepo(db);
+  const conversations = createConversationsRepo(db);
+  const outbox = createOutboxRepo(db);
+  const { insertStaged: _s, publishStaged: _p, insertVectors: _v, ...searchable } = asyncRepo(index);
+  const chunkIndex: ChunkIndexStore = { ...searchable, refresh: async () => {} };
+  return {
+    accounts: asyncRepo(accounts),
+    deployments: asyncRepo(deployments),
+    keys: asyncRepo(createKeysRepo(db)),
+    documents: asyncRepo(documents),
+    chunkIndex,
+    termStats: asyncRepo(createTermStatsRepo(db)),
+    training: createSqliteTrainingStore(db, { documents, deployments, index }),
+    outbox: asyncRepo(outbox),
+    leads: asyncRepo(createLeadsRepo(db, { outbox })),
+    corrections: asyncRepo(createCorrectionsRepo(db)),
+    chatLogFeedback: asyncRepo(createChatLogFeedbackRepo(db)),
+    chatLogs: asyncRepo(createChatLogsRepo(db, { accounts, conversations })),
+    conversations: asyncRepo(conversations),
+    ownerSessions: asyncRepo(createOwnerSessionsRepo(db)),
+    loginAttempts: asyncRepo(createLoginAttemptsRepo(db)),
+    ownerChatLogs: asyncRepo(createOwnerChatLogsRepo(db)),
+    reports: asyncRepo(createReportsRepo(db)),
+    queueDepths: asyncRepo(createQueueDepthsRepo(db)),
+    rateLimits: createMemoryRateLimits(),
+  };
+}
+
+export interface SqliteStore extends Store {
+  engine: "sqlite";
+  /** The open database, for SQLite-only tools (backup, diagnostics) and tests. */
+  db: Db;
+}
+
+/** The embedded default: the data dir's SQLite database, migrated, as the store contract. */
+export async function createSqliteStore(dataDir: string): Promise<SqliteStore> {
+  const db = await openDatabase(dataDir);
+  return {
+    engine: "sqlite",
+    db,
+    repos: sqliteRepos(db),
+    async ping() {
+      db.query("SELECT 1").get();
+    },
+    async hasChunks() {
+      return db.query("SELECT 1 FROM chunks LIMIT 1").get() !== null;
+    },
+    async close() {
+      closeDatabase(db);
+    },
+  };
+}

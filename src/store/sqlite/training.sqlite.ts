@@ -1,0 +1,125 @@
+import { type Db, unpromisedTransaction } from "../db.ts";
+import type { ChunkIndexRepo, NewChunk } from "../repos/chunk-index.repo.ts";
+import type { DeploymentsRepo } from "../repos/deployments.repo.ts";
+import type { DocumentRecord, DocumentsRepo } from "../repos/documents.repo.ts";
+import type { ChunkVector, TrainingStore } from "../store.ts";
+
+/**
+ * The training queue's writes on SQLite, each one transaction. One process owns a data dir (data-dir-lock.ts),
+ * so a claim needs no lease here: "still mine" is "still processing", and a restart requeues whatever a crash
+ * left processing.
+ */
+export function createSqliteTrainingStore(
+  db: Db,
+  r: { documents: DocumentsRepo; deployments: DeploymentsRepo; index: ChunkIndexRepo },
+): TrainingStore {
+  const { documents, deployments, index } = r;
+  const stillMine = (id: string) => documents.get(id)?.status === "processing";
+
+  function refresh(deploymentId: string): void {
+    const c = documents.statusCounts(deploymentId);
+    const status =
+      c.processing > 0 ? "processing" : c.queued > 0 ? "queued" : c.completed > 0 ? "completed" : c.failed > 0 ? "failed" : "none";
+    deployments.setTrainingStatus(deploymentId, status);
+  }
+
+  /** Inside a transaction: swap out replaced documents of the same name (a kill -9 keeps old or new, never half). */
+  function replaceOlder(doc: DocumentRecord): void {
+    if (!doc.replaceOnTrain) return;
+    for (const old of documents.findByName(doc.deploymentId, doc.name)) {
+      if (old.id === doc.id || old.createdAt > doc.createdAt) continue;
+      index.deleteDocument(old.id);
+      documents.deleteRow(old.id);
+    }
+  }
+
+  function cacheVectors(embedderId: string | null, chunks: NewChunk[]): void {
+    if (embedderId) for (const c of chunks) if (c.vector) index.cacheVector(embedderId, c.textHash, c.vector);
+  }
+
+  const immediate = <T>(fn: () => T): T => db.transaction(fn).immediate();
+
+  return {
+    async claim(_worker, limit) {
+      const claimed = documents.claimBatch(limit);
+      if (claimed.length > 0) immediate(() => new Set(claimed.map((d) => d.deploymentId)).forEach(refresh));
+      return claimed;
+    },
+    async renew(_worker, ids) {
+      return ids.filter((id) => !stillMine(id));
+    },
+    async completeBatch(_worker, items, embedderId) {
+      return immediate(() => {
+        const done: string[] = [];
+        for (const { doc, chunks } of items) {
+          const current = documents.get(doc.id);
+          if (current?.status !== "processing") continue; // removed or re-queued meanwhile
+          replaceOlder(current);
+          index.deleteDocument(doc.id);
+          index.insert(doc.deploymentId, doc.id, chunks);
+          cacheVectors(embedderId, chunks);
+          documents.markCompleted(doc.id, chunks.length);
+          done.push(doc.id);
+        }
+        for (const d of new Set(items.map((i) => i.doc.deploymentId))) refresh(d);
+        return done;
+      });
+    },
+    async clearIndex(documentId) {
+      immediate(() => index.deleteDocument(documentId));
+    },
+    async stage(_worker, doc, seq, parts, chunks, embedderId) {
+      return unpromisedTransaction(db, () => {
+        if (!stillMine(doc.id)) return null;
+        const ids = index.insertStaged(doc.id, chunks);
+        cacheVectors(embedderId, chunks);
+        documents.setProgress(doc.id, seq + 1, parts);
+        return ids;
+      });
+    },
+    async publish(_worker, doc, limit) {
+      return unpromisedTransaction(db, () => (stillMine(doc.id) ? index.publishStaged(doc.id, doc.deploymentId, limit) : 0));
+    },
+    async finishLarge(_worker, doc, vectors: ChunkVector[], chunkCount) {
+      return immediate(() => {
+        const current = documents.get(doc.id);
+        if (current?.status !== "processing") return false;
+        replaceOlder(current);
+        index.insertVectors(doc.deploymentId, vectors);
+        documents.markCompleted(doc.id, chunkCount);
+        refresh(doc.deploymentId);
+        return true;
+      });
+    },
+    async fail(_worker, doc, code, message) {
+      immediate(() => {
+        if (!stillMine(doc.id)) return;
+        documents.markFailed(doc.id, code, message);
+        refresh(doc.deploymentId);
+      });
+    },
+    async defer(_worker, doc, code, message) {
+      immediate(() => {
+        documents.deferQueued(doc.id, code, message);
+        refresh(doc.deploymentId);
+      });
+    },
+    async removeDocument(documentId, deploymentId) {
+      immediate(() => {
+        index.deleteDocument(documentId);
+        documents.deleteRow(documentId);
+        refresh(deploymentId);
+      });
+    },
+    async refreshStatus(deploymentId) {
+      refresh(deploymentId);
+    },
+    async recoverInterrupted() {
+      // an interrupted large document may have staged or partly published rows: they go before it is retrained
+      for (const id of documents.interruptedIds()) immediate(() => index.deleteDocument(id));
+      const n = documents.requeueInterrupted();
+      for (const d of documents.pendingDeployments()) refresh(d);
+      return n;
+    },
+  };
+}
