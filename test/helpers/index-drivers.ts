@@ -97,6 +97,26 @@ export async function openSqliteDriver(): Promise<IndexDriver> {
   };
 }
 
+/** A deployment row (with an owner account) on PostgreSQL, for tests that index into it; returns its id. */
+export async function pgDeployment(sql: SQL, id = newId("dep")): Promise<string> {
+  const at = Date.now();
+  const [account] =
+    (await sql`INSERT INTO accounts (email, created_at) VALUES (${`${newId("owner")}@example.com`}, ${at}) RETURNING id`) as {
+      id: string;
+    }[];
+  await sql`INSERT INTO deployments (id, account_id, name, published, created_at, updated_at)
+    VALUES (${id}, ${account?.id}, 'Index', 1, ${at}, ${at}) ON CONFLICT (id) DO NOTHING`;
+  return id;
+}
+
+/** A completed document row on PostgreSQL (its deployment created when missing), so chunks can reference it. */
+export async function pgDocument(sql: SQL, deploymentId: string, documentId: string, name = "doc.txt"): Promise<void> {
+  if (((await sql`SELECT 1 FROM deployments WHERE id = ${deploymentId}`) as unknown[]).length === 0) await pgDeployment(sql, deploymentId);
+  const at = Date.now();
+  await sql`INSERT INTO documents (id, deployment_id, name, kind, content_hash, size, status, created_at, updated_at)
+    VALUES (${documentId}, ${deploymentId}, ${name}, 'txt', ${documentId}, 0, 'completed', ${at}, ${at}) ON CONFLICT (id) DO NOTHING`;
+}
+
 /** On a cluster of its own unless one is given (then the caller stops it). */
 export async function openPostgresDriver(
   opts: { cluster?: PgCluster; fast?: boolean } = {},
@@ -111,10 +131,13 @@ export async function openPostgresDriver(
     sql,
     index: pg,
     stats: createPgTermStats(sql),
-    deployment: async () => newId("dep"),
-    async addDocument(deploymentId, chunks) {
+    deployment: () => pgDeployment(sql),
+    async addDocument(deploymentId, chunks, name = "doc.txt") {
       const documentId = newId("doc");
-      return { documentId, ids: await pg.insert(deploymentId, documentId, chunks) };
+      return sql.begin(async (tx) => {
+        await pgDocument(tx, deploymentId, documentId, name);
+        return { documentId, ids: await pg.insert(deploymentId, documentId, chunks, tx) };
+      });
     },
     deleteDocument: (d) => pg.deleteDocument(d),
     createVectorTable: (d) => pg.createVectorTable(d),

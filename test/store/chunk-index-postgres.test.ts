@@ -4,6 +4,7 @@ import { SQL } from "bun";
 import { createPgChunkIndex, createPgTermStats } from "../../src/store/postgres/chunk-index.pg.ts";
 import { migratePg } from "../../src/store/postgres/migrate.pg.ts";
 import type { NewChunk } from "../../src/store/repos/chunk-index.repo.ts";
+import { pgDocument } from "../helpers/index-drivers.ts";
 import { type PgCluster, startPostgres } from "../helpers/postgres.ts";
 
 let cluster: PgCluster;
@@ -31,6 +32,7 @@ describe("PostgreSQL chunk index", () => {
     const stats = createPgTermStats(sql);
     await expect(
       sql.begin(async (tx) => {
+        await pgDocument(tx, "dep_tx", "doc_tx");
         await index.insert("dep_tx", "doc_tx", [chunk("walrus tusks")], tx);
         throw new Error("the document's status update failed");
       }),
@@ -42,11 +44,14 @@ describe("PostgreSQL chunk index", () => {
 
   test("three nodes writing and deleting in one deployment at once keep its statistics exact", async () => {
     const nodes = await Promise.all([0, 1, 2].map(() => createPgChunkIndex(node())));
+    const seed = node();
+    await pgDocument(seed, "dep_busy", "doc_first");
     const words = ["amber", "basalt", "cobalt", "dolomite", "emerald"];
     const docs = await Promise.all(
       nodes.flatMap((index, n) =>
         Array.from({ length: 8 }, async (_, i) => {
           const id = `doc_${n}_${i}`;
+          await pgDocument(seed, "dep_busy", id);
           await index.insert("dep_busy", id, [
             chunk(`${words[(n + i) % 5]} ${words[(n + 2 * i) % 5]} quartz`),
             chunk(`${words[i % 5]} quartz quartz`),
@@ -83,6 +88,8 @@ describe("PostgreSQL chunk index", () => {
     const sql = node();
     const index = await createPgChunkIndex(sql);
     const stats = createPgTermStats(sql);
+    await pgDocument(sql, "dep_gone", "doc_g");
+    await pgDocument(sql, "dep_stays", "doc_s");
     await index.insert("dep_gone", "doc_g", [chunk("heron marsh"), chunk("heron")]);
     await index.insert("dep_stays", "doc_s", [chunk("heron lake")]);
     await index.dropDeployment("dep_gone");

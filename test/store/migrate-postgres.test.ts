@@ -1,8 +1,15 @@
+import { Database } from "bun:sqlite";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { rmSync } from "node:fs";
+import { join } from "node:path";
 import { SQL } from "bun";
+import { migrate } from "../../src/store/migrate.ts";
+import { migrations } from "../../src/store/migrations/index.ts";
 import { migratePg } from "../../src/store/postgres/migrate.pg.ts";
 import { pgMigrations } from "../../src/store/postgres/migrations/index.ts";
+import { extractVecExtension } from "../../src/store/vec-extension.ts";
 import { type PgCluster, startPostgres } from "../helpers/postgres.ts";
+import { tempDir } from "../helpers/server.ts";
 
 let cluster: PgCluster;
 beforeAll(async () => {
@@ -30,13 +37,27 @@ describe("PostgreSQL migrations", () => {
         tablename: string;
       }[];
       expect(tables.map((t) => t.tablename)).toEqual([
+        "accounts",
+        "api_keys",
+        "chat_logs",
         "chunks",
+        "conversations",
+        "corrections",
+        "deployments",
+        "document_blobs",
+        "document_parts",
+        "documents",
         "embedding_cache",
         "index_meta",
         "kw_postings",
         "kw_stats",
         "kw_terms",
+        "leads",
+        "mail_outbox",
+        "owner_login_attempts",
+        "owner_sessions",
         "schema_migrations",
+        "token_ledger",
       ]);
     } finally {
       for (const n of nodes) await n.close();
@@ -52,6 +73,64 @@ describe("PostgreSQL migrations", () => {
       expect(((await sql`SELECT count(*)::int AS n FROM schema_migrations WHERE version = 99`) as { n: number }[])[0]?.n).toBe(0);
     } finally {
       await sql.close();
+    }
+  });
+
+  test("every SQLite table but the SQLite-only ones has a PostgreSQL twin with the same columns in the same order, nullability and keys", async () => {
+    const dir = tempDir("docchat-pg-parity-");
+    const lite = new Database(join(dir, "parity.db"), { create: true, strict: true });
+    const sql = new SQL(cluster.url);
+    try {
+      lite.loadExtension(await extractVecExtension(dir));
+      migrate(lite, migrations);
+      const sqliteOnly = (name: string) => name === "keyword_tables" || name.startsWith("kw_") || name.startsWith("chunks_vec");
+      const tables = lite
+        .query<{ name: string }, []>(
+          "SELECT name FROM sqlite_master WHERE type = 'table' AND sql NOT LIKE 'CREATE VIRTUAL%' AND name NOT LIKE 'sqlite_%' ORDER BY name",
+        )
+        .all()
+        .map((t) => t.name)
+        .filter((n) => !sqliteOnly(n));
+      expect(tables.length).toBeGreaterThan(15);
+      await migratePg(sql);
+      const pgOnly: Record<string, string[]> = { documents: ["lease_owner", "lease_until"], chunks: ["kw_length"] };
+      for (const table of tables) {
+        const want = lite
+          .query<{ name: string; notnull: number; pk: number }, []>(`SELECT name, "notnull", pk FROM pragma_table_info('${table}')`)
+          .all()
+          .map((c) => `${c.name}${c.notnull || c.pk ? " not null" : ""}`);
+        const got = (
+          (await sql`SELECT column_name, is_nullable FROM information_schema.columns WHERE table_schema = 'public' AND table_name = ${table} ORDER BY ordinal_position`) as {
+            column_name: string;
+            is_nullable: string;
+          }[]
+        )
+          .filter((c) => !pgOnly[table]?.includes(c.column_name))
+          .map((c) => `${c.column_name}${c.is_nullable === "NO" ? " not null" : ""}`);
+        expect({ table, columns: got }).toEqual({ table, columns: want });
+        const fks = lite
+          .query<{ table: string; from: string; on_delete: string }, []>(
+            `SELECT "table", "from", on_delete FROM pragma_foreign_key_list('${table}')`,
+          )
+          .all()
+          .map((f) => `${f.from} -> ${f.table} ${f.on_delete}`)
+          .sort();
+        const pgFks = (
+          (await sql`SELECT a.attname AS col, c.confrelid::regclass::text AS ref, c.confdeltype AS del FROM pg_constraint c
+            JOIN pg_attribute a ON a.attrelid = c.conrelid AND a.attnum = c.conkey[1]
+            WHERE c.contype = 'f' AND c.conrelid = ${table}::regclass`) as { col: string; ref: string; del: string }[]
+        )
+          .map(
+            (f) =>
+              `${f.col} -> ${f.ref} ${({ c: "CASCADE", n: "SET NULL", a: "NO ACTION", r: "RESTRICT", d: "SET DEFAULT" } as Record<string, string>)[f.del]}`,
+          )
+          .sort();
+        expect({ table, fks: pgFks }).toEqual({ table, fks });
+      }
+    } finally {
+      lite.close();
+      await sql.close();
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 });

@@ -1,4 +1,8 @@
 import m001 from "./001_retrieval.sql" with { type: "text" };
+import m002 from "./002_core.sql" with { type: "text" };
 
 /** PostgreSQL's own migrations (numbered apart from SQLite's). Imported as text so they ship inside the binary. Append only. */
-export const pgMigrations: { version: number; name: string; sql: string }[] = [{ version: 1, name: "retrieval", sql: m001 }];
+export const pgMigrations: { version: number; name: string; sql: string }[] = [
+  { version: 1, name: "retrieval", sql: m001 },
+  { version: 2, name: "core", sql: m002 },
+];
