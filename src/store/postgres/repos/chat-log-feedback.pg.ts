@@ -32,7 +32,8 @@ export function createPgChatLogFeedbackRepo(sql: SQL): ChatLogFeedbackStore {
     },
     /** Stores the latest rating; false when the chat log is not this deployment's. */
     async rate(deploymentId: string, chatLogId: number, value: 0 | 1, at = Date.now()): Promise<boolean> {
-      const r = await sql`UPDATE chat_logs SET rating = ${value}, rated_at = ${at}::bigint WHERE id = ${chatLogId} AND deployment_id = ${deploymentId}`;
+      const r =
+        await sql`UPDATE chat_logs SET rating = ${value}, rated_at = ${at}::bigint WHERE id = ${chatLogId} AND deployment_id = ${deploymentId}`;
       return r.count > 0;
     },
     /** The latest refused turn of the conversation, optionally no later than `upToChatLogId`. */

@@ -18,7 +18,8 @@ export function createPgChatLogsRepo(sql: SQL): ChatLogsStore & {
       return within(sql, tx, async (tx) => {
         const at = Date.now();
         await touchConversation(tx, t.deploymentId, t.conversationId, at);
-        const [row] = (await tx`INSERT INTO chat_logs (deployment_id, conversation_id, completion_id, endpoint, question, search_query, answer,
+        const [row] =
+          (await tx`INSERT INTO chat_logs (deployment_id, conversation_id, completion_id, endpoint, question, search_query, answer,
             sources, prompt_tokens, completion_tokens, refused, correction_id, visitor_email, created_at)
           VALUES (${t.deploymentId}, ${t.conversationId}, ${t.completionId}, ${t.endpoint}, ${t.question}, ${t.searchQuery}, ${t.answer},
             ${JSON.stringify(t.sources)}, ${t.promptTokens}, ${t.completionTokens}, ${t.refused ? 1 : 0}, ${t.correctionId}::bigint,
@@ -34,9 +35,13 @@ export function createPgChatLogsRepo(sql: SQL): ChatLogsStore & {
     async thread(deploymentId: string, conversationId: string, limit: number): Promise<StoredTurn[]> {
       const rows = (await sql`SELECT id, question, search_query, answer, refused FROM chat_logs
         WHERE deployment_id = ${deploymentId} AND conversation_id = ${conversationId} ORDER BY id DESC LIMIT ${limitOf(limit)}`) as Raw[];
-      return rows
-        .reverse()
-        .map((r) => ({ id: num(r.id), question: r.question as string, searchQuery: r.search_query as string, answer: r.answer as string, refused: flag(r.refused) }));
+      return rows.reverse().map((r) => ({
+        id: num(r.id),
+        question: r.question as string,
+        searchQuery: r.search_query as string,
+        answer: r.answer as string,
+        refused: flag(r.refused),
+      }));
     },
   };
 }

@@ -6,7 +6,8 @@ import type { ConversationsStore } from "../../store.ts";
  * caller's transaction (a chat turn's).
  */
 export async function touchConversation(sql: SQL, deploymentId: string, id: string, at: number): Promise<boolean> {
-  const r = await sql`INSERT INTO conversations (id, deployment_id, created_at, updated_at) VALUES (${id}, ${deploymentId}, ${at}::bigint, ${at}::bigint)
+  const r =
+    await sql`INSERT INTO conversations (id, deployment_id, created_at, updated_at) VALUES (${id}, ${deploymentId}, ${at}::bigint, ${at}::bigint)
     ON CONFLICT (id) DO UPDATE SET updated_at = excluded.updated_at WHERE conversations.deployment_id = excluded.deployment_id`;
   return r.count > 0;
 }

@@ -24,7 +24,9 @@ export function createPgCorrectionsRepo(sql: SQL): CorrectionsStore {
       return r ? toCorrection(r) : null;
     },
     async findActive(deploymentId: string, questionNorm: string): Promise<Correction | null> {
-      const r = await first(sql`SELECT * FROM corrections WHERE deployment_id = ${deploymentId} AND question_norm = ${questionNorm} AND active = 1`);
+      const r = await first(
+        sql`SELECT * FROM corrections WHERE deployment_id = ${deploymentId} AND question_norm = ${questionNorm} AND active = 1`,
+      );
       return r ? toCorrection(r) : null;
     },
     /**
@@ -41,7 +43,8 @@ export function createPgCorrectionsRepo(sql: SQL): CorrectionsStore {
         await tx`SELECT pg_advisory_xact_lock(hashtext(${`correction:${input.deploymentId}:${input.questionNorm}`}))`;
         await tx`UPDATE corrections SET active = 0, updated_at = ${at}::bigint
           WHERE deployment_id = ${input.deploymentId} AND question_norm = ${input.questionNorm} AND active = 1 AND chat_log_id <> ${input.chatLogId}`;
-        const [row] = (await tx`INSERT INTO corrections (deployment_id, chat_log_id, question, question_norm, answer, active, created_at, updated_at)
+        const [row] =
+          (await tx`INSERT INTO corrections (deployment_id, chat_log_id, question, question_norm, answer, active, created_at, updated_at)
           VALUES (${input.deploymentId}, ${input.chatLogId}, ${input.question}, ${input.questionNorm}, ${input.answer}, 1, ${at}::bigint, ${at}::bigint)
           ON CONFLICT (chat_log_id) DO UPDATE SET answer = excluded.answer, question = excluded.question,
             question_norm = excluded.question_norm, active = 1, updated_at = excluded.updated_at

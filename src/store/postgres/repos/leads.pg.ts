@@ -30,7 +30,8 @@ export function createPgLeadsRepo(sql: SQL): LeadsStore {
      */
     createWithMail(input: LeadInput, compose: (lead: Lead) => MailDraft, at = Date.now()): Promise<Lead> {
       return sql.begin(async (tx) => {
-        const [row] = (await tx`INSERT INTO leads (deployment_id, conversation_id, chat_log_id, email, name, message, refused_question, created_at)
+        const [row] =
+          (await tx`INSERT INTO leads (deployment_id, conversation_id, chat_log_id, email, name, message, refused_question, created_at)
           VALUES (${input.deploymentId}, ${input.conversationId}, ${input.chatLogId}::bigint, ${input.email}, ${input.name}, ${input.message},
             ${input.refusedQuestion}, ${at}::bigint)
           RETURNING *`) as Raw[];

@@ -6,7 +6,11 @@ import { first, num, numOrNull, type Raw } from "./values.ts";
 export function createPgLoginAttemptsRepo(sql: SQL): LoginAttemptsStore {
   return {
     /** Attempts since `since` for this email from this address, and from this address for any email. */
-    async count(email: string, ip: string, since: number): Promise<{ pair: number; pairFirst: number | null; ip: number; ipFirst: number | null }> {
+    async count(
+      email: string,
+      ip: string,
+      since: number,
+    ): Promise<{ pair: number; pairFirst: number | null; ip: number; ipFirst: number | null }> {
       const r = (await first(sql`SELECT
           COUNT(*) FILTER (WHERE email = ${email}) AS pair, MIN(at) FILTER (WHERE email = ${email}) AS pair_first,
           COUNT(*) AS ip, MIN(at) AS ip_first
@@ -14,7 +18,8 @@ export function createPgLoginAttemptsRepo(sql: SQL): LoginAttemptsStore {
       return { pair: num(r.pair), pairFirst: numOrNull(r.pair_first), ip: num(r.ip), ipFirst: numOrNull(r.ip_first) };
     },
     async record(email: string, ip: string, at: number): Promise<number> {
-      const [row] = (await sql`INSERT INTO owner_login_attempts (email, ip, at) VALUES (${email}, ${ip}, ${at}::bigint) RETURNING id`) as Raw[];
+      const [row] =
+        (await sql`INSERT INTO owner_login_attempts (email, ip, at) VALUES (${email}, ${ip}, ${at}::bigint) RETURNING id`) as Raw[];
       return num(row?.id);
     },
     /** A right password clears that attempt and the earlier failures of the same email from the same address. */
@@ -23,7 +28,8 @@ export function createPgLoginAttemptsRepo(sql: SQL): LoginAttemptsStore {
     },
     /** Operator unlock: forgets the attempts for an email (from every address), or from one address. */
     async clear(filter: { email?: string; ip?: string }): Promise<number> {
-      if (filter.email && filter.ip) return (await sql`DELETE FROM owner_login_attempts WHERE email = ${filter.email} AND ip = ${filter.ip}`).count;
+      if (filter.email && filter.ip)
+        return (await sql`DELETE FROM owner_login_attempts WHERE email = ${filter.email} AND ip = ${filter.ip}`).count;
       if (filter.email) return (await sql`DELETE FROM owner_login_attempts WHERE email = ${filter.email}`).count;
       if (filter.ip) return (await sql`DELETE FROM owner_login_attempts WHERE ip = ${filter.ip}`).count;
       return 0;

@@ -30,7 +30,17 @@ export function createPgReportsRepo(sql: SQL): ReportsStore {
           FROM leads WHERE deployment_id = ${r.deploymentId} AND created_at >= ${r.fromMs}::bigint AND created_at < ${r.toMs}::bigint
           GROUP BY 1`) as Raw[];
       const out = new Map<string, DayRow>();
-      const blank = (day: string): DayRow => ({ day, questions: 0, answers: 0, refusals: 0, tokens: 0, ratedUp: 0, ratedDown: 0, correctionsServed: 0, leads: 0 });
+      const blank = (day: string): DayRow => ({
+        day,
+        questions: 0,
+        answers: 0,
+        refusals: 0,
+        tokens: 0,
+        ratedUp: 0,
+        ratedDown: 0,
+        correctionsServed: 0,
+        leads: 0,
+      });
       for (const c of chat) {
         const day = c.day as string;
         out.set(day, {
