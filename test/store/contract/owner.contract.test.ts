@@ -128,9 +128,9 @@ describeStores("owner chat logs and reports", (ctx) => {
     });
     expect(page[1]).toMatchObject({ correctionId: 99, rating: null, tokens: 22, visitorEmail: null });
     const rest = await repos().ownerChatLogs.list(o.deploymentId, { limit: 10, beforeId: ids[2] });
-    expect(rest.map((l) => [l.id, l.refused])).toEqual([
-      [ids[1], true],
-      [ids[0], false],
+    expect(rest.map((l) => ({ id: l.id, refused: l.refused }))).toEqual([
+      { id: ids[1] as number, refused: true },
+      { id: ids[0] as number, refused: false },
     ]);
     expect(await repos().ownerChatLogs.find(o.deploymentId, ids[1] as number)).toEqual(rest[0] ?? null);
     expect(await repos().ownerChatLogs.find(other.deploymentId, ids[1] as number)).toBeNull();
