@@ -2,8 +2,11 @@
  * Accounts, conversations and chat turns: one contract, both engines (issue 12). The concurrency tests open a second
  * store on the same database — a second node — and race them: balances end exact and never below zero.
  */
-import { expect, test } from "bun:test";
-import { describeStores } from "../../helpers/stores.ts";
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import type { PgStore } from "../../../src/store/postgres/pg-store.ts";
+import { debitAccount } from "../../../src/store/postgres/repos/accounts.pg.ts";
+import { createPgChatLogsRepo } from "../../../src/store/postgres/repos/chat-logs.pg.ts";
+import { describeStores, openStore } from "../../helpers/stores.ts";
 import { seedAccount, seedOwner, turn, uniq } from "../../helpers/visitor-seed.ts";
 
 describeStores("accounts", (ctx) => {
@@ -182,5 +185,37 @@ describeStores("conversations and chat turns", (ctx) => {
     expect(new Set(results.map((r) => r.chatLogId)).size).toBe(30);
     expect((await repos().accounts.findById(o.accountId))?.tokens).toBe(1000 - 300);
     expect((await other.repos.chatLogs.thread(o.deploymentId, conversationId, 100)).length).toBe(30);
+  });
+});
+
+describe("a chat turn inside a caller's PostgreSQL transaction", () => {
+  let opened: Awaited<ReturnType<typeof openStore>>;
+  let store: PgStore;
+  beforeAll(async () => {
+    opened = await openStore("postgres");
+    store = opened.store as PgStore;
+  }, 60_000);
+  afterAll(() => opened.dispose());
+
+  test("is recorded and charged with the caller's other writes, or not at all when the caller rolls back", async () => {
+    const o = await seedOwner(store, 100);
+    const chatLogs = createPgChatLogsRepo(store.sql);
+    const t = turn({ ...o, promptTokens: 30 });
+    await expect(
+      store.sql.begin(async (tx) => {
+        expect((await chatLogs.record(t, tx)).balance).toBe(70);
+        expect(await debitAccount(tx, o.accountId, 20, null)).toBe(50);
+        throw new Error("the caller fails later");
+      }),
+    ).rejects.toThrow("the caller fails later");
+    expect((await store.repos.accounts.findById(o.accountId))?.tokens).toBe(100);
+    expect(await store.repos.conversations.exists(o.deploymentId, t.conversationId)).toBe(false);
+    expect(await store.repos.chatLogs.thread(o.deploymentId, t.conversationId, 10)).toEqual([]);
+    await store.sql.begin(async (tx) => {
+      await chatLogs.record(t, tx);
+      await debitAccount(tx, o.accountId, 20, null);
+    });
+    expect((await store.repos.accounts.findById(o.accountId))?.tokens).toBe(50);
+    expect((await store.repos.chatLogs.thread(o.deploymentId, t.conversationId, 10)).length).toBe(1);
   });
 });
