@@ -136,6 +136,8 @@ describeStores("conversations and chat turns", (ctx) => {
     expect(free.chatLogId).toBeGreaterThan(r.chatLogId);
     const broke = await repos().chatLogs.record(turn({ ...o, promptTokens: 500 }));
     expect(broke.balance).toBe(0);
+    // an account gone meanwhile: the turn is kept, with nothing left to charge
+    expect((await repos().chatLogs.record(turn({ ...o, accountId: o.accountId + 10_000, promptTokens: 5 }))).balance).toBe(0);
   });
 
   test("a thread gives its last turns oldest first, only within its deployment", async () => {

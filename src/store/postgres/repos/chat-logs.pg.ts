@@ -1,35 +1,44 @@
 import type { SQL } from "bun";
 import type { NewTurn, StoredTurn } from "../../repos/chat-logs.repo.ts";
 import type { ChatLogsStore } from "../../store.ts";
-import { debitAccount } from "./accounts.pg.ts";
-import { touchConversation } from "./conversations.pg.ts";
-import { flag, limitOf, num, type Raw, within } from "./values.ts";
+import { flag, limitOf, num, numOrNull, type Raw } from "./values.ts";
 
 /**
  * The PostgreSQL twin of repos/chat-logs.repo.ts. A turn's conversation, log row and token debit are ONE
- * transaction (the caller's when `tx` is given): a turn is either recorded and charged, or neither.
+ * statement (so one transaction, the caller's when `tx` is given): a turn is either recorded and charged, or
+ * neither. One statement, not BEGIN + three + COMMIT: 2.9x the turns per second sequentially (bench/chat-turn-writes).
+ * The debit is accounts.pg.ts's debitAccount() inlined: the account row locked first, the balance floored at zero.
  */
 export function createPgChatLogsRepo(sql: SQL): ChatLogsStore & {
   record(t: NewTurn, tx?: SQL): Promise<{ chatLogId: number; balance: number | null }>;
 } {
   return {
     /** Records the turn and debits its tokens; returns the chat log id and the balance afterwards. */
-    record(t: NewTurn, tx?: SQL): Promise<{ chatLogId: number; balance: number | null }> {
-      return within(sql, tx, async (tx) => {
-        const at = Date.now();
-        await touchConversation(tx, t.deploymentId, t.conversationId, at);
-        const [row] =
-          (await tx`INSERT INTO chat_logs (deployment_id, conversation_id, completion_id, endpoint, question, search_query, answer,
+    async record(t: NewTurn, tx?: SQL): Promise<{ chatLogId: number; balance: number | null }> {
+      const q = tx ?? sql;
+      const at = Date.now();
+      const charge = t.promptTokens + t.completionTokens;
+      const [row] = (await q`
+        WITH conv AS (
+          INSERT INTO conversations (id, deployment_id, created_at, updated_at) VALUES (${t.conversationId}, ${t.deploymentId}, ${at}::bigint, ${at}::bigint)
+          ON CONFLICT (id) DO UPDATE SET updated_at = excluded.updated_at WHERE conversations.deployment_id = excluded.deployment_id
+          RETURNING 1),
+        log AS (
+          INSERT INTO chat_logs (deployment_id, conversation_id, completion_id, endpoint, question, search_query, answer,
             sources, prompt_tokens, completion_tokens, refused, correction_id, visitor_email, created_at)
           VALUES (${t.deploymentId}, ${t.conversationId}, ${t.completionId}, ${t.endpoint}, ${t.question}, ${t.searchQuery}, ${t.answer},
             ${JSON.stringify(t.sources)}, ${t.promptTokens}, ${t.completionTokens}, ${t.refused ? 1 : 0}, ${t.correctionId}::bigint,
             ${t.visitorEmail}, ${at}::bigint)
-          RETURNING id`) as Raw[];
-        const chatLogId = num(row?.id);
-        const charge = t.promptTokens + t.completionTokens;
-        const balance = charge > 0 ? await debitAccount(tx, t.accountId, charge, chatLogId) : null;
-        return { chatLogId, balance };
-      });
+          RETURNING id),
+        old AS (SELECT id, tokens FROM accounts WHERE id = ${t.accountId} AND ${charge}::bigint > 0 FOR UPDATE),
+        upd AS (
+          UPDATE accounts a SET tokens = old.tokens - LEAST(old.tokens, ${charge}::bigint) FROM old WHERE a.id = old.id
+          RETURNING a.id, a.tokens AS balance, old.tokens - a.tokens AS take),
+        ledger AS (
+          INSERT INTO token_ledger (account_id, delta, balance, reason, chat_log_id, created_at)
+          SELECT upd.id, -upd.take, upd.balance, 'answer', log.id, ${at}::bigint FROM upd CROSS JOIN log WHERE upd.take > 0)
+        SELECT log.id, (SELECT balance FROM upd) AS balance FROM log`) as Raw[];
+      return { chatLogId: num(row?.id), balance: charge > 0 ? (numOrNull(row?.balance) ?? 0) : null };
     },
     /** The last `limit` turns of a thread, oldest first. */
     async thread(deploymentId: string, conversationId: string, limit: number): Promise<StoredTurn[]> {
