@@ -26,7 +26,8 @@ export const backupCommands: Command[] = [
       const source = ctx.positionals[0];
       if (!source || ctx.positionals.length > 1) throw new Error("expected exactly one PATH (a file written by docchat backup)");
       const holder = serverHoldingDataDir(ctx.config.dataDir);
-      if (holder !== null) throw new Error(`a docchat server (pid ${holder}) is using ${resolve(ctx.config.dataDir)}; stop it, then restore`);
+      if (holder !== null)
+        throw new Error(`a docchat server (pid ${holder}) is using ${resolve(ctx.config.dataDir)}; stop it, then restore`);
       ctx.progress(`verifying ${resolve(source)} …`);
       ctx.print({ ...(await restoreDatabase(ctx.config.dataDir, source)) });
       return 0;

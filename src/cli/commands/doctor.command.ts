@@ -28,11 +28,19 @@ export const doctorCommand: Command = {
       smtp: await checkSmtp(config, { offline }),
     };
     const ok = Object.values(checks).every((c) => c.status !== "error");
-    const runtime = { bun: Bun.version, standalone: Bun.isStandaloneExecutable, platform: process.platform, arch: process.arch, exec: process.execPath };
+    const runtime = {
+      bun: Bun.version,
+      standalone: Bun.isStandaloneExecutable,
+      platform: process.platform,
+      arch: process.arch,
+      exec: process.execPath,
+    };
     if (ctx.json) {
       ctx.print({ ok, version: VERSION, commit: COMMIT, runtime, ...checks });
     } else {
-      const lines = [`docchat ${VERSION} (${COMMIT}) on Bun ${runtime.bun}${runtime.standalone ? ", single binary" : ""}, ${runtime.platform}-${runtime.arch}`];
+      const lines = [
+        `docchat ${VERSION} (${COMMIT}) on Bun ${runtime.bun}${runtime.standalone ? ", single binary" : ""}, ${runtime.platform}-${runtime.arch}`,
+      ];
       for (const [name, c] of Object.entries(checks)) lines.push(`[${mark[c.status]}] ${name.padEnd(9)} ${c.summary}`);
       lines.push(ok ? "All checks passed." : "Some checks failed.");
       ctx.stdout(`${lines.join("\n")}\n`);

@@ -2,8 +2,19 @@
  * The checks behind `docchat doctor`. Each part is imported lazily and every failure becomes a reported
  * status, so doctor still answers when a part (a model, an addon, the upstream) is missing or broken.
  */
-import { closeSync, existsSync, fsyncSync, openSync, realpathSync, statfsSync, statSync, unlinkSync, writeSync } from "node:fs";
-import { mkdtempSync, rmSync } from "node:fs";
+import {
+  closeSync,
+  existsSync,
+  fsyncSync,
+  mkdtempSync,
+  openSync,
+  realpathSync,
+  rmSync,
+  statfsSync,
+  statSync,
+  unlinkSync,
+  writeSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import type { Config } from "../../config/index.ts";
@@ -54,7 +65,11 @@ export async function checkDataDir(config: Config): Promise<Check> {
   const database = exists ? await databaseInfo(path) : null;
   const low = freeBytes < 512 * 1024 * 1024;
   const status: Status = database?.error ? "error" : low ? "warn" : "ok";
-  const dbNote = !database?.exists ? "no database yet (created on first use)" : database.error ? `database unreadable: ${database.error}` : `schema ${database.schema_version}/${database.latest_schema_version}`;
+  const dbNote = !database?.exists
+    ? "no database yet (created on first use)"
+    : database.error
+      ? `database unreadable: ${database.error}`
+      : `schema ${database.schema_version}/${database.latest_schema_version}`;
   return {
     status,
     summary: `${path} (${exists ? "writable" : "will be created"}, ${(freeBytes / 1073741824).toFixed(1)} GiB free${low ? " — low" : ""}; ${dbNote})`,
@@ -74,7 +89,11 @@ export async function checkSqlite(config: Config): Promise<Check> {
   try {
     const d = await sqliteDiagnostics(vecDir);
     const ok = d.fts5.ok && d.sqlite_vec.ok;
-    const parts = [`SQLite ${d.sqlite_version}`, d.fts5.ok ? "FTS5 ok" : `FTS5 missing (${d.fts5.error})`, d.sqlite_vec.ok ? `sqlite-vec ${d.sqlite_vec.version}` : `sqlite-vec failed (${d.sqlite_vec.error})`];
+    const parts = [
+      `SQLite ${d.sqlite_version}`,
+      d.fts5.ok ? "FTS5 ok" : `FTS5 missing (${d.fts5.error})`,
+      d.sqlite_vec.ok ? `sqlite-vec ${d.sqlite_vec.version}` : `sqlite-vec failed (${d.sqlite_vec.error})`,
+    ];
     return { status: ok ? "ok" : "error", summary: parts.join(", "), ...d };
   } finally {
     if (!existing) rmSync(vecDir, { recursive: true, force: true });
@@ -109,14 +128,22 @@ export async function checkLlm(config: Config, opts: { load: boolean; offline: b
     if (opts.offline) return { status: "ok", summary: `openai-compatible upstream ${config.llmUrl} (not contacted: --offline)`, ...base };
     try {
       const res = await timed(5000, config.llmUrl, (signal) =>
-        fetch(`${config.llmUrl.replace(/\/+$/, "")}/models`, { signal, headers: config.llmApiKey ? { authorization: `Bearer ${config.llmApiKey}` } : {} }),
+        fetch(`${config.llmUrl.replace(/\/+$/, "")}/models`, {
+          signal,
+          headers: config.llmApiKey ? { authorization: `Bearer ${config.llmApiKey}` } : {},
+        }),
       );
       const body = (await res.json().catch(() => null)) as { data?: { id?: string }[] } | null;
       const models = (body?.data ?? []).map((m) => m.id).filter((id): id is string => typeof id === "string");
-      if (!res.ok) return { status: "error", summary: `${config.llmUrl}/models answered HTTP ${res.status}`, ...base, http_status: res.status };
+      if (!res.ok)
+        return { status: "error", summary: `${config.llmUrl}/models answered HTTP ${res.status}`, ...base, http_status: res.status };
       const listed = config.llmModel ? models.includes(config.llmModel) : null;
       const status: Status = config.llmModel && listed === false ? "warn" : config.llmModel ? "ok" : "warn";
-      const note = !config.llmModel ? "; set DOCCHAT_LLM_MODEL" : listed ? `; model ${config.llmModel} available` : `; model ${config.llmModel} not in its list`;
+      const note = !config.llmModel
+        ? "; set DOCCHAT_LLM_MODEL"
+        : listed
+          ? `; model ${config.llmModel} available`
+          : `; model ${config.llmModel} not in its list`;
       return { status, summary: `openai-compatible upstream ${config.llmUrl} reachable${note}`, ...base, reachable: true, models };
     } catch (e) {
       return { status: "error", summary: `cannot reach ${config.llmUrl}: ${message(e)}`, ...base, reachable: false };
@@ -141,7 +168,13 @@ export async function checkLlm(config: Config, opts: { load: boolean; offline: b
       if (ev.type === "delta") text += ev.text;
     }
     const ms = Math.round(performance.now() - started);
-    return { status: "ok", summary: `local GGUF ${modelPath} (${size}) loaded and generated in ${ms} ms`, ...base, load_ms: ms, sample: text };
+    return {
+      status: "ok",
+      summary: `local GGUF ${modelPath} (${size}) loaded and generated in ${ms} ms`,
+      ...base,
+      load_ms: ms,
+      sample: text,
+    };
   } catch (e) {
     return { status: "error", summary: `local GGUF ${modelPath} failed: ${message(e)}`, ...base };
   } finally {
@@ -151,7 +184,12 @@ export async function checkLlm(config: Config, opts: { load: boolean; offline: b
 
 export async function checkSmtp(config: Config, opts: { offline: boolean }): Promise<Check> {
   if (!config.smtpUrl) {
-    return { status: "ok", summary: "off (DOCCHAT_SMTP_URL not set): leads are stored, owner mail goes to the log", active: "log", from: config.mailFrom };
+    return {
+      status: "ok",
+      summary: "off (DOCCHAT_SMTP_URL not set): leads are stored, owner mail goes to the log",
+      active: "log",
+      from: config.mailFrom,
+    };
   }
   let server: string;
   try {
@@ -164,7 +202,12 @@ export async function checkSmtp(config: Config, opts: { offline: boolean }): Pro
   if (opts.offline) return { status: "ok", summary: `${server} (not contacted: --offline)`, ...base };
   try {
     const nodemailer = (await import("nodemailer")).default;
-    const transport = nodemailer.createTransport({ url: config.smtpUrl, connectionTimeout: 5000, greetingTimeout: 5000, socketTimeout: 5000 } as Parameters<typeof nodemailer.createTransport>[0]);
+    const transport = nodemailer.createTransport({
+      url: config.smtpUrl,
+      connectionTimeout: 5000,
+      greetingTimeout: 5000,
+      socketTimeout: 5000,
+    } as Parameters<typeof nodemailer.createTransport>[0]);
     try {
       await timed(8000, server, () => transport.verify());
     } finally {
