@@ -3,7 +3,6 @@
  * store contract so each suite runs the same on both engines.
  */
 import { randomBytes } from "node:crypto";
-import type { PgStore } from "../../src/store/postgres/pg-store.ts";
 import type { NewTurn } from "../../src/store/repos/chat-logs.repo.ts";
 import type { Store } from "../../src/store/store.ts";
 
@@ -15,13 +14,6 @@ export async function seedAccount(store: Store, tokens = 1000) {
 
 export async function seedDeployment(store: Store, accountId: number): Promise<string> {
   const id = uniq("dep");
-  if (store.engine === "postgres") {
-    // until the PostgreSQL deployments repo lands (wt-pg-core): the row its create() writes
-    const at = Date.now();
-    await (store as PgStore).sql`INSERT INTO deployments (id, account_id, name, kind, published, created_at, updated_at)
-      VALUES (${id}, ${accountId}, ${id}, 'docs', 1, ${at}, ${at})`;
-    return id;
-  }
   await store.repos.deployments.create({ id, accountId, name: id, kind: "docs", published: true });
   return id;
 }

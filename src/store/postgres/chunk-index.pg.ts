@@ -1,6 +1,6 @@
 import type { SQL } from "bun";
 import { matchTerms } from "../../rag/keyword-query.ts";
-import type { ChunkRow, NewChunk } from "../repos/chunk-index.repo.ts";
+import { type ChunkRow, type NewChunk, stagingDeployment } from "../repos/chunk-index.repo.ts";
 import { createFts5Tokenizer, type TokenCounts } from "./fts5-tokenizer.ts";
 
 /**
@@ -86,6 +86,100 @@ export async function createPgChunkIndex(sql: SQL, opts: { efSearch?: (k: number
       SELECT id, ${deploymentId}, v::vector FROM unnest(${sql.array(ids, "INT8")}::bigint[], ${sql.array(vectors.map(vectorLiteral), "TEXT")}::text[]) AS u(id, v)`;
   }
 
+  /** Chunk rows with ids allocated up front (so they come back in order); kw_length null = not keyword-indexed yet. */
+  async function insertRows(
+    tx: SQL,
+    deploymentId: string,
+    documentId: string,
+    chunks: NewChunk[],
+    lengths: (number | null)[],
+  ): Promise<number[]> {
+    const ids = (
+      (await tx`SELECT nextval(pg_get_serial_sequence('chunks', 'id')) AS id FROM generate_series(1, ${chunks.length})`) as Raw[]
+    ).map((r) => num(r.id));
+    const col = <T>(f: (c: NewChunk) => T) => chunks.map(f);
+    await tx`INSERT INTO chunks (id, deployment_id, document_id, ord, source, text, heading_path, page_start, page_end, row_start, row_end, token_count, text_hash, kw_length)
+      SELECT u.id, ${deploymentId}, ${documentId}, u.ord, u.source, u.text, u.heading, u.ps, u.pe, u.rs, u.re, u.tc, u.hash, u.len
+      FROM unnest(${sql.array(ids, "INT8")}::bigint[], ${sql.array(
+        col((c) => c.ord),
+        "INT4",
+      )}::int[], ${sql.array(
+        col((c) => c.source),
+        "TEXT",
+      )}::text[],
+                  ${sql.array(
+                    col((c) => c.text),
+                    "TEXT",
+                  )}::text[], ${sql.array(
+                    col((c) => c.headingPath),
+                    "TEXT",
+                  )}::text[],
+                  ${sql.array(
+                    col((c) => c.pageStart ?? null),
+                    "INT4",
+                  )}::int[], ${sql.array(
+                    col((c) => c.pageEnd ?? null),
+                    "INT4",
+                  )}::int[],
+                  ${sql.array(
+                    col((c) => c.rowStart ?? null),
+                    "INT4",
+                  )}::int[], ${sql.array(
+                    col((c) => c.rowEnd ?? null),
+                    "INT4",
+                  )}::int[],
+                  ${sql.array(
+                    col((c) => c.tokenCount),
+                    "INT4",
+                  )}::int[], ${sql.array(
+                    col((c) => c.textHash),
+                    "TEXT",
+                  )}::text[],
+                  ${sql.array(lengths, "INT4")}::int[])
+           AS u(id, ord, source, text, heading, ps, pe, rs, re, tc, hash, len)`;
+    return ids;
+  }
+
+  /** Postings, document frequencies and the deployment's totals for chunks `ids` (counted by the FTS5 tokenizer). */
+  async function addPostings(tx: SQL, deploymentId: string, ids: number[], counted: TokenCounts[]): Promise<void> {
+    // document frequencies: chunks of this batch containing each term
+    const df = new Map<string, number>();
+    for (const c of counted) for (const t of c.tf.keys()) df.set(t, (df.get(t) ?? 0) + 1);
+    const terms = [...df.keys()].sort();
+    if (terms.length > 0) {
+      const termIds = new Map(
+        (
+          (await tx`INSERT INTO kw_terms (deployment_id, term, df)
+            SELECT ${deploymentId}, t, d FROM unnest(${sql.array(terms, "TEXT")}::text[], ${sql.array(
+              terms.map((t) => df.get(t) as number),
+              "INT4",
+            )}::int[]) AS u(t, d)
+            ON CONFLICT (deployment_id, term) DO UPDATE SET df = kw_terms.df + excluded.df
+            RETURNING id, term`) as Raw[]
+        ).map((r) => [r.term as string, num(r.id)]),
+      );
+      const pTerm: number[] = [];
+      const pChunk: number[] = [];
+      const pText: number[] = [];
+      const pHead: number[] = [];
+      const pLen: number[] = [];
+      for (const [i, c] of counted.entries()) {
+        for (const [t, f] of c.tf) {
+          pTerm.push(termIds.get(t) as number);
+          pChunk.push(ids[i] as number);
+          pText.push(f.t);
+          pHead.push(f.h);
+          pLen.push(c.length);
+        }
+      }
+      await tx`INSERT INTO kw_postings (term_id, chunk_id, tf_text, tf_heading, len)
+        SELECT * FROM unnest(${sql.array(pTerm, "INT8")}::bigint[], ${sql.array(pChunk, "INT8")}::bigint[], ${sql.array(pText, "INT4")}::int[], ${sql.array(pHead, "INT4")}::int[], ${sql.array(pLen, "INT4")}::int[])`;
+    }
+    const total = counted.reduce((s, c) => s + c.length, 0);
+    await tx`INSERT INTO kw_stats (deployment_id, chunks, tokens) VALUES (${deploymentId}, ${ids.length}, ${total})
+      ON CONFLICT (deployment_id) DO UPDATE SET chunks = kw_stats.chunks + excluded.chunks, tokens = kw_stats.tokens + excluded.tokens`;
+  }
+
   return {
     hasVectors: () => vec,
     /** Re-reads whether the vector table exists (another node may have created it). */
@@ -124,89 +218,15 @@ export async function createPgChunkIndex(sql: SQL, opts: { efSearch?: (k: number
       if (chunks.length === 0) return [];
       return within(tx, async (tx) => {
         await lockDeployment(tx, deploymentId);
-        const ids = (
-          (await tx`SELECT nextval(pg_get_serial_sequence('chunks', 'id')) AS id FROM generate_series(1, ${chunks.length})`) as Raw[]
-        ).map((r) => num(r.id));
         const counted = tokenizer.count(chunks.map((c) => ({ text: c.text, heading: c.headingPath }))).map(truncated);
-        const col = <T>(f: (c: NewChunk) => T) => chunks.map(f);
-        await tx`INSERT INTO chunks (id, deployment_id, document_id, ord, source, text, heading_path, page_start, page_end, row_start, row_end, token_count, text_hash, kw_length)
-          SELECT u.id, ${deploymentId}, ${documentId}, u.ord, u.source, u.text, u.heading, u.ps, u.pe, u.rs, u.re, u.tc, u.hash, u.len
-          FROM unnest(${sql.array(ids, "INT8")}::bigint[], ${sql.array(
-            col((c) => c.ord),
-            "INT4",
-          )}::int[], ${sql.array(
-            col((c) => c.source),
-            "TEXT",
-          )}::text[],
-                      ${sql.array(
-                        col((c) => c.text),
-                        "TEXT",
-                      )}::text[], ${sql.array(
-                        col((c) => c.headingPath),
-                        "TEXT",
-                      )}::text[],
-                      ${sql.array(
-                        col((c) => c.pageStart ?? null),
-                        "INT4",
-                      )}::int[], ${sql.array(
-                        col((c) => c.pageEnd ?? null),
-                        "INT4",
-                      )}::int[],
-                      ${sql.array(
-                        col((c) => c.rowStart ?? null),
-                        "INT4",
-                      )}::int[], ${sql.array(
-                        col((c) => c.rowEnd ?? null),
-                        "INT4",
-                      )}::int[],
-                      ${sql.array(
-                        col((c) => c.tokenCount),
-                        "INT4",
-                      )}::int[], ${sql.array(
-                        col((c) => c.textHash),
-                        "TEXT",
-                      )}::text[],
-                      ${sql.array(
-                        counted.map((c) => c.length),
-                        "INT4",
-                      )}::int[])
-               AS u(id, ord, source, text, heading, ps, pe, rs, re, tc, hash, len)`;
-        // document frequencies: chunks of this batch containing each term
-        const df = new Map<string, number>();
-        for (const c of counted) for (const t of c.tf.keys()) df.set(t, (df.get(t) ?? 0) + 1);
-        const terms = [...df.keys()].sort();
-        if (terms.length > 0) {
-          const termIds = new Map(
-            (
-              (await tx`INSERT INTO kw_terms (deployment_id, term, df)
-                SELECT ${deploymentId}, t, d FROM unnest(${sql.array(terms, "TEXT")}::text[], ${sql.array(
-                  terms.map((t) => df.get(t) as number),
-                  "INT4",
-                )}::int[]) AS u(t, d)
-                ON CONFLICT (deployment_id, term) DO UPDATE SET df = kw_terms.df + excluded.df
-                RETURNING id, term`) as Raw[]
-            ).map((r) => [r.term as string, num(r.id)]),
-          );
-          const pTerm: number[] = [];
-          const pChunk: number[] = [];
-          const pText: number[] = [];
-          const pHead: number[] = [];
-          const pLen: number[] = [];
-          for (const [i, c] of counted.entries()) {
-            for (const [t, f] of c.tf) {
-              pTerm.push(termIds.get(t) as number);
-              pChunk.push(ids[i] as number);
-              pText.push(f.t);
-              pHead.push(f.h);
-              pLen.push(c.length);
-            }
-          }
-          await tx`INSERT INTO kw_postings (term_id, chunk_id, tf_text, tf_heading, len)
-            SELECT * FROM unnest(${sql.array(pTerm, "INT8")}::bigint[], ${sql.array(pChunk, "INT8")}::bigint[], ${sql.array(pText, "INT4")}::int[], ${sql.array(pHead, "INT4")}::int[], ${sql.array(pLen, "INT4")}::int[])`;
-        }
-        const total = counted.reduce((s, c) => s + c.length, 0);
-        await tx`INSERT INTO kw_stats (deployment_id, chunks, tokens) VALUES (${deploymentId}, ${chunks.length}, ${total})
-          ON CONFLICT (deployment_id) DO UPDATE SET chunks = kw_stats.chunks + excluded.chunks, tokens = kw_stats.tokens + excluded.tokens`;
+        const ids = await insertRows(
+          tx,
+          deploymentId,
+          documentId,
+          chunks,
+          counted.map((c) => c.length),
+        );
+        await addPostings(tx, deploymentId, ids, counted);
         if (vec) {
           const withVectors = chunks.flatMap((c, i) => (c.vector ? [{ id: ids[i] as number, v: c.vector }] : []));
           await insertVectors(
@@ -218,6 +238,50 @@ export async function createPgChunkIndex(sql: SQL, opts: { efSearch?: (k: number
         }
         return ids;
       });
+    },
+    /**
+     * Part of a large document's chunks, written where no search sees them: under the placeholder deployment
+     * stagingDeployment(documentId), no keyword rows, no vectors. Returns their ids in order.
+     */
+    async insertStaged(documentId: string, chunks: NewChunk[], tx?: SQL): Promise<number[]> {
+      if (chunks.length === 0) return [];
+      return within(tx, (tx) =>
+        insertRows(
+          tx,
+          stagingDeployment(documentId),
+          documentId,
+          chunks,
+          chunks.map(() => null),
+        ),
+      );
+    },
+    /** Moves up to `limit` staged chunks of a document into its deployment and its keyword index; returns how many. */
+    async publishStaged(documentId: string, deploymentId: string, limit: number, tx?: SQL): Promise<number> {
+      return within(tx, async (tx) => {
+        await lockDeployment(tx, deploymentId);
+        const rows = (await tx`SELECT id, text, heading_path FROM chunks WHERE document_id = ${documentId}
+          AND deployment_id = ${stagingDeployment(documentId)} ORDER BY id LIMIT ${limit} FOR UPDATE`) as Raw[];
+        if (rows.length === 0) return 0;
+        const ids = rows.map((r) => num(r.id));
+        const counted = tokenizer.count(rows.map((r) => ({ text: r.text as string, heading: r.heading_path as string }))).map(truncated);
+        await tx`UPDATE chunks c SET deployment_id = ${deploymentId}, kw_length = u.len
+          FROM unnest(${sql.array(ids, "INT8")}::bigint[], ${sql.array(
+            counted.map((c) => c.length),
+            "INT4",
+          )}::int[]) AS u(id, len) WHERE c.id = u.id`;
+        await addPostings(tx, deploymentId, ids, counted);
+        return ids.length;
+      });
+    },
+    /** Vectors of chunks already inserted (a staged document's, when it is finished); nothing without a vector table. */
+    async insertVectors(deploymentId: string, vectors: { id: number; vector: Float32Array }[], tx?: SQL): Promise<void> {
+      if (!vec || vectors.length === 0) return;
+      await insertVectors(
+        tx ?? sql,
+        deploymentId,
+        vectors.map((v) => v.id),
+        vectors.map((v) => v.vector),
+      );
     },
     /** Removes a document's chunks, postings (statistics decremented) and vectors in one transaction (the caller's when given). */
     async deleteDocument(documentId: string, tx?: SQL): Promise<void> {
@@ -330,6 +394,20 @@ export async function createPgChunkIndex(sql: SQL, opts: { efSearch?: (k: number
     async cacheVector(embedderId: string, textHash: string, v: Float32Array): Promise<void> {
       const bytes = new Uint8Array(v.buffer, v.byteOffset, v.byteLength);
       await sql`INSERT INTO embedding_cache (embedder_id, text_hash, vector) VALUES (${embedderId}, ${textHash}, ${bytes}) ON CONFLICT DO NOTHING`;
+    },
+    /** The vectors of these chunks into the embedding cache (identical text embedded once per embedder), in one statement. */
+    async cacheVectors(embedderId: string, chunks: NewChunk[], tx?: SQL): Promise<void> {
+      const withVectors = chunks.filter((c): c is NewChunk & { vector: Float32Array } => c.vector !== undefined);
+      if (withVectors.length === 0) return;
+      await (tx ?? sql)`INSERT INTO embedding_cache (embedder_id, text_hash, vector)
+        SELECT ${embedderId}, h, decode(v, 'base64') FROM unnest(${sql.array(
+          withVectors.map((c) => c.textHash),
+          "TEXT",
+        )}::text[], ${sql.array(
+          withVectors.map((c) => Buffer.from(c.vector.buffer, c.vector.byteOffset, c.vector.byteLength).toString("base64")),
+          "TEXT",
+        )}::text[]) AS u(h, v)
+        ON CONFLICT DO NOTHING`;
     },
     /** How many of a document's chunks are in each place (chunks, keyword-indexed, vectors). */
     async counts(documentId: string): Promise<{ chunks: number; fts: number; vec: number }> {

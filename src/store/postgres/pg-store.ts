@@ -7,12 +7,17 @@ import { createPgChatLogFeedbackRepo } from "./repos/chat-log-feedback.pg.ts";
 import { createPgChatLogsRepo } from "./repos/chat-logs.pg.ts";
 import { createPgConversationsRepo } from "./repos/conversations.pg.ts";
 import { createPgCorrectionsRepo } from "./repos/corrections.pg.ts";
+import { createPgDeploymentsRepo } from "./repos/deployments.pg.ts";
+import { createPgDocumentsRepo } from "./repos/documents.pg.ts";
+import { createPgKeysRepo } from "./repos/keys.pg.ts";
 import { createPgLeadsRepo } from "./repos/leads.pg.ts";
 import { createPgLoginAttemptsRepo } from "./repos/login-attempts.pg.ts";
 import { createPgOutboxRepo } from "./repos/outbox.pg.ts";
 import { createPgOwnerChatLogsRepo } from "./repos/owner-chat-logs.pg.ts";
 import { createPgOwnerSessionsRepo } from "./repos/owner-sessions.pg.ts";
+import { createPgQueueDepthsRepo } from "./repos/queue-depths.pg.ts";
 import { createPgReportsRepo } from "./repos/reports.pg.ts";
+import { createPgTrainingStore } from "./training.pg.ts";
 
 export interface PgStoreOptions {
   /** connections in this node's pool (default 10) */
@@ -60,12 +65,15 @@ export async function createPgStore(url: string, opts: PgStoreOptions = {}): Pro
   const termStats: Repos["termStats"] = createPgTermStats(sql);
 
   // --- wt-pg-core: deployments, keys, documents, queue depths, training ---
-  const core = {
-    deployments: missing<Repos["deployments"]>("deployments"),
-    keys: missing<Repos["keys"]>("keys"),
-    documents: missing<Repos["documents"]>("documents"),
-    queueDepths: missing<Repos["queueDepths"]>("queueDepths"),
-    training: missing<Repos["training"]>("training"),
+  // keys listen for changes on a connection of their own (sql.listen); unlisten on close
+  const keys = await createPgKeysRepo(sql);
+  closers.push(() => keys.close());
+  const core: Pick<Repos, "deployments" | "keys" | "documents" | "queueDepths" | "training"> = {
+    deployments: createPgDeploymentsRepo(sql, index, { onChange: keys.invalidate }),
+    keys,
+    documents: createPgDocumentsRepo(sql),
+    queueDepths: createPgQueueDepthsRepo(sql),
+    training: createPgTrainingStore(sql, index),
   };
   // --- end wt-pg-core ---
 
