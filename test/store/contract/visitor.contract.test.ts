@@ -341,3 +341,45 @@ describeStores("the mail outbox", (ctx) => {
     );
   });
 });
+
+describeStores("free text with a NUL character", (ctx) => {
+  /** PostgreSQL's text can't hold U+0000: it is kept as U+FFFD there (the one documented difference), SQLite keeps it. */
+  const same = (stored: string | null | undefined, sent: string) =>
+    expect(stored?.replaceAll("\0", "\uFFFD")).toBe(sent.replaceAll("\0", "\uFFFD"));
+
+  test("a visitor's question, a lead, its mail and a sign-in email with a NUL are stored and found again, never refused", async () => {
+    const o = await seedOwner(ctx.store(), 100);
+    const conversationId = uniq("conv\0");
+    const question = "Refund\0 policy?";
+    const { chatLogId } = await ctx
+      .store()
+      .repos.chatLogs.record(turn({ ...o, conversationId, question, answer: "No\0.", refused: true, promptTokens: 1 }));
+    same((await ctx.store().repos.chatLogs.thread(o.deploymentId, conversationId, 5))[0]?.question, question);
+    same((await ctx.store().repos.chatLogFeedback.latestRefusal(o.deploymentId, conversationId))?.answer, "No\0.");
+    expect(await ctx.store().repos.conversations.exists(o.deploymentId, conversationId)).toBe(true);
+    const lead = await ctx
+      .store()
+      .repos.leads.createWithMail(
+        {
+          deploymentId: o.deploymentId,
+          conversationId,
+          chatLogId,
+          email: "v\0@example.com",
+          name: "V\0",
+          message: "m\0",
+          refusedQuestion: question,
+        },
+        () => ({ messageId: `<${uniq("m")}@docchat>`, to: "owner@example.com", subject: "Lead\0", body: question }),
+      );
+    same((await ctx.store().repos.leads.findForRefusal(o.deploymentId, chatLogId, "V\0@example.com"))?.refusedQuestion, question);
+    same((await ctx.store().repos.outbox.list({ limit: -1 })).find((m) => m.leadId === lead.id)?.body, question);
+    await ctx
+      .store()
+      .repos.corrections.upsert({ deploymentId: o.deploymentId, chatLogId, question, questionNorm: "refund\0 policy", answer: "Yes\0" });
+    same((await ctx.store().repos.corrections.serve(o.deploymentId, "refund\0 policy"))?.answer, "Yes\0");
+    const ip = uniq("ip");
+    await ctx.store().repos.loginAttempts.record("owner\0@example.com", ip, 10);
+    expect((await ctx.store().repos.loginAttempts.count("owner\0@example.com", ip, 0)).pair).toBe(1);
+    expect(await ctx.store().repos.accounts.findByEmail("owner\0@example.com")).toBeNull();
+  });
+});

@@ -1,7 +1,7 @@
 import type { SQL } from "bun";
 import type { Account } from "../../repos/accounts.repo.ts";
 import type { AccountsStore } from "../../store.ts";
-import { first, flag, limitOf, num, type Raw } from "./values.ts";
+import { first, flag, limitOf, num, type Raw, text } from "./values.ts";
 
 const toAccount = (r: Raw): Account => ({
   id: num(r.id),
@@ -32,7 +32,7 @@ export async function debitAccount(sql: SQL, id: number, amount: number, chatLog
 
 /** The PostgreSQL twin of repos/accounts.repo.ts. */
 export function createPgAccountsRepo(sql: SQL): AccountsStore {
-  const byEmail = (email: string) => first(sql`SELECT * FROM accounts WHERE lower(email) = lower(${email})`);
+  const byEmail = (email: string) => first(sql`SELECT * FROM accounts WHERE lower(email) = lower(${text(email)})`);
   const byId = (id: number) => first(sql`SELECT * FROM accounts WHERE id = ${id}`);
   return {
     async create(input: { email: string; passwordHash: string | null; tokens: number }): Promise<Account> {
@@ -40,7 +40,7 @@ export function createPgAccountsRepo(sql: SQL): AccountsStore {
       const row = await first(sql`
         WITH acc AS (
           INSERT INTO accounts (email, password_hash, tokens, created_at)
-          VALUES (${input.email}, ${input.passwordHash}, ${input.tokens}::bigint, ${at}::bigint) RETURNING *),
+          VALUES (${text(input.email)}, ${input.passwordHash}, ${input.tokens}::bigint, ${at}::bigint) RETURNING *),
         ledger AS (
           INSERT INTO token_ledger (account_id, delta, balance, reason, created_at)
           SELECT id, tokens, tokens, 'grant', created_at FROM acc WHERE tokens > 0)

@@ -1,7 +1,7 @@
 import type { SQL } from "bun";
 import { parseSources, type RatedTurn } from "../../repos/chat-log-feedback.repo.ts";
 import type { ChatLogFeedbackStore } from "../../store.ts";
-import { first, flag, limitOf, num, numOrNull, type Raw, rating } from "./values.ts";
+import { first, flag, limitOf, num, numOrNull, type Raw, rating, text } from "./values.ts";
 
 const toTurn = (r: Raw): RatedTurn => ({
   id: num(r.id),
@@ -39,7 +39,7 @@ export function createPgChatLogFeedbackRepo(sql: SQL): ChatLogFeedbackStore {
     /** The latest refused turn of the conversation, optionally no later than `upToChatLogId`. */
     async latestRefusal(deploymentId: string, conversationId: string, upToChatLogId?: number): Promise<RatedTurn | null> {
       const r = await first(sql`SELECT id, deployment_id, conversation_id, question, answer, sources, refused, rating, rated_at, created_at
-        FROM chat_logs WHERE deployment_id = ${deploymentId} AND conversation_id = ${conversationId} AND refused = 1
+        FROM chat_logs WHERE deployment_id = ${deploymentId} AND conversation_id = ${text(conversationId)} AND refused = 1
           AND id <= ${upToChatLogId ?? Number.MAX_SAFE_INTEGER}::bigint
         ORDER BY id DESC LIMIT 1`);
       return r ? toTurn(r) : null;

@@ -1,7 +1,7 @@
 import type { SQL } from "bun";
 import type { NewTurn, StoredTurn } from "../../repos/chat-logs.repo.ts";
 import type { ChatLogsStore } from "../../store.ts";
-import { flag, limitOf, num, numOrNull, type Raw } from "./values.ts";
+import { flag, limitOf, num, numOrNull, type Raw, text } from "./values.ts";
 
 /**
  * The PostgreSQL twin of repos/chat-logs.repo.ts. A turn's conversation, log row and token debit are ONE
@@ -20,15 +20,16 @@ export function createPgChatLogsRepo(sql: SQL): ChatLogsStore & {
       const charge = t.promptTokens + t.completionTokens;
       const [row] = (await q`
         WITH conv AS (
-          INSERT INTO conversations (id, deployment_id, created_at, updated_at) VALUES (${t.conversationId}, ${t.deploymentId}, ${at}::bigint, ${at}::bigint)
+          INSERT INTO conversations (id, deployment_id, created_at, updated_at) VALUES (${text(t.conversationId)}, ${t.deploymentId}, ${at}::bigint, ${at}::bigint)
           ON CONFLICT (id) DO UPDATE SET updated_at = excluded.updated_at WHERE conversations.deployment_id = excluded.deployment_id
           RETURNING 1),
         log AS (
           INSERT INTO chat_logs (deployment_id, conversation_id, completion_id, endpoint, question, search_query, answer,
             sources, prompt_tokens, completion_tokens, refused, correction_id, visitor_email, created_at)
-          VALUES (${t.deploymentId}, ${t.conversationId}, ${t.completionId}, ${t.endpoint}, ${t.question}, ${t.searchQuery}, ${t.answer},
+          VALUES (${t.deploymentId}, ${text(t.conversationId)}, ${t.completionId}, ${t.endpoint}, ${text(t.question)}, ${text(t.searchQuery)},
+            ${text(t.answer)},
             ${JSON.stringify(t.sources)}, ${t.promptTokens}, ${t.completionTokens}, ${t.refused ? 1 : 0}, ${t.correctionId}::bigint,
-            ${t.visitorEmail}, ${at}::bigint)
+            ${text(t.visitorEmail)}, ${at}::bigint)
           RETURNING id),
         old AS (SELECT id, tokens FROM accounts WHERE id = ${t.accountId} AND ${charge}::bigint > 0 FOR UPDATE),
         upd AS (
@@ -43,7 +44,7 @@ export function createPgChatLogsRepo(sql: SQL): ChatLogsStore & {
     /** The last `limit` turns of a thread, oldest first. */
     async thread(deploymentId: string, conversationId: string, limit: number): Promise<StoredTurn[]> {
       const rows = (await sql`SELECT id, question, search_query, answer, refused FROM chat_logs
-        WHERE deployment_id = ${deploymentId} AND conversation_id = ${conversationId} ORDER BY id DESC LIMIT ${limitOf(limit)}`) as Raw[];
+        WHERE deployment_id = ${deploymentId} AND conversation_id = ${text(conversationId)} ORDER BY id DESC LIMIT ${limitOf(limit)}`) as Raw[];
       return rows.reverse().map((r) => ({
         id: num(r.id),
         question: r.question as string,

@@ -1,5 +1,6 @@
 import type { SQL } from "bun";
 import type { ConversationsStore } from "../../store.ts";
+import { text } from "./values.ts";
 
 /**
  * Creates the thread or bumps its time; false when the id belongs to another deployment. On `sql` or inside a
@@ -7,7 +8,7 @@ import type { ConversationsStore } from "../../store.ts";
  */
 export async function touchConversation(sql: SQL, deploymentId: string, id: string, at: number): Promise<boolean> {
   const r =
-    await sql`INSERT INTO conversations (id, deployment_id, created_at, updated_at) VALUES (${id}, ${deploymentId}, ${at}::bigint, ${at}::bigint)
+    await sql`INSERT INTO conversations (id, deployment_id, created_at, updated_at) VALUES (${text(id)}, ${deploymentId}, ${at}::bigint, ${at}::bigint)
     ON CONFLICT (id) DO UPDATE SET updated_at = excluded.updated_at WHERE conversations.deployment_id = excluded.deployment_id`;
   return r.count > 0;
 }
@@ -16,7 +17,7 @@ export async function touchConversation(sql: SQL, deploymentId: string, id: stri
 export function createPgConversationsRepo(sql: SQL): ConversationsStore {
   return {
     async exists(deploymentId: string, id: string): Promise<boolean> {
-      const rows = await sql`SELECT 1 FROM conversations WHERE id = ${id} AND deployment_id = ${deploymentId}`;
+      const rows = await sql`SELECT 1 FROM conversations WHERE id = ${text(id)} AND deployment_id = ${deploymentId}`;
       return rows.length > 0;
     },
     touch: (deploymentId: string, id: string, at = Date.now()): Promise<boolean> => touchConversation(sql, deploymentId, id, at),

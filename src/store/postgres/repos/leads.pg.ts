@@ -3,7 +3,7 @@ import type { Lead, LeadInput, LeadWithMail } from "../../repos/leads.repo.ts";
 import type { MailDraft, OutboxStatus } from "../../repos/outbox.repo.ts";
 import type { LeadsStore } from "../../store.ts";
 import { enqueueMail } from "./outbox.pg.ts";
-import { first, limitOf, num, numOrNull, type Raw } from "./values.ts";
+import { first, limitOf, num, numOrNull, type Raw, text } from "./values.ts";
 
 const toLead = (r: Raw): Lead => ({
   id: num(r.id),
@@ -32,8 +32,8 @@ export function createPgLeadsRepo(sql: SQL): LeadsStore {
       return sql.begin(async (tx) => {
         const [row] =
           (await tx`INSERT INTO leads (deployment_id, conversation_id, chat_log_id, email, name, message, refused_question, created_at)
-          VALUES (${input.deploymentId}, ${input.conversationId}, ${input.chatLogId}::bigint, ${input.email}, ${input.name}, ${input.message},
-            ${input.refusedQuestion}, ${at}::bigint)
+          VALUES (${input.deploymentId}, ${text(input.conversationId)}, ${input.chatLogId}::bigint, ${text(input.email)}, ${text(input.name)}, ${text(input.message)},
+            ${text(input.refusedQuestion)}, ${at}::bigint)
           RETURNING *`) as Raw[];
         const lead = toLead(row as Raw);
         await enqueueMail(tx, { ...compose(lead), leadId: lead.id }, at);
@@ -43,7 +43,7 @@ export function createPgLeadsRepo(sql: SQL): LeadsStore {
     /** The lead already recorded for this refusal and email, if any (case-insensitive email, as SQLite's NOCASE). */
     async findForRefusal(deploymentId: string, chatLogId: number, email: string): Promise<Lead | null> {
       const r = await first(sql`SELECT * FROM leads WHERE deployment_id = ${deploymentId} AND chat_log_id = ${chatLogId}
-          AND translate(email, ${ASCII_UPPER}, ${ASCII_LOWER}) = translate(${email}, ${ASCII_UPPER}, ${ASCII_LOWER})
+          AND translate(email, ${ASCII_UPPER}, ${ASCII_LOWER}) = translate(${text(email)}, ${ASCII_UPPER}, ${ASCII_LOWER})
         ORDER BY id LIMIT 1`);
       return r ? toLead(r) : null;
     },

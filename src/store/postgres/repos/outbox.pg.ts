@@ -2,7 +2,7 @@ import type { SQL } from "bun";
 import type { MailDraft, OutboxMail, OutboxRow, OutboxStatus } from "../../repos/outbox.repo.ts";
 import { toOutboxMail } from "../../repos/outbox.repo.ts";
 import type { OutboxStore } from "../../store.ts";
-import { first, limitOf, num, numOrNull, type Raw } from "./values.ts";
+import { first, limitOf, num, numOrNull, type Raw, text } from "./values.ts";
 
 const toMail = (r: Raw): OutboxMail =>
   toOutboxMail({
@@ -19,7 +19,7 @@ const toMail = (r: Raw): OutboxMail =>
 /** Queues one mail; on `sql` or inside a caller's transaction (a lead's). Returns its id. */
 export async function enqueueMail(sql: SQL, draft: MailDraft & { leadId: number | null }, at: number): Promise<number> {
   const [row] = (await sql`INSERT INTO mail_outbox (lead_id, message_id, to_addr, subject, body, next_attempt_at, created_at)
-    VALUES (${draft.leadId}::bigint, ${draft.messageId}, ${draft.to}, ${draft.subject}, ${draft.body}, ${at}::bigint, ${at}::bigint) RETURNING id`) as Raw[];
+    VALUES (${draft.leadId}::bigint, ${text(draft.messageId)}, ${text(draft.to)}, ${text(draft.subject)}, ${text(draft.body)}, ${at}::bigint, ${at}::bigint) RETURNING id`) as Raw[];
   return num(row?.id);
 }
 
@@ -44,10 +44,10 @@ export function createPgOutboxRepo(sql: SQL): OutboxStore {
       await sql`UPDATE mail_outbox SET status = 'sent', sent_at = ${at}::bigint, sent_via = ${via}, last_error = NULL WHERE id = ${id}`;
     },
     async markRetry(id: number, nextAttemptAt: number, error: string): Promise<void> {
-      await sql`UPDATE mail_outbox SET status = 'pending', next_attempt_at = ${nextAttemptAt}::bigint, last_error = ${error.slice(0, 500)} WHERE id = ${id}`;
+      await sql`UPDATE mail_outbox SET status = 'pending', next_attempt_at = ${nextAttemptAt}::bigint, last_error = ${text(error.slice(0, 500))} WHERE id = ${id}`;
     },
     async markDead(id: number, error: string): Promise<void> {
-      await sql`UPDATE mail_outbox SET status = 'dead', last_error = ${error.slice(0, 500)} WHERE id = ${id}`;
+      await sql`UPDATE mail_outbox SET status = 'dead', last_error = ${text(error.slice(0, 500))} WHERE id = ${id}`;
     },
     /** Puts dead-lettered mail back in the queue with a fresh attempt budget; returns how many. */
     async retryDead(at = Date.now()): Promise<number> {

@@ -17,3 +17,10 @@ export const within = <T>(sql: SQL, tx: SQL | undefined, f: (tx: SQL) => Promise
   tx ? f(tx) : (sql.begin(f) as Promise<T>);
 
 export const first = async (q: Promise<unknown>): Promise<Raw | null> => ((await q) as Raw[])[0] ?? null;
+
+/**
+ * PostgreSQL's text can't hold U+0000, which SQLite's TEXT keeps: a NUL in a visitor's question or an email typed at
+ * sign-in would fail the statement (a 500 where SQLite answers). Free text is stored with each NUL as U+FFFD, the
+ * replacement character; lookups map their argument the same way, so they find what was stored.
+ */
+export const text = <T extends string | null>(s: T): T => (s === null || !s.includes("\0") ? s : (s.replaceAll("\0", "\uFFFD") as T));
