@@ -357,20 +357,18 @@ describeStores("free text with a NUL character", (ctx) => {
     same((await ctx.store().repos.chatLogs.thread(o.deploymentId, conversationId, 5))[0]?.question, question);
     same((await ctx.store().repos.chatLogFeedback.latestRefusal(o.deploymentId, conversationId))?.answer, "No\0.");
     expect(await ctx.store().repos.conversations.exists(o.deploymentId, conversationId)).toBe(true);
-    const lead = await ctx
-      .store()
-      .repos.leads.createWithMail(
-        {
-          deploymentId: o.deploymentId,
-          conversationId,
-          chatLogId,
-          email: "v\0@example.com",
-          name: "V\0",
-          message: "m\0",
-          refusedQuestion: question,
-        },
-        () => ({ messageId: `<${uniq("m")}@docchat>`, to: "owner@example.com", subject: "Lead\0", body: question }),
-      );
+    const lead = await ctx.store().repos.leads.createWithMail(
+      {
+        deploymentId: o.deploymentId,
+        conversationId,
+        chatLogId,
+        email: "v\0@example.com",
+        name: "V\0",
+        message: "m\0",
+        refusedQuestion: question,
+      },
+      () => ({ messageId: `<${uniq("m")}@docchat>`, to: "owner@example.com", subject: "Lead\0", body: question }),
+    );
     same((await ctx.store().repos.leads.findForRefusal(o.deploymentId, chatLogId, "V\0@example.com"))?.refusedQuestion, question);
     same((await ctx.store().repos.outbox.list({ limit: -1 })).find((m) => m.leadId === lead.id)?.body, question);
     await ctx

@@ -29,9 +29,7 @@ export function createPgLoginAttemptsRepo(sql: SQL): LoginAttemptsStore {
     /** Operator unlock: forgets the attempts for an email (from every address), or from one address. */
     async clear(filter: { email?: string; ip?: string }): Promise<number> {
       if (filter.email && filter.ip)
-        return (
-          await sql`DELETE FROM owner_login_attempts WHERE email = ${text(filter.email)} AND ip = ${text(filter.ip)}`
-        ).count;
+        return (await sql`DELETE FROM owner_login_attempts WHERE email = ${text(filter.email)} AND ip = ${text(filter.ip)}`).count;
       if (filter.email) return (await sql`DELETE FROM owner_login_attempts WHERE email = ${text(filter.email)}`).count;
       if (filter.ip) return (await sql`DELETE FROM owner_login_attempts WHERE ip = ${text(filter.ip)}`).count;
       return 0;
