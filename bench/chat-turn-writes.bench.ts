@@ -60,9 +60,9 @@ async function owners(store: Store, n: number): Promise<Owner[]> {
 
 const cases: { name: string; results: number[] }[] = [];
 const record = (name: string, x: number) => {
-  let c = cases.find((k) => k.name === name);
-  if (!c) cases.push((c = { name, results: [] }));
-  c.results.push(x);
+  const c = cases.find((k) => k.name === name);
+  if (c) c.results.push(x);
+  else cases.push({ name, results: [x] });
 };
 
 const dir = mkdtempSync(join(tmpdir(), "docchat-turns-"));
