@@ -2,11 +2,8 @@ import type { SQL } from "bun";
 import type { ConversationsStore } from "../../store.ts";
 import { text } from "./values.ts";
 
-/**
- * Creates the thread or bumps its time; false when the id belongs to another deployment. On `sql` or inside a
- * caller's transaction (a chat turn's).
- */
-export async function touchConversation(sql: SQL, deploymentId: string, id: string, at: number): Promise<boolean> {
+/** Creates the thread or bumps its time; false when the id belongs to another deployment. */
+async function touchConversation(sql: SQL, deploymentId: string, id: string, at: number): Promise<boolean> {
   const r =
     await sql`INSERT INTO conversations (id, deployment_id, created_at, updated_at) VALUES (${text(id)}, ${deploymentId}, ${at}::bigint, ${at}::bigint)
     ON CONFLICT (id) DO UPDATE SET updated_at = excluded.updated_at WHERE conversations.deployment_id = excluded.deployment_id`;

@@ -1,5 +1,3 @@
-import type { SQL } from "bun";
-
 /** A row as Bun.sql gives it: bigint columns and aggregates arrive as strings. */
 export type Raw = Record<string, unknown>;
 
@@ -11,10 +9,6 @@ export const rating = (v: unknown): 0 | 1 | null => (v === null || v === undefin
 
 /** SQLite's LIMIT: a negative limit means no limit, which PostgreSQL spells NULL. */
 export const limitOf = (n: number): number | null => (n < 0 ? null : n);
-
-/** Runs `f` in the caller's transaction when there is one, else in a new one. */
-export const within = <T>(sql: SQL, tx: SQL | undefined, f: (tx: SQL) => Promise<T>): Promise<T> =>
-  tx ? f(tx) : (sql.begin(f) as Promise<T>);
 
 export const first = async (q: Promise<unknown>): Promise<Raw | null> => ((await q) as Raw[])[0] ?? null;
 
