@@ -189,4 +189,16 @@ export const deploymentCommands: Command[] = [
       return 0;
     },
   },
+  {
+    path: ["key", "enable"],
+    usage: "key enable ID",
+    summary: "Re-enable a disabled key.",
+    options: {},
+    async run(ctx) {
+      const s = await ctx.services();
+      await s.deployments.setKeyDisabled(positionalId(ctx), false);
+      ctx.print({ id: positionalId(ctx), key_disabled: false });
+      return 0;
+    },
+  },
 ];
