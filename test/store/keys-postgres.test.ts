@@ -24,14 +24,6 @@ afterAll(async () => {
   await stopSharedCluster();
 });
 
-async function cachedKey(): Promise<string> {
-  const d = await deployment(node);
-  const hash = uid("hash");
-  await node.repos.keys.put(d.id, hash, "dc_pg");
-  expect((await node.repos.keys.resolve(hash))?.key.disabled).toBe(false);
-  return hash;
-}
-
 const waitFor = async (ms: number, check: () => Promise<boolean>) => {
   const start = performance.now();
   while (!(await check())) {
@@ -40,6 +32,20 @@ const waitFor = async (ms: number, check: () => Promise<boolean>) => {
   }
   return true;
 };
+
+async function cachedKey(): Promise<string> {
+  const d = await deployment(node);
+  const hash = uid("hash");
+  // the put's own notification arrives a moment later and clears the cache: cache the key after it came
+  const seen: string[] = [];
+  const sub = await other.listen(KEYS_CHANNEL, (p) => seen.push(p));
+  await node.repos.keys.put(d.id, hash, "dc_pg");
+  await waitFor(2000, async () => seen.length > 0);
+  await sub.unlisten();
+  await Bun.sleep(50);
+  expect((await node.repos.keys.resolve(hash))?.key.disabled).toBe(false);
+  return hash;
+}
 
 describe("PostgreSQL key cache", () => {
   test("a change by any other connection is announced on the keys channel when it commits, not before", async () => {

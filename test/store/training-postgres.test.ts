@@ -35,7 +35,7 @@ describe("PostgreSQL training leases", () => {
     const d = await deployment(a);
     const doc = await document(a, d.id, { name: "big.txt" });
     const dead = uid("dead");
-    const [mine] = await a.repos.training.claim(dead, 1, 50);
+    const [mine] = await a.repos.training.claim(dead, 1, 500);
     expect(mine?.id).toBe(doc.id);
     // the dead worker got halfway: one part published (keyword rows), one staged
     expect(await a.repos.training.stage(dead, doc, 0, 3, [chunk("gannet dive", 0)], null)).toHaveLength(1);
@@ -45,7 +45,7 @@ describe("PostgreSQL training leases", () => {
 
     // not before the lease runs out
     expect((await b.repos.training.claim(uid("early"), 10, 60_000)).map((x) => x.id)).not.toContain(doc.id);
-    await Bun.sleep(80);
+    await Bun.sleep(550);
     const heir = uid("heir");
     const taken = (await b.repos.training.claim(heir, 10, 60_000)).find((x) => x.id === doc.id);
     expect(taken).toMatchObject({ status: "processing", attempts: 2 });
@@ -121,5 +121,20 @@ describe("PostgreSQL training leases", () => {
     expect(chunks.map((c) => c.document_id).sort()).toEqual(left.map((x) => x.id).sort());
     expect(await a.repos.termStats.totalChunks(d.id)).toBe(left.length);
     expect(await orphans()).toBe(0);
+  });
+
+  test("the documents repo's interrupted list is the expired claims only, and requeueing leaves live ones processing", async () => {
+    const d = await deployment(a);
+    const stale = await document(a, d.id, { name: "stale.txt" });
+    expect((await a.repos.training.claim(uid("gone"), 50, 300)).map((x) => x.id)).toContain(stale.id);
+    const fresh = await document(a, d.id, { name: "fresh.txt" });
+    expect((await b.repos.training.claim(uid("alive"), 50, 60_000)).map((x) => x.id)).toEqual([fresh.id]);
+    await Bun.sleep(350);
+    const ids = await a.repos.documents.interruptedIds();
+    expect(ids).toContain(stale.id);
+    expect(ids).not.toContain(fresh.id);
+    expect(await a.repos.documents.requeueInterrupted()).toBeGreaterThanOrEqual(1);
+    expect((await a.repos.documents.get(stale.id))?.status).toBe("queued");
+    expect((await a.repos.documents.get(fresh.id))?.status).toBe("processing");
   });
 });

@@ -86,11 +86,14 @@ export async function createPgChunkIndex(sql: SQL, opts: { efSearch?: (k: number
       SELECT id, ${deploymentId}, v::vector FROM unnest(${sql.array(ids, "INT8")}::bigint[], ${sql.array(vectors.map(vectorLiteral), "TEXT")}::text[]) AS u(id, v)`;
   }
 
-  /** Chunk rows with ids allocated up front (so they come back in order); kw_length null = not keyword-indexed yet. */
+  /**
+   * Chunk rows with ids allocated up front (so they come back in order); `documentIds` one per chunk; kw_length
+   * null = not keyword-indexed yet.
+   */
   async function insertRows(
     tx: SQL,
     deploymentId: string,
-    documentId: string,
+    documentIds: string[],
     chunks: NewChunk[],
     lengths: (number | null)[],
   ): Promise<number[]> {
@@ -99,8 +102,8 @@ export async function createPgChunkIndex(sql: SQL, opts: { efSearch?: (k: number
     ).map((r) => num(r.id));
     const col = <T>(f: (c: NewChunk) => T) => chunks.map(f);
     await tx`INSERT INTO chunks (id, deployment_id, document_id, ord, source, text, heading_path, page_start, page_end, row_start, row_end, token_count, text_hash, kw_length)
-      SELECT u.id, ${deploymentId}, ${documentId}, u.ord, u.source, u.text, u.heading, u.ps, u.pe, u.rs, u.re, u.tc, u.hash, u.len
-      FROM unnest(${sql.array(ids, "INT8")}::bigint[], ${sql.array(
+      SELECT u.id, ${deploymentId}, u.doc, u.ord, u.source, u.text, u.heading, u.ps, u.pe, u.rs, u.re, u.tc, u.hash, u.len
+      FROM unnest(${sql.array(ids, "INT8")}::bigint[], ${sql.array(documentIds, "TEXT")}::text[], ${sql.array(
         col((c) => c.ord),
         "INT4",
       )}::int[], ${sql.array(
@@ -136,7 +139,7 @@ export async function createPgChunkIndex(sql: SQL, opts: { efSearch?: (k: number
                     "TEXT",
                   )}::text[],
                   ${sql.array(lengths, "INT4")}::int[])
-           AS u(id, ord, source, text, heading, ps, pe, rs, re, tc, hash, len)`;
+           AS u(id, doc, ord, source, text, heading, ps, pe, rs, re, tc, hash, len)`;
     return ids;
   }
 
@@ -180,6 +183,43 @@ export async function createPgChunkIndex(sql: SQL, opts: { efSearch?: (k: number
       ON CONFLICT (deployment_id) DO UPDATE SET chunks = kw_stats.chunks + excluded.chunks, tokens = kw_stats.tokens + excluded.tokens`;
   }
 
+  /**
+   * Several documents of one deployment at once (a training batch): their chunk rows, postings, statistics and
+   * vectors in a fixed number of statements. Returns each document's chunk ids in order.
+   */
+  async function insertMany(deploymentId: string, docs: { documentId: string; chunks: NewChunk[] }[], tx?: SQL): Promise<number[][]> {
+    const chunks = docs.flatMap((d) => d.chunks);
+    if (chunks.length === 0) return docs.map(() => []);
+    return within(tx, async (tx) => {
+      await lockDeployment(tx, deploymentId);
+      const counted = tokenizer.count(chunks.map((c) => ({ text: c.text, heading: c.headingPath }))).map(truncated);
+      const ids = await insertRows(
+        tx,
+        deploymentId,
+        docs.flatMap((d) => d.chunks.map(() => d.documentId)),
+        chunks,
+        counted.map((c) => c.length),
+      );
+      await addPostings(tx, deploymentId, ids, counted);
+      if (vec) {
+        const withVectors = chunks.flatMap((c, i) => (c.vector ? [{ id: ids[i] as number, v: c.vector }] : []));
+        await insertVectors(
+          tx,
+          deploymentId,
+          withVectors.map((x) => x.id),
+          withVectors.map((x) => x.v),
+        );
+      }
+      const out: number[][] = [];
+      let at = 0;
+      for (const d of docs) {
+        out.push(ids.slice(at, at + d.chunks.length));
+        at += d.chunks.length;
+      }
+      return out;
+    });
+  }
+
   return {
     hasVectors: () => vec,
     /** Re-reads whether the vector table exists (another node may have created it). */
@@ -215,30 +255,9 @@ export async function createPgChunkIndex(sql: SQL, opts: { efSearch?: (k: number
      * is given (so a document's status can change in the same one), else its own. Returns the ids in order.
      */
     async insert(deploymentId: string, documentId: string, chunks: NewChunk[], tx?: SQL): Promise<number[]> {
-      if (chunks.length === 0) return [];
-      return within(tx, async (tx) => {
-        await lockDeployment(tx, deploymentId);
-        const counted = tokenizer.count(chunks.map((c) => ({ text: c.text, heading: c.headingPath }))).map(truncated);
-        const ids = await insertRows(
-          tx,
-          deploymentId,
-          documentId,
-          chunks,
-          counted.map((c) => c.length),
-        );
-        await addPostings(tx, deploymentId, ids, counted);
-        if (vec) {
-          const withVectors = chunks.flatMap((c, i) => (c.vector ? [{ id: ids[i] as number, v: c.vector }] : []));
-          await insertVectors(
-            tx,
-            deploymentId,
-            withVectors.map((x) => x.id),
-            withVectors.map((x) => x.v),
-          );
-        }
-        return ids;
-      });
+      return (await insertMany(deploymentId, [{ documentId, chunks }], tx))[0] ?? [];
     },
+    insertMany,
     /**
      * Part of a large document's chunks, written where no search sees them: under the placeholder deployment
      * stagingDeployment(documentId), no keyword rows, no vectors. Returns their ids in order.
@@ -249,7 +268,7 @@ export async function createPgChunkIndex(sql: SQL, opts: { efSearch?: (k: number
         insertRows(
           tx,
           stagingDeployment(documentId),
-          documentId,
+          chunks.map(() => documentId),
           chunks,
           chunks.map(() => null),
         ),

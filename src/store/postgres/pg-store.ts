@@ -66,7 +66,10 @@ export async function createPgStore(url: string, opts: PgStoreOptions = {}): Pro
 
   // --- wt-pg-core: deployments, keys, documents, queue depths, training ---
   // keys listen for changes on a connection of their own (sql.listen); unlisten on close
-  const keys = await createPgKeysRepo(sql);
+  const keys = await createPgKeysRepo(sql).catch(async (e) => {
+    await sql.close().catch(() => {});
+    throw e;
+  });
   closers.push(() => keys.close());
   const core: Pick<Repos, "deployments" | "keys" | "documents" | "queueDepths" | "training"> = {
     deployments: createPgDeploymentsRepo(sql, index, { onChange: keys.invalidate }),

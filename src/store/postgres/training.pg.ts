@@ -82,11 +82,12 @@ export function createPgTrainingStore(sql: SQL, index: PgChunkIndex): TrainingSt
   }
 
   /** Inside a transaction: swap out older documents of the same name (a kill -9 keeps old or new, never half). */
-  async function replaceOlder(tx: SQL, doc: DocumentRecord): Promise<void> {
-    if (!doc.replaceOnTrain) return;
+  async function replaceOlder(tx: SQL, doc: DocumentRecord): Promise<string[]> {
+    if (!doc.replaceOnTrain) return [];
     const older = (await tx`SELECT id, created_at FROM documents WHERE deployment_id = ${doc.deploymentId} AND name = ${doc.name}
       AND id <> ${doc.id} AND created_at <= ${doc.createdAt} ORDER BY created_at`) as Raw[];
     for (const old of older) await deleteDocument(tx, old.id as string);
+    return older.map((o) => o.id as string);
   }
 
   /** A document's index rows (keyword rows first: they have no foreign key), parts and row. */
@@ -107,9 +108,17 @@ export function createPgTrainingStore(sql: SQL, index: PgChunkIndex): TrainingSt
     async claim(worker, limit, leaseMs) {
       return sql.begin(async (tx) => {
         const at = Date.now();
-        const picked = (await tx`SELECT id, status, deployment_id FROM documents
-          WHERE status = 'queued' OR (status = 'processing' AND (lease_until IS NULL OR lease_until < ${at}))
+        // a dead worker's documents first (their work is the oldest), then the queue in order; two statements so
+        // each walks its own index (documents_status, documents_queue) instead of sorting every queued row
+        const expired = (await tx`SELECT id, status, deployment_id FROM documents
+          WHERE status = 'processing' AND (lease_until IS NULL OR lease_until < ${at})
           ORDER BY queued_at NULLS FIRST, id LIMIT ${limit} FOR UPDATE SKIP LOCKED`) as Raw[];
+        const queued =
+          expired.length < limit
+            ? ((await tx`SELECT id, status, deployment_id FROM documents WHERE status = 'queued'
+                ORDER BY queued_at, id LIMIT ${limit - expired.length} FOR UPDATE SKIP LOCKED`) as Raw[])
+            : [];
+        const picked = [...expired, ...queued];
         if (picked.length === 0) return [];
         // a dead worker's partial rows (staged, partly published or written) go before the document is trained again
         for (const p of byDeployment(picked.filter((p) => p.status === "processing"))) await index.deleteDocument(p.id as string, tx);
@@ -144,24 +153,53 @@ export function createPgTrainingStore(sql: SQL, index: PgChunkIndex): TrainingSt
           worker,
           items.map((i) => i.doc),
         );
-        const done: string[] = [];
-        // keyword locks are per deployment: take them in deployment order
-        const ordered = [...items].sort((a, b) => cmp(a.doc.deploymentId, b.doc.deploymentId));
-        for (const { doc, chunks } of ordered) {
-          const current = held.get(doc.id);
-          if (!current) continue; // removed, re-queued or taken over meanwhile
-          await replaceOlder(tx, current);
-          await index.deleteDocument(doc.id, tx);
-          await index.insert(doc.deploymentId, doc.id, chunks, tx);
-          if (embedderId) await index.cacheVectors(embedderId, chunks, tx);
-          await markCompleted(tx, doc.id, chunks.length);
-          done.push(doc.id);
+        // the rest were removed, re-queued or taken over meanwhile
+        let mineNow = items.filter((i) => held.has(i.doc.id));
+        // older documents of the same name go (in this batch too: a newer upload of the name replaces an older one)
+        const replaced = new Set<string>();
+        for (const { doc } of mineNow)
+          if (!replaced.has(doc.id)) for (const id of await replaceOlder(tx, held.get(doc.id) as DocumentRecord)) replaced.add(id);
+        mineNow = mineNow.filter((i) => !replaced.has(i.doc.id));
+        // rows a previous attempt left (a document claimed again) go first; a fresh claim has none
+        const ids = mineNow.map((i) => i.doc.id);
+        const leftovers = new Set(
+          ids.length === 0
+            ? []
+            : ((await tx`SELECT DISTINCT document_id FROM chunks WHERE document_id = ANY(${sql.array(ids, "TEXT")}::text[])`) as Raw[]).map(
+                (r) => r.document_id as string,
+              ),
+        );
+        // keyword locks are per deployment: take them in deployment order, one insert per deployment
+        const byDep = new Map<string, typeof mineNow>();
+        for (const item of [...mineNow].sort((x, y) => cmp(x.doc.deploymentId, y.doc.deploymentId)))
+          byDep.set(item.doc.deploymentId, [...(byDep.get(item.doc.deploymentId) ?? []), item]);
+        for (const [deploymentId, group] of byDep) {
+          for (const { doc } of group) if (leftovers.has(doc.id)) await index.deleteDocument(doc.id, tx);
+          await index.insertMany(
+            deploymentId,
+            group.map((g) => ({ documentId: g.doc.id, chunks: g.chunks })),
+            tx,
+          );
         }
+        if (embedderId)
+          await index.cacheVectors(
+            embedderId,
+            mineNow.flatMap((i) => i.chunks),
+            tx,
+          );
+        if (mineNow.length > 0)
+          await tx`UPDATE documents d SET status = 'completed', chunk_count = u.n, progress_done = progress_total, error_code = NULL,
+              error_message = NULL, lease_owner = NULL, lease_until = NULL, updated_at = ${Date.now()}
+            FROM unnest(${sql.array(ids, "TEXT")}::text[], ${sql.array(
+              mineNow.map((i) => i.chunks.length),
+              "INT4",
+            )}::int[]) AS u(id, n) WHERE d.id = u.id`;
+        const done = new Set(ids);
         await refresh(
           tx,
           items.map((i) => i.doc.deploymentId),
         );
-        return items.map((i) => i.doc.id).filter((id) => done.includes(id));
+        return items.map((i) => i.doc.id).filter((id) => done.has(id));
       });
     },
 

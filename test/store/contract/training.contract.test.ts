@@ -80,6 +80,29 @@ describeStores("training store", (ctx) => {
     expect((await store.repos.chunkIndex.keywordSearch(d.id, '"new"', 5)).length).toBe(1);
   });
 
+  test("two uploads of one name completed in the same batch leave only the newer one", async () => {
+    const store = ctx.store();
+    const d = await deployment(store);
+    const worker = uid("w");
+    const older = await document(store, d.id, { name: "faq.txt", replaceOnTrain: true });
+    await Bun.sleep(2);
+    const newer = await document(store, d.id, { name: "faq.txt", replaceOnTrain: true });
+    const [a, b] = (await claimDocs(store, worker, [older.id, newer.id])) as [DocumentRecord, DocumentRecord];
+    const done = await store.repos.training.completeBatch(
+      worker,
+      [
+        { doc: a, chunks: [chunk("first faq answer")] },
+        { doc: b, chunks: [chunk("second faq answer")] },
+      ],
+      null,
+    );
+    expect(done).toContain(newer.id);
+    expect((await store.repos.documents.findByName(d.id, "faq.txt")).map((x) => x.id)).toEqual([newer.id]);
+    expect(await store.repos.chunkIndex.keywordSearch(d.id, '"first"', 5)).toEqual([]);
+    expect((await store.repos.chunkIndex.keywordSearch(d.id, '"second"', 5)).length).toBe(1);
+    expect(await store.repos.termStats.totalChunks(d.id)).toBe(1);
+  });
+
   test("a large document is staged where no search sees it, published in batches, and finished with its vectors", async () => {
     const store = ctx.store();
     const { chunkIndex, training } = store.repos;
