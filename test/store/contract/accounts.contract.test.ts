@@ -33,6 +33,15 @@ describeStores("accounts", (ctx) => {
     expect(await accounts().passwordHash("nobody@example.com")).toBeNull();
   });
 
+  test("email letter case is ignored for A to Z only, as SQLite's NOCASE: other letters must match exactly", async () => {
+    const email = `ÉMILE.${uniq("x")}@Example.com`;
+    const a = await accounts().create({ email, passwordHash: "h", tokens: 0 });
+    expect((await accounts().findByEmail(email))?.id).toBe(a.id);
+    expect((await accounts().findByEmail(email.replace("Example", "EXAMPLE").replace("ÉMILE", "ÉmIlE")))?.id).toBe(a.id);
+    expect(await accounts().findByEmail(email.replace("ÉMILE", "émile"))).toBeNull();
+    expect((await accounts().passwordHash(email.toLowerCase().replace("émile", "Émile")))?.id).toBe(a.id);
+  });
+
   test("a second account with the same email in another letter case is refused", async () => {
     const email = `${uniq("dup")}@example.com`;
     await accounts().create({ email, passwordHash: null, tokens: 0 });

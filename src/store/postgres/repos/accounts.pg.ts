@@ -32,7 +32,7 @@ export async function debitAccount(sql: SQL, id: number, amount: number, chatLog
 
 /** The PostgreSQL twin of repos/accounts.repo.ts. */
 export function createPgAccountsRepo(sql: SQL): AccountsStore {
-  const byEmail = (email: string) => first(sql`SELECT * FROM accounts WHERE lower(email) = lower(${text(email)})`);
+  const byEmail = (email: string) => first(sql`SELECT * FROM accounts WHERE lower(email) = lower(${text(email)}::text COLLATE "C")`);
   const byId = (id: number) => first(sql`SELECT * FROM accounts WHERE id = ${id}`);
   return {
     async create(input: { email: string; passwordHash: string | null; tokens: number }): Promise<Account> {
