@@ -149,6 +149,18 @@ describeStores("conversations and chat turns", (ctx) => {
     expect((await repos().chatLogs.record(turn({ ...o, accountId: o.accountId + 10_000, promptTokens: 5 }))).balance).toBe(0);
   });
 
+  test("a turn naming another deployment's conversation is still recorded and charged, and leaves that conversation alone", async () => {
+    const a = await seedOwner(ctx.store(), 0);
+    const b = await seedOwner(ctx.store(), 50);
+    const conversationId = uniq("conv");
+    await repos().conversations.touch(a.deploymentId, conversationId, 1000);
+    const r = await repos().chatLogs.record(turn({ ...b, conversationId, promptTokens: 5 }));
+    expect(r.balance).toBe(45);
+    expect(await repos().conversations.exists(b.deploymentId, conversationId)).toBe(false);
+    expect((await repos().chatLogs.thread(b.deploymentId, conversationId, 5)).map((t) => t.id)).toEqual([r.chatLogId]);
+    expect(await repos().chatLogs.thread(a.deploymentId, conversationId, 5)).toEqual([]);
+  });
+
   test("a thread gives its last turns oldest first, only within its deployment", async () => {
     const o = await seedOwner(ctx.store(), 0);
     const other = await seedOwner(ctx.store(), 0);
