@@ -275,4 +275,16 @@ describeStores("owner chat logs and reports", (ctx) => {
     ]);
     expect(await repos().reports.corrections((await seedOwner(ctx.store(), 0)).deploymentId)).toEqual([]);
   });
+
+  test("corrections served as often and changed at the same time are listed in the order of their normalised question", async () => {
+    const o = await seedOwner(ctx.store(), 0);
+    for (const norm of ["m", "z", "a", "q"]) {
+      const { chatLogId } = await repos().chatLogs.record(turn(o));
+      await repos().corrections.upsert(
+        { deploymentId: o.deploymentId, chatLogId, question: norm.toUpperCase(), questionNorm: norm, answer: norm },
+        100,
+      );
+    }
+    expect((await repos().reports.corrections(o.deploymentId)).map((c) => c.question)).toEqual(["A", "M", "Q", "Z"]);
+  });
 });

@@ -70,7 +70,7 @@ export function createPgReportsRepo(sql: SQL): ReportsStore {
     /** Every correction of a deployment with how often it was served, most served first. */
     async corrections(deploymentId: string): Promise<ServedCorrectionRow[]> {
       const rows = (await sql`SELECT id, chat_log_id, question, answer, active, served_count, updated_at FROM corrections
-          WHERE deployment_id = ${deploymentId} ORDER BY served_count DESC, updated_at DESC`) as Raw[];
+          WHERE deployment_id = ${deploymentId} ORDER BY served_count DESC, updated_at DESC, question_norm, active, id`) as Raw[];
       return rows.map((c) => ({
         id: num(c.id),
         chatLogId: num(c.chat_log_id),
