@@ -209,6 +209,20 @@ describeStores("conversations and chat turns", (ctx) => {
     expect((await repos().accounts.findById(o.accountId))?.tokens).toBe(1000 - 300);
     expect((await other.repos.chatLogs.thread(o.deploymentId, conversationId, 100)).length).toBe(30);
   });
+
+  test("two nodes recording more turns than the balance pays for charge exactly the balance, and every turn is kept", async () => {
+    const o = await seedOwner(ctx.store(), 95);
+    const other = await ctx.node();
+    const results = await Promise.all(
+      [ctx.store(), other].flatMap((s) => Array.from({ length: 10 }, () => s.repos.chatLogs.record(turn({ ...o, promptTokens: 10 })))),
+    );
+    expect(results.filter((r) => r.balance === 0).length).toBeGreaterThanOrEqual(11);
+    expect((await repos().accounts.findById(o.accountId))?.tokens).toBe(0);
+    const debits = (await repos().accounts.ledger(o.accountId, 100)).filter((l) => l.reason === "answer");
+    expect(debits.reduce((sum, l) => sum - l.delta, 0)).toBe(95);
+    expect(debits.map((l) => l.delta).sort((a, b) => a - b)).toEqual([-10, -10, -10, -10, -10, -10, -10, -10, -10, -5]);
+    expect((await repos().ownerChatLogs.list(o.deploymentId, { limit: 100 })).length).toBe(20);
+  });
 });
 
 describe("a chat turn inside a caller's PostgreSQL transaction", () => {
