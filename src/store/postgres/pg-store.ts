@@ -2,10 +2,21 @@ import { SQL } from "bun";
 import type { Repos, Store } from "../store.ts";
 import { createPgChunkIndex, createPgTermStats } from "./chunk-index.pg.ts";
 import { migratePg } from "./migrate.pg.ts";
+import { createPgAccountsRepo } from "./repos/accounts.pg.ts";
+import { createPgChatLogFeedbackRepo } from "./repos/chat-log-feedback.pg.ts";
+import { createPgChatLogsRepo } from "./repos/chat-logs.pg.ts";
+import { createPgConversationsRepo } from "./repos/conversations.pg.ts";
+import { createPgCorrectionsRepo } from "./repos/corrections.pg.ts";
 import { createPgDeploymentsRepo } from "./repos/deployments.pg.ts";
 import { createPgDocumentsRepo } from "./repos/documents.pg.ts";
 import { createPgKeysRepo } from "./repos/keys.pg.ts";
+import { createPgLeadsRepo } from "./repos/leads.pg.ts";
+import { createPgLoginAttemptsRepo } from "./repos/login-attempts.pg.ts";
+import { createPgOutboxRepo } from "./repos/outbox.pg.ts";
+import { createPgOwnerChatLogsRepo } from "./repos/owner-chat-logs.pg.ts";
+import { createPgOwnerSessionsRepo } from "./repos/owner-sessions.pg.ts";
 import { createPgQueueDepthsRepo } from "./repos/queue-depths.pg.ts";
+import { createPgReportsRepo } from "./repos/reports.pg.ts";
 import { createPgTrainingStore } from "./training.pg.ts";
 
 export interface PgStoreOptions {
@@ -71,17 +82,17 @@ export async function createPgStore(url: string, opts: PgStoreOptions = {}): Pro
 
   // --- wt-pg-visitor: accounts, visitors and owners ---
   const visitor = {
-    accounts: missing<Repos["accounts"]>("accounts"),
-    conversations: missing<Repos["conversations"]>("conversations"),
-    chatLogs: missing<Repos["chatLogs"]>("chatLogs"),
-    chatLogFeedback: missing<Repos["chatLogFeedback"]>("chatLogFeedback"),
-    corrections: missing<Repos["corrections"]>("corrections"),
-    outbox: missing<Repos["outbox"]>("outbox"),
-    leads: missing<Repos["leads"]>("leads"),
-    ownerSessions: missing<Repos["ownerSessions"]>("ownerSessions"),
-    loginAttempts: missing<Repos["loginAttempts"]>("loginAttempts"),
-    ownerChatLogs: missing<Repos["ownerChatLogs"]>("ownerChatLogs"),
-    reports: missing<Repos["reports"]>("reports"),
+    accounts: createPgAccountsRepo(sql),
+    conversations: createPgConversationsRepo(sql),
+    chatLogs: createPgChatLogsRepo(sql),
+    chatLogFeedback: createPgChatLogFeedbackRepo(sql),
+    corrections: createPgCorrectionsRepo(sql),
+    outbox: createPgOutboxRepo(sql),
+    leads: createPgLeadsRepo(sql),
+    ownerSessions: createPgOwnerSessionsRepo(sql),
+    loginAttempts: createPgLoginAttemptsRepo(sql),
+    ownerChatLogs: createPgOwnerChatLogsRepo(sql),
+    reports: createPgReportsRepo(sql),
   };
   // --- end wt-pg-visitor ---
 
