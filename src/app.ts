@@ -34,7 +34,9 @@ import { createLeadsService } from "./visitor/leads.service.ts";
 /** Composition root: every dependency is built once here and passed in. */
 export async function createServices(config: Config, opts: { log?: Logger } = {}) {
   const log = opts.log ?? createLogger(config.logLevel);
-  const store: Store = config.databaseUrl ? await createPgStore(config.databaseUrl, { max: config.databasePool }) : await createSqliteStore(config.dataDir);
+  const store: Store = config.databaseUrl
+    ? await createPgStore(config.databaseUrl, { max: config.databasePool })
+    : await createSqliteStore(config.dataDir);
   const repos = store.repos;
   const mail = createMail({ config, log, outbox: repos.outbox });
   /** The Prometheus registry of this service (GET /metrics when DOCCHAT_METRICS_TOKEN is set). */

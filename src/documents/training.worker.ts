@@ -141,7 +141,7 @@ export function createTrainingWorker(deps: TrainingDeps) {
    * A crash midway leaves it "processing": its rows are removed before it is trained again.
    */
   async function processLarge(doc: DocumentRecord, parts: number, embedder: Embedder | null): Promise<void> {
-    await store.clearIndex(doc.id);
+    if (!(await store.clearIndex(worker, doc.id))) return;
     const vectors: ChunkVector[] = [];
     let count = 0;
     for (let seq = 0; seq < parts; seq++) {

@@ -193,8 +193,12 @@ export function createPgTrainingStore(sql: SQL, index: PgChunkIndex): TrainingSt
       });
     },
 
-    async clearIndex(documentId) {
-      await index.deleteDocument(documentId);
+    async clearIndex(worker, documentId) {
+      return sql.begin(async (tx) => {
+        if (!(await mine(tx, worker, [documentId])).has(documentId)) return false;
+        await index.deleteDocument(documentId, tx);
+        return true;
+      }) as Promise<boolean>;
     },
 
     async stage(worker, doc, seq, parts, chunks: NewChunk[], embedderId) {

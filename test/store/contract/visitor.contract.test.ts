@@ -124,6 +124,15 @@ describeStores("corrections", (ctx) => {
     expect(await corrections().findForChatLog(log + 10_000)).toBeNull();
   });
 
+  test("a corrected question far longer than an index entry is stored, found and served like any other", async () => {
+    const o = await seedOwner(ctx.store());
+    const long = `do you ship ${"abroad and further ".repeat(400)}`.trim();
+    const c = await corrections().upsert(input(o.deploymentId, await logTurn(ctx.store(), o), "Yes.", long), 1000);
+    expect((await corrections().findActive(o.deploymentId, long))?.id).toBe(c.id);
+    expect((await corrections().serve(o.deploymentId, long))?.servedCount).toBe(1);
+    expect(await corrections().findActive(o.deploymentId, `${long}!`)).toBeNull();
+  });
+
   test("correcting another turn of the same question deactivates the earlier correction", async () => {
     const o = await seedOwner(ctx.store());
     const first = await corrections().upsert(input(o.deploymentId, await logTurn(ctx.store(), o), "9 to 5"), 1000);

@@ -25,7 +25,7 @@ export function createPgCorrectionsRepo(sql: SQL): CorrectionsStore {
     },
     async findActive(deploymentId: string, questionNorm: string): Promise<Correction | null> {
       const r = await first(
-        sql`SELECT * FROM corrections WHERE deployment_id = ${deploymentId} AND question_norm = ${text(questionNorm)} AND active = 1`,
+        sql`SELECT * FROM corrections WHERE deployment_id = ${deploymentId} AND md5(question_norm) = md5(${text(questionNorm)}) AND question_norm = ${text(questionNorm)} AND active = 1`,
       );
       return r ? toCorrection(r) : null;
     },
@@ -42,7 +42,7 @@ export function createPgCorrectionsRepo(sql: SQL): CorrectionsStore {
       return sql.begin(async (tx) => {
         await tx`SELECT pg_advisory_xact_lock(hashtext(${text(`correction:${input.deploymentId}:${input.questionNorm}`)}))`;
         await tx`UPDATE corrections SET active = 0, updated_at = ${at}::bigint
-          WHERE deployment_id = ${input.deploymentId} AND question_norm = ${text(input.questionNorm)} AND active = 1 AND chat_log_id <> ${input.chatLogId}`;
+          WHERE deployment_id = ${input.deploymentId} AND md5(question_norm) = md5(${text(input.questionNorm)}) AND question_norm = ${text(input.questionNorm)} AND active = 1 AND chat_log_id <> ${input.chatLogId}`;
         const [row] =
           (await tx`INSERT INTO corrections (deployment_id, chat_log_id, question, question_norm, answer, active, created_at, updated_at)
           VALUES (${input.deploymentId}, ${input.chatLogId}, ${text(input.question)}, ${text(input.questionNorm)}, ${text(input.answer)}, 1, ${at}::bigint, ${at}::bigint)
@@ -55,7 +55,7 @@ export function createPgCorrectionsRepo(sql: SQL): CorrectionsStore {
     /** Takes the active correction for a normalised question and counts one serving, atomically. */
     async serve(deploymentId: string, questionNorm: string): Promise<Correction | null> {
       const r = await first(sql`UPDATE corrections SET served_count = served_count + 1
-        WHERE id = (SELECT id FROM corrections WHERE deployment_id = ${deploymentId} AND question_norm = ${text(questionNorm)} AND active = 1 LIMIT 1)
+        WHERE id = (SELECT id FROM corrections WHERE deployment_id = ${deploymentId} AND md5(question_norm) = md5(${text(questionNorm)}) AND question_norm = ${text(questionNorm)} AND active = 1 LIMIT 1)
           AND active = 1
         RETURNING *`);
       return r ? toCorrection(r) : null;
