@@ -226,8 +226,8 @@ async function scifactRun(topK: number) {
   const apiMs = (performance.now() - t0) / ds.queries.length;
   await app.stop(true);
   // another tenant in the same data dir receives the SQuAD articles: this deployment's ranking must not move
-  const owner = fb.services.repos.deployments.findById(fb.deploymentId)?.accountId ?? 1;
-  const other = fb.services.deployments.create({ accountId: owner, name: "Other tenant", kind: "docs", published: true });
+  const owner = fb.services.sync.deployments.findById(fb.deploymentId)?.accountId ?? 1;
+  const other = await fb.services.deployments.create({ accountId: owner, name: "Other tenant", kind: "docs", published: true });
   await pushSquadArticles(fb.services, other.deployment.id, squad.articles);
   const afterOther = await bm25Ranking();
   await fb.close();

@@ -56,7 +56,10 @@ async function timeToHealth(bin: string, cwd: string, dataDir: string, env: Reco
   const url = `http://127.0.0.1:${port}/health`;
   for (;;) {
     if (proc.exitCode !== null) throw new Error(`serve exited ${proc.exitCode}: ${await new Response(proc.stderr).text()}`);
-    const ok = await fetch(url).then((r) => r.status === 200, () => false);
+    const ok = await fetch(url).then(
+      (r) => r.status === 200,
+      () => false,
+    );
     if (ok) return { ms: performance.now() - started, proc };
     if (performance.now() - started > 30_000) throw new Error("serve did not answer /health within 30 s");
     await Bun.sleep(2);

@@ -6,8 +6,9 @@
  *
  * --write replaces the "HTTP throughput (from source)" section of BENCHMARKS.md.
  */
-import { join } from "node:path";
+
 import { loadavg } from "node:os";
+import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { replaceSection } from "./lib/benchmarks-md.ts";
 import { REPO, startDocchat } from "./lib/http-servers.ts";
@@ -17,7 +18,13 @@ import { describeMachine } from "./lib/machine-info.ts";
 const startLoad = loadavg();
 const { values } = parseArgs({
   args: process.argv.slice(2),
-  options: { duration: { type: "string" }, connections: { type: "string" }, threads: { type: "string" }, warmup: { type: "string" }, write: { type: "boolean" } },
+  options: {
+    duration: { type: "string" },
+    connections: { type: "string" },
+    threads: { type: "string" },
+    warmup: { type: "string" },
+    write: { type: "boolean" },
+  },
 });
 const opts = throughputOptions(values);
 const docchat = await startDocchat([process.execPath, join(REPO, "src/main.ts")]);

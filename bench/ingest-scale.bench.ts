@@ -43,7 +43,7 @@ function sampler(services: Services | null) {
 async function freshServices(name: string, env: Record<string, string> = {}) {
   const services = await createServices(configFor(join(work, name), { DOCCHAT_EMBEDDER: "none", DOCCHAT_TRAIN_WAIT_MS: "0", ...env }));
   const account = await services.accounts.create({ email: `${name}@example.com`, tokens: 0 });
-  const { deployment } = services.deployments.create({ accountId: account.id, name, published: true });
+  const { deployment } = await services.deployments.create({ accountId: account.id, name, published: true });
   return { services, deploymentId: deployment.id };
 }
 
@@ -90,7 +90,7 @@ for (let i = 0; i < entries.length; ) {
     .transaction(() => {
       for (let n = 0; n < 500 && i < entries.length; i++) {
         const [id, rows] = entries[i] as [string, Record<string, unknown>[]];
-        raw.services.repos.documents.insert({
+        raw.services.sync.documents.insert({
           id,
           deploymentId: raw.deploymentId,
           name: `${id}.txt`,
@@ -101,7 +101,7 @@ for (let i = 0; i < entries.length; ) {
           queue: false,
           replaceOnTrain: false,
         });
-        raw.services.repos.chunkIndex.insert(
+        raw.services.sync.chunkIndex.insert(
           raw.deploymentId,
           id,
           rows.map((c) => ({
@@ -113,7 +113,7 @@ for (let i = 0; i < entries.length; ) {
             textHash: c.text_hash as string,
           })),
         );
-        raw.services.repos.documents.markCompleted(id, rows.length);
+        raw.services.sync.documents.markCompleted(id, rows.length);
         n += rows.length;
       }
     })
@@ -139,7 +139,7 @@ for (const [label, files] of [
   t0 = performance.now();
   const failed = await bulkLoad(b.services, b.deploymentId, [...files]);
   const ms = performance.now() - t0;
-  const pages = b.services.documents.list(b.deploymentId).reduce((n, d) => n + (d.pages ?? 1), 0);
+  const pages = (await b.services.documents.list(b.deploymentId)).reduce((n, d) => n + (d.pages ?? 1), 0);
   pageRuns.push({ label, files: files.length, pages, ms, failed, rss: s.stop() });
   await b.services.close();
 }

@@ -44,7 +44,7 @@ const services = await createServices(
 );
 await services.startWorkers();
 const account = await services.accounts.create({ email: "bench@example.com", tokens: 0 });
-const { deployment } = services.deployments.create({ accountId: account.id, name: "bench", published: true });
+const { deployment } = await services.deployments.create({ accountId: account.id, name: "bench", published: true });
 
 let peakRss = 0;
 const sampler = setInterval(() => {
@@ -66,7 +66,7 @@ for (const f of files) {
 }
 await services.documents.waitFor(ids, 600_000);
 const pipelineMs = performance.now() - t0;
-const docs = services.documents.list(deployment.id);
+const docs = await services.documents.list(deployment.id);
 const pages = docs.reduce((n, d) => n + (d.pages ?? 1), 0);
 const chunks = docs.reduce((n, d) => n + d.chunkCount, 0);
 const texts = services.db

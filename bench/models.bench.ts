@@ -53,7 +53,7 @@ const services = await createServices(
 );
 await services.startWorkers();
 const account = await services.accounts.create({ email: "bench@example.com", tokens: 0 });
-const { deployment } = services.deployments.create({ accountId: account.id, name: "bench", published: true });
+const { deployment } = await services.deployments.create({ accountId: account.id, name: "bench", published: true });
 const ids: string[] = [];
 for (const f of files)
   ids.push(
@@ -81,7 +81,7 @@ const settings = {
   calibration: () => null,
   rerankCandidates: 20,
 };
-const base = { index: services.repos.chunkIndex, stats: createTermStatsRepo(services.db), settings };
+const base = { index: services.sync.chunkIndex, stats: createTermStatsRepo(services.db), settings };
 const variants = [
   { name: "keyword only", retriever: createRetriever({ ...base, embedder: async () => null }) },
   { name: "+ query embedding (hybrid)", retriever: createRetriever({ ...base, embedder: async () => embedder }) },

@@ -16,13 +16,13 @@ import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { MIN_IDF_CORPUS } from "../src/chat/create-chat.ts";
 import type { Embedder } from "../src/rag/embedder.ts";
-import { createHashedEmbedder } from "./lib/hashed-embedder.ts";
 import { createRetriever, type Retriever } from "../src/rag/retrieve.ts";
 import { createPgChunkIndex, defaultEfSearch } from "../src/store/postgres/chunk-index.pg.ts";
 import type { NewChunk } from "../src/store/repos/chunk-index.repo.ts";
 import { ENGINES, type Engine, type IndexDriver, openPostgresDriver, openSqliteDriver } from "../test/helpers/index-drivers.ts";
 import { startPostgres } from "../test/helpers/postgres.ts";
 import { replaceSection } from "./lib/benchmarks-md.ts";
+import { createHashedEmbedder } from "./lib/hashed-embedder.ts";
 import { rng, synthesiser, unitVector } from "./lib/latency-bench.ts";
 import { describeMachine } from "./lib/machine-info.ts";
 import { percentile } from "./lib/percentiles.ts";
@@ -209,7 +209,13 @@ if (only.has("scifact")) {
       if (d.engine === "postgres")
         recallRows.push(
           ...withVectors(
-            await vectorRecall(`SciFact abstracts, hashed bag-of-words (${wv.dimension}-d), one deployment`, d, dep, wv.queries.slice(0, 300), 50),
+            await vectorRecall(
+              `SciFact abstracts, hashed bag-of-words (${wv.dimension}-d), one deployment`,
+              d,
+              dep,
+              wv.queries.slice(0, 300),
+              50,
+            ),
             ds.corpus.length,
           ),
         );
@@ -388,7 +394,13 @@ if (only.has("recall-scale")) {
       texts.map((t, i) => chunkOf(`synthetic-${i}`, t, vectors[i])),
     );
     const rows = withVectors(
-      await vectorRecall(`synthetic chunks embedded with hashed bag-of-words (${embedder.dimension}-d), one deployment`, pg, dep, queries, 50),
+      await vectorRecall(
+        `synthetic chunks embedded with hashed bag-of-words (${embedder.dimension}-d), one deployment`,
+        pg,
+        dep,
+        queries,
+        50,
+      ),
       n,
     );
     await write(

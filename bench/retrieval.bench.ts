@@ -41,7 +41,11 @@ const only = new Set(args.only?.split(","));
 const embedderNames = (args.embedders ?? "").split(",").filter(Boolean);
 // Every ONNX model folder in ./models (an owner's real sentence model).
 const CANDIDATES: EmbedderCandidate[] = [
-  ...findModelFolders(join(ROOT, "models")).map((m) => ({ name: `onnx:${m.name}`, spec: { kind: "onnx", options: { modelDir: m.dir } }, shards: 1 })),
+  ...findModelFolders(join(ROOT, "models")).map((m) => ({
+    name: `onnx:${m.name}`,
+    spec: { kind: "onnx", options: { modelDir: m.dir } },
+    shards: 1,
+  })),
 ].filter((c) => embedderNames.includes(c.name) || (c.name.startsWith("onnx:") && embedderNames.includes("onnx"))) as EmbedderCandidate[];
 const machine = describeMachine();
 const command = `bun bench/retrieval.bench.ts${process.argv.slice(2).length ? ` ${process.argv.slice(2).join(" ")}` : ""}`;
@@ -49,7 +53,8 @@ const f = (x: number, d = 3) => x.toFixed(d);
 const row = (cells: (string | number)[]) => `| ${cells.join(" | ")} |`;
 const write = async (title: string, body: string) => {
   console.log(`\n## ${title}\n\n${body}`);
-  if (!args["no-write"]) await replaceSection(join(ROOT, "BENCHMARKS.md"), title, `Command: \`${command}\`\nMachine: ${machine}.\n\n${body}`);
+  if (!args["no-write"])
+    await replaceSection(join(ROOT, "BENCHMARKS.md"), title, `Command: \`${command}\`\nMachine: ${machine}.\n\n${body}`);
 };
 const started = performance.now();
 const SCIFACT_NOTE =
@@ -68,7 +73,15 @@ if (only.has("scifact")) {
       "",
       row(["method", "nDCG@10", "recall@10", "Δ nDCG vs keyword", "ms/query"]),
       row(["---", "---:", "---:", "---:", "---:"]),
-      ...rows.map((r) => row([r.method, f(r.scores.ndcg10), f(r.scores.recall10), kw ? f((r.scores.ndcg10 - kw.scores.ndcg10) * 100, 1) : "", f(r.msPerQuery, 1)])),
+      ...rows.map((r) =>
+        row([
+          r.method,
+          f(r.scores.ndcg10),
+          f(r.scores.recall10),
+          kw ? f((r.scores.ndcg10 - kw.scores.ndcg10) * 100, 1) : "",
+          f(r.msPerQuery, 1),
+        ]),
+      ),
       "",
       SCIFACT_NOTE,
     ].join("\n"),
@@ -79,12 +92,26 @@ if (only.has("gate")) {
   const data = await loadSquad();
   const runs: GateRun[] = [];
   runs.push(...(await collectGateRecords(data, "none", { topK: 5, minIdfCorpus: [MIN_IDF_CORPUS, 0, 1000, 4000], log: console.log })));
-  for (const c of CANDIDATES) runs.push(...(await collectGateRecords(data, c.name, { topK: 5, minIdfCorpus: [MIN_IDF_CORPUS], log: console.log })));
+  for (const c of CANDIDATES)
+    runs.push(...(await collectGateRecords(data, c.name, { topK: 5, minIdfCorpus: [MIN_IDF_CORPUS], log: console.log })));
   const count = (k: string) => data.questions.filter((q) => q.kind === k).length;
   const lines: string[] = [
     `Documents: the 8 SQuAD 2.0 dev articles pushed through the documents service (parse → chunk → index, ${runs[0]?.chunks} chunks). Questions: ${count("answerable")} answerable (should pass), ${count("out-of-corpus")} out-of-corpus from other articles (should be refused; refusal is the positive class), ${count("unanswerable")} on-topic unanswerable (reported separately: the gate judges topic, not whether the answer is present). Relevance = best of the top 5 hits. Thresholds (and cosine calibrations) are chosen by balanced accuracy (mean of answerable-passed and out-of-corpus-refused) on the even-numbered questions; "held-out" is measured on the odd-numbered ones.`,
     "",
-    row(["retrieval", "gate", "IDF min corpus", "threshold", "precision (held-out)", "recall (held-out)", "F1 (held-out)", "F1 (all)", "balanced acc. (all)", "answerable passed", "unanswerable refused", "answer in top 5"]),
+    row([
+      "retrieval",
+      "gate",
+      "IDF min corpus",
+      "threshold",
+      "precision (held-out)",
+      "recall (held-out)",
+      "F1 (held-out)",
+      "F1 (all)",
+      "balanced acc. (all)",
+      "answerable passed",
+      "unanswerable refused",
+      "answer in top 5",
+    ]),
     row(["---", "---", "---:", "---:", "---:", "---:", "---:", "---:", "---:", "---:", "---:", "---:"]),
   ];
   let chosen: GateChoice | null = null;
@@ -95,28 +122,64 @@ if (only.has("gate")) {
     const answerable = run.records.filter((r) => r.q.kind === "answerable");
     const inTop = answerable.filter((r) => r.answerRetrieved).length / Math.max(1, answerable.length);
     for (const c of choices) {
-      lines.push(row([run.embedder === "none" ? "keyword only" : `hybrid + ${run.embedder}`, c.label, run.minIdfCorpus, f(c.threshold, 2), f(c.heldOut.precision), f(c.heldOut.recall), f(c.heldOut.f1), f(c.all.f1), f(c.all.balanced), f(c.all.answerablePass), f(c.all.unanswerableRefused), f(inTop)]));
+      lines.push(
+        row([
+          run.embedder === "none" ? "keyword only" : `hybrid + ${run.embedder}`,
+          c.label,
+          run.minIdfCorpus,
+          f(c.threshold, 2),
+          f(c.heldOut.precision),
+          f(c.heldOut.recall),
+          f(c.heldOut.f1),
+          f(c.all.f1),
+          f(c.all.balanced),
+          f(c.all.answerablePass),
+          f(c.all.unanswerableRefused),
+          f(inTop),
+        ]),
+      );
     }
     if (run.embedder === "none" && run.minIdfCorpus === MIN_IDF_CORPUS) chosen = choices[0] ?? null;
   }
   const keyword = runs[0];
   if (keyword && chosen) {
     const samples = samplesFor(keyword.records, null);
-    lines.push("", `Sweep (keyword only, term coverage, all questions):`, "", row(["threshold", "precision", "recall", "F1", "balanced acc.", "answerable passed", "unanswerable refused"]), row(["---:", "---:", "---:", "---:", "---:", "---:", "---:"]));
+    lines.push(
+      "",
+      `Sweep (keyword only, term coverage, all questions):`,
+      "",
+      row(["threshold", "precision", "recall", "F1", "balanced acc.", "answerable passed", "unanswerable refused"]),
+      row(["---:", "---:", "---:", "---:", "---:", "---:", "---:"]),
+    );
     for (let t = 0.3; t <= 0.801; t += 0.05) {
       const p = gateAt(samples, Math.round(t * 100) / 100);
-      lines.push(row([f(p.threshold, 2), f(p.precision), f(p.recall), f(p.f1), f(p.balanced), f(p.answerablePass), f(p.unanswerableRefused)]));
+      lines.push(
+        row([f(p.threshold, 2), f(p.precision), f(p.recall), f(p.f1), f(p.balanced), f(p.answerablePass), f(p.unanswerableRefused)]),
+      );
     }
-    lines.push("", `Chosen default: DOCCHAT_REFUSAL_THRESHOLD=${f(chosen.threshold, 2)} (best balanced accuracy on the tuning half for the default retrieval, keyword only; held-out F1 ${f(chosen.heldOut.f1)}, ${f(chosen.all.answerablePass * 100, 0)}% of answerable questions pass). Balanced accuracy rather than F1: F1 on the refusal class rewards refusing because this set has 2.4 out-of-corpus questions per answerable one, and a wrong refusal costs the visitor an answer while a wrong pass still meets the prompt's "say you don't know" rule.`);
+    lines.push(
+      "",
+      `Chosen default: DOCCHAT_REFUSAL_THRESHOLD=${f(chosen.threshold, 2)} (best balanced accuracy on the tuning half for the default retrieval, keyword only; held-out F1 ${f(chosen.heldOut.f1)}, ${f(chosen.all.answerablePass * 100, 0)}% of answerable questions pass). Balanced accuracy rather than F1: F1 on the refusal class rewards refusing because this set has 2.4 out-of-corpus questions per answerable one, and a wrong refusal costs the visitor an answer while a wrong pass still meets the prompt's "say you don't know" rule.`,
+    );
   }
-  lines.push(`"IDF min corpus" floors the corpus size in the gate's IDF weights (the product uses ${MIN_IDF_CORPUS}): without it, a deployment of a few chunks gives every word it contains almost no weight and any one word it lacks outweighs the question.`);
-  lines.push(`Retrieval time per question (top 5, incl. query embedding through the product's worker embedder): ${runs.filter((r) => r.minIdfCorpus === MIN_IDF_CORPUS).map((r) => `${r.embedder} ${f(r.msPerQuestion, 1)} ms`).join(", ")}.`);
+  lines.push(
+    `"IDF min corpus" floors the corpus size in the gate's IDF weights (the product uses ${MIN_IDF_CORPUS}): without it, a deployment of a few chunks gives every word it contains almost no weight and any one word it lacks outweighs the question.`,
+  );
+  lines.push(
+    `Retrieval time per question (top 5, incl. query embedding through the product's worker embedder): ${runs
+      .filter((r) => r.minIdfCorpus === MIN_IDF_CORPUS)
+      .map((r) => `${r.embedder} ${f(r.msPerQuestion, 1)} ms`)
+      .join(", ")}.`,
+  );
   await write("Grounding gate: refusal quality (SQuAD 2.0)", lines.join("\n"));
 }
 
 if (only.has("latency")) {
   const ds = await loadScifact();
-  const sizes = (args.sizes ?? "").split(",").map(Number).filter((n) => n > 0);
+  const sizes = (args.sizes ?? "")
+    .split(",")
+    .map(Number)
+    .filter((n) => n > 0);
   const rows = await retrievalLatency(ds, sizes, { dimension: 384, queries: 200, log: console.log });
   await write(
     "Retrieval latency (one deployment)",
@@ -125,7 +188,9 @@ if (only.has("latency")) {
       "",
       row(["chunks", "retrieval", "p50 ms", "p95 ms", "mean ms"]),
       row(["---:", "---", "---:", "---:", "---:"]),
-      ...rows.map((r) => row([r.chunks, r.mode === "keyword" ? "keyword only" : "hybrid (384-d vectors)", f(r.p50, 2), f(r.p95, 2), f(r.mean, 2)])),
+      ...rows.map((r) =>
+        row([r.chunks, r.mode === "keyword" ? "keyword only" : "hybrid (384-d vectors)", f(r.p50, 2), f(r.p95, 2), f(r.mean, 2)]),
+      ),
       "",
       LATENCY_NOTE,
     ].join("\n"),

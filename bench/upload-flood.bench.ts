@@ -7,8 +7,9 @@
  *
  * --write replaces the "Unauthenticated upload flood" section of BENCHMARKS.md.
  */
-import { join } from "node:path";
+
 import { loadavg } from "node:os";
+import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { multipartHead, rawRequest } from "../test/helpers/raw-http.ts";
 import { replaceSection } from "./lib/benchmarks-md.ts";

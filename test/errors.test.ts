@@ -1,9 +1,17 @@
 import { describe, expect, test } from "bun:test";
-import { appError, toErrorBody } from "../src/errors/index.ts";
 import { type ErrorCode, errorCatalogue } from "../src/errors/catalogue.ts";
+import { appError, toErrorBody } from "../src/errors/index.ts";
 
 const entries = Object.entries(errorCatalogue) as [ErrorCode, (typeof errorCatalogue)[ErrorCode]][];
-const OPENAI_TYPES = new Set(["invalid_request_error", "authentication_error", "permission_error", "not_found_error", "rate_limit_error", "insufficient_quota", "server_error"]);
+const OPENAI_TYPES = new Set([
+  "invalid_request_error",
+  "authentication_error",
+  "permission_error",
+  "not_found_error",
+  "rate_limit_error",
+  "insufficient_quota",
+  "server_error",
+]);
 
 describe("the error catalogue", () => {
   test("codes are unique, lower snake case, and each has an HTTP error status", () => {
@@ -43,7 +51,9 @@ describe("the error catalogue", () => {
   });
 
   test("an AppError maps to {error:{message,type,code}} with param only when given", () => {
-    expect(toErrorBody(appError("bad_key"))).toEqual({ error: { message: errorCatalogue.bad_key.message, type: "authentication_error", code: "bad_key" } });
+    expect(toErrorBody(appError("bad_key"))).toEqual({
+      error: { message: errorCatalogue.bad_key.message, type: "authentication_error", code: "bad_key" },
+    });
     expect(toErrorBody(appError("bad_request", { param: "messages" })).error.param).toBe("messages");
   });
 });

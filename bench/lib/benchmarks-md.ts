@@ -1,7 +1,9 @@
 /** Replaces (or appends) one `## title` section of BENCHMARKS.md, leaving every other section alone. */
 export async function replaceSection(path: string, title: string, body: string): Promise<void> {
   const file = Bun.file(path);
-  const text = (await file.exists()) ? await file.text() : "# Benchmarks\n\nFigures measured on this project's machines; each section names its command, machine and date.\n";
+  const text = (await file.exists())
+    ? await file.text()
+    : "# Benchmarks\n\nFigures measured on this project's machines; each section names its command, machine and date.\n";
   const heading = `## ${title}`;
   const start = text.indexOf(`${heading}\n`);
   const section = `${heading}\n\n${body.trim()}\n`;

@@ -17,7 +17,7 @@ export interface ThroughputRow {
   errors: number;
 }
 
-async function closedLoop(
+export async function closedLoop(
   seconds: number,
   concurrency: number,
   call: (i: number) => Promise<boolean>,

@@ -18,7 +18,10 @@ export interface GateChoice {
 }
 
 export function samplesFor(records: GateRecord[], cal: CosineCalibration | null): GateSample[] {
-  return records.map((r) => ({ kind: r.q.kind, relevance: r.hits.reduce((m, h) => Math.max(m, blendRelevance(h.coverage, h.cosine, cal)), 0) }));
+  return records.map((r) => ({
+    kind: r.q.kind,
+    relevance: r.hits.reduce((m, h) => Math.max(m, blendRelevance(h.coverage, h.cosine, cal)), 0),
+  }));
 }
 
 const half = <T>(xs: T[], parity: 0 | 1) => xs.filter((_, i) => i % 2 === parity);
@@ -26,7 +29,14 @@ const half = <T>(xs: T[], parity: 0 | 1) => xs.filter((_, i) => i % 2 === parity
 export function choose(records: GateRecord[], cal: CosineCalibration | null, label: string): GateChoice {
   const samples = samplesFor(records, cal);
   const tuned = bestBalanced(sweep(half(samples, 0)));
-  return { label, calibration: cal, threshold: tuned.threshold, tuned, heldOut: gateAt(half(samples, 1), tuned.threshold), all: gateAt(samples, tuned.threshold) };
+  return {
+    label,
+    calibration: cal,
+    threshold: tuned.threshold,
+    tuned,
+    heldOut: gateAt(half(samples, 1), tuned.threshold),
+    all: gateAt(samples, tuned.threshold),
+  };
 }
 
 /** Cosine calibrations to try, from the tuning half's own distributions of best-hit cosine. */
@@ -38,7 +48,9 @@ export function calibrationGrid(records: GateRecord[]): CosineCalibration[] {
   const lows = [25, 50, 75, 90].map((p) => percentile(ooc, p));
   const highs = [50, 75, 90].map((p) => percentile(ans, p));
   const grid: CosineCalibration[] = [];
-  for (const low of lows) for (const high of highs) if (high > low + 0.02) for (const weight of [0.25, 0.5, 0.75]) grid.push({ low: round(low), high: round(high), weight });
+  for (const low of lows)
+    for (const high of highs)
+      if (high > low + 0.02) for (const weight of [0.25, 0.5, 0.75]) grid.push({ low: round(low), high: round(high), weight });
   return grid;
 }
 

@@ -41,7 +41,15 @@ export function gateAt(samples: GateSample[], threshold: number): GatePoint {
   const recall = tp + fn === 0 ? 0 : tp / (tp + fn);
   const f1 = precision + recall === 0 ? 0 : (2 * precision * recall) / (precision + recall);
   const answerablePass = ans ? ansPass / ans : 0;
-  return { threshold, precision, recall, f1, answerablePass, unanswerableRefused: un ? unRefused / un : 0, balanced: (answerablePass + recall) / 2 };
+  return {
+    threshold,
+    precision,
+    recall,
+    f1,
+    answerablePass,
+    unanswerableRefused: un ? unRefused / un : 0,
+    balanced: (answerablePass + recall) / 2,
+  };
 }
 
 export function sweep(samples: GateSample[], from = 0.05, to = 0.95, step = 0.01): GatePoint[] {

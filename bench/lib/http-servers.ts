@@ -46,7 +46,12 @@ export async function startDocchat(command: string[], opts: { cwd?: string; env?
   const dataDir = mkdtempSync(join(tmpdir(), "docchat-bench-"));
   const env = { DOCCHAT_RATE_LIMIT_SCALE: "100000", DOCCHAT_LOG_LEVEL: "warn", ...opts.env };
   const cli = async (args: string[]) => {
-    const proc = Bun.spawn([...command, ...args, "--data", dataDir, "--json"], { cwd: opts.cwd, env: { ...process.env, ...env }, stdout: "pipe", stderr: "pipe" });
+    const proc = Bun.spawn([...command, ...args, "--data", dataDir, "--json"], {
+      cwd: opts.cwd,
+      env: { ...process.env, ...env },
+      stdout: "pipe",
+      stderr: "pipe",
+    });
     const [out, err, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
     if (code !== 0) throw new Error(`docchat ${args.join(" ")}: ${err}`);
     return JSON.parse(out) as Record<string, string>;

@@ -20,7 +20,11 @@ export function throughputOptions(values: Record<string, string | boolean | unde
   return { seconds: n("duration", 10), connections: n("connections", 64), threads: n("threads", 1), warmupSeconds: n("warmup", 2) };
 }
 
-export async function measureThroughput(docchat: DocchatServer, opts: ThroughputOptions, log = (s: string) => process.stderr.write(`${s}\n`)): Promise<ThroughputResult> {
+export async function measureThroughput(
+  docchat: DocchatServer,
+  opts: ThroughputOptions,
+  log = (s: string) => process.stderr.write(`${s}\n`),
+): Promise<ThroughputResult> {
   let bare: BareServer | undefined;
   try {
     bare = await startBareElysia();

@@ -61,7 +61,7 @@ export async function retrievalLatency(
     const qv = new Map(queries.map((q) => [q.text, unitVector(opts.dimension, next)]));
     const embedder = precomputedEmbedder("bench-random", opts.dimension, qv);
     let loaded = 0;
-    b.services.repos.chunkIndex.createVectorTable(opts.dimension);
+    b.services.sync.chunkIndex.createVectorTable(opts.dimension);
     for (const size of sizes) {
       const t0 = performance.now();
       const passages = Array.from({ length: size - loaded }, (_, i) => ({

@@ -36,7 +36,7 @@ export async function openBenchDeployment(env: Record<string, string> = {}): Pro
     }),
   );
   const account = await services.accounts.create({ email: `bench-${Date.now()}@example.com`, tokens: 1_000_000_000 });
-  const { deployment, apiKey } = services.deployments.create({ accountId: account.id, name: "Bench", kind: "docs", published: true });
+  const { deployment, apiKey } = await services.deployments.create({ accountId: account.id, name: "Bench", kind: "docs", published: true });
   return {
     services,
     deploymentId: deployment.id,
@@ -59,7 +59,7 @@ export interface BenchPassage {
 /** Writes passages as one-chunk documents in batches; creates the vector table when vectors are given. */
 export function loadPassages(b: BenchDeployment, passages: BenchPassage[], opts: { dimension?: number; batch?: number } = {}): void {
   const { services, deploymentId } = b;
-  const index = services.repos.chunkIndex;
+  const index = services.sync.chunkIndex;
   if (opts.dimension) index.createVectorTable(opts.dimension);
   const batch = opts.batch ?? 2000;
   for (let i = 0; i < passages.length; i += batch) {
@@ -68,7 +68,7 @@ export function loadPassages(b: BenchDeployment, passages: BenchPassage[], opts:
         for (const p of passages.slice(i, i + batch)) {
           const id = `doc_${randomBytes(9).toString("base64url")}`;
           const bytes = new TextEncoder().encode(p.text);
-          services.repos.documents.insert({
+          services.sync.documents.insert({
             id,
             deploymentId,
             name: p.source,
@@ -91,12 +91,12 @@ export function loadPassages(b: BenchDeployment, passages: BenchPassage[], opts:
             vector: p.vector,
           };
           index.insert(deploymentId, id, [chunk]);
-          services.repos.documents.markCompleted(id, 1);
+          services.sync.documents.markCompleted(id, 1);
         }
       })
       .immediate();
   }
-  services.repos.deployments.setTrainingStatus(deploymentId, "completed");
+  services.sync.deployments.setTrainingStatus(deploymentId, "completed");
 }
 
 /** An embedder answering from precomputed query vectors (the embedding cost is measured elsewhere). */
@@ -121,7 +121,7 @@ export function benchRetriever(
   },
 ): Retriever {
   return createRetriever({
-    index: b.services.repos.chunkIndex,
+    index: b.services.sync.chunkIndex,
     stats: createTermStatsRepo(b.services.db),
     embedder: async () => opts.embedder,
     settings: {

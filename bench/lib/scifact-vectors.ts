@@ -45,7 +45,9 @@ export async function scifactVectors(c: EmbedderCandidate, corpusSize: number, o
   const cached = !opts.fresh && outs.every((o) => existsSync(`${o}.json`));
   const t0 = performance.now();
   if (!cached) {
-    await Promise.all(outs.map((out, shard) => runChild({ mode: "embed", spec: c.spec, shard, shards: c.shards, withQueries: shard === 0, out })));
+    await Promise.all(
+      outs.map((out, shard) => runChild({ mode: "embed", spec: c.spec, shard, shards: c.shards, withQueries: shard === 0, out })),
+    );
   }
   const metas = await Promise.all(outs.map(async (o) => (await Bun.file(`${o}.json`).json()) as EmbedResult));
   const dim = metas[0]?.dimension ?? 0;

@@ -32,7 +32,9 @@ export async function locateWrk(): Promise<string> {
     if (again) return again;
     throw new Error(`could not install wrk with apt-get:\n${r.out.slice(-1000)}`);
   }
-  throw new Error("wrk is required for this benchmark: install it (apt-get install wrk, brew install wrk, or build from https://github.com/wg/wrk) and run again");
+  throw new Error(
+    "wrk is required for this benchmark: install it (apt-get install wrk, brew install wrk, or build from https://github.com/wg/wrk) and run again",
+  );
 }
 
 function ms(value: string, unit: string): number {
@@ -55,7 +57,13 @@ export function parseWrk(out: string): Omit<WrkResult, "url" | "seconds" | "comm
 }
 
 /** One bounded wrk run; `headers` are sent with every request. Fails if any answer was not 2xx. */
-export async function runWrk(opts: { url: string; seconds: number; connections: number; threads: number; headers?: Record<string, string> }): Promise<WrkResult> {
+export async function runWrk(opts: {
+  url: string;
+  seconds: number;
+  connections: number;
+  threads: number;
+  headers?: Record<string, string>;
+}): Promise<WrkResult> {
   const wrk = await locateWrk();
   if (!/^http:\/\/127\.0\.0\.1:/.test(opts.url)) throw new Error(`benchmarks only target 127.0.0.1 (got ${opts.url})`);
   const headerArgs = Object.entries(opts.headers ?? {}).flatMap(([k, v]) => ["-H", `${k}: ${v}`]);
@@ -63,7 +71,10 @@ export async function runWrk(opts: { url: string; seconds: number; connections: 
   const r = await run(cmd);
   if (r.code !== 0) throw new Error(`wrk failed (${r.code}):\n${r.out}`);
   const parsed = parseWrk(r.out);
-  if (parsed.non2xx > 0) throw new Error(`${parsed.non2xx} of ${parsed.requests} answers from ${opts.url} were not 2xx (rate limit not raised?)`);
-  const shown = cmd.map((a) => (a.startsWith("authorization:") ? "authorization: Bearer $KEY" : a)).map((a) => (a.includes(" ") ? `'${a}'` : a));
+  if (parsed.non2xx > 0)
+    throw new Error(`${parsed.non2xx} of ${parsed.requests} answers from ${opts.url} were not 2xx (rate limit not raised?)`);
+  const shown = cmd
+    .map((a) => (a.startsWith("authorization:") ? "authorization: Bearer $KEY" : a))
+    .map((a) => (a.includes(" ") ? `'${a}'` : a));
   return { url: opts.url, seconds: opts.seconds, command: ["wrk", ...shown.slice(1)].join(" "), ...parsed };
 }

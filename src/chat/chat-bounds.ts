@@ -20,18 +20,21 @@ const bad = (param: string, message: string) => appError("bad_request", { param,
 
 export function checkTemperature(v: number | undefined): void {
   const { min, max } = CHAT_BOUNDS.temperature;
-  if (v !== undefined && !(Number.isFinite(v) && v >= min && v <= max)) throw bad("temperature", `temperature must be a number from ${min} to ${max}.`);
+  if (v !== undefined && !(Number.isFinite(v) && v >= min && v <= max))
+    throw bad("temperature", `temperature must be a number from ${min} to ${max}.`);
 }
 
 export function checkMaxTokens(v: number | undefined): void {
   const { min, max } = CHAT_BOUNDS.maxTokens;
-  if (v !== undefined && !(Number.isInteger(v) && v >= min && v <= max)) throw bad("max_tokens", `max_tokens must be an integer from ${min} to ${max}.`);
+  if (v !== undefined && !(Number.isInteger(v) && v >= min && v <= max))
+    throw bad("max_tokens", `max_tokens must be an integer from ${min} to ${max}.`);
 }
 
 export function checkQuestion(q: string, param: string): string {
   const question = q.trim();
   if (!question) throw bad(param, "A question is required.");
-  if (question.length > CHAT_BOUNDS.questionChars) throw bad(param, `The question must be at most ${CHAT_BOUNDS.questionChars} characters.`);
+  if (question.length > CHAT_BOUNDS.questionChars)
+    throw bad(param, `The question must be at most ${CHAT_BOUNDS.questionChars} characters.`);
   return question;
 }
 
@@ -39,9 +42,11 @@ export function checkQuestion(q: string, param: string): string {
 export function checkHistory(history: { content: string }[], paramOf: (i: number) => string): void {
   let total = 0;
   history.forEach((m, i) => {
-    if (m.content.length > CHAT_BOUNDS.historyTurnChars) throw bad(paramOf(i), `Each earlier message must be at most ${CHAT_BOUNDS.historyTurnChars} characters.`);
+    if (m.content.length > CHAT_BOUNDS.historyTurnChars)
+      throw bad(paramOf(i), `Each earlier message must be at most ${CHAT_BOUNDS.historyTurnChars} characters.`);
     total += m.content.length;
-    if (total > CHAT_BOUNDS.historyChars) throw bad(paramOf(i), `The earlier messages must be at most ${CHAT_BOUNDS.historyChars} characters together.`);
+    if (total > CHAT_BOUNDS.historyChars)
+      throw bad(paramOf(i), `The earlier messages must be at most ${CHAT_BOUNDS.historyChars} characters together.`);
   });
 }
 

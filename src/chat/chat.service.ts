@@ -2,22 +2,21 @@ import { appError } from "../errors/index.ts";
 import type { LlmBackend } from "../llm/backend.ts";
 import type { Logger } from "../log.ts";
 import { buildAnswerPrompt, buildPersonaPrompt } from "../rag/prompt.ts";
-import type { Retriever } from "../rag/retrieve.ts";
 import type { RetrievalHit } from "../rag/retrieval.types.ts";
-import type { AccountsRepo } from "../store/repos/accounts.repo.ts";
-import type { ChatLogsRepo, NewTurn } from "../store/repos/chat-logs.repo.ts";
-import type { ConversationsRepo } from "../store/repos/conversations.repo.ts";
+import type { Retriever } from "../rag/retrieve.ts";
+import type { NewTurn } from "../store/repos/chat-logs.repo.ts";
+import type { AccountsStore, ChatLogsStore, ConversationsStore } from "../store/store.ts";
 import { visitorEmail } from "../visitor/validate.ts";
+import type { ChatEvent, ChatRequest, SourcesEvent } from "./chat.types.ts";
 import { checkHistory, checkMaxTokens, checkQuestion, checkTemperature, checkThreadKey } from "./chat-bounds.ts";
 import { mintCompletionId } from "./chat-ids.ts";
-import type { ChatEvent, ChatRequest, SourcesEvent } from "./chat.types.ts";
 import { resolveThread, type ThreadTurn } from "./conversation.ts";
 import { generateAnswer } from "./generate-answer.ts";
 import { groundQuestion, refineWithModel, thresholdFor } from "./ground-question.ts";
 import { REFUSAL_TEXT } from "./refusal.ts";
 
 export interface CorrectionsLookup {
-  findFor(deploymentId: string, question: string): { correctionId: number; answer: string } | null;
+  findFor(deploymentId: string, question: string): Promise<{ correctionId: number; answer: string } | null>;
 }
 
 export interface ChatSettings {
@@ -35,9 +34,9 @@ export interface ChatSettings {
 export interface ChatDeps {
   retriever: Retriever;
   backend: LlmBackend;
-  accounts: AccountsRepo;
-  chatLogs: ChatLogsRepo;
-  conversations: ConversationsRepo;
+  accounts: AccountsStore;
+  chatLogs: ChatLogsStore;
+  conversations: ConversationsStore;
   corrections?: CorrectionsLookup;
   settings: ChatSettings;
   log?: Logger;
@@ -67,17 +66,51 @@ export function createChatService(deps: ChatDeps) {
     checkThreadKey(req.user, "user");
     const email = req.visitorEmail ? visitorEmail(req.visitorEmail, "visitor_email") : null;
     const dep = req.deployment;
-    const thread = resolveThread(deps, { deploymentId: dep.id, conversationId: req.conversationId, user: req.user, messages: req.history, maxTurns: s.historyTurns });
+    const thread = await resolveThread(deps, {
+      deploymentId: dep.id,
+      conversationId: req.conversationId,
+      user: req.user,
+      messages: req.history,
+      maxTurns: s.historyTurns,
+    });
     const completionId = mintCompletionId();
     const base = { conversationId: thread.conversationId, completionId };
-    const record = (t: Omit<NewTurn, "deploymentId" | "accountId" | "conversationId" | "completionId" | "endpoint" | "question" | "visitorEmail">) =>
-      deps.chatLogs.record({ ...t, deploymentId: dep.id, accountId: req.account.id, conversationId: thread.conversationId, completionId, endpoint: req.endpoint, question: req.question, visitorEmail: email });
+    const record = (
+      t: Omit<NewTurn, "deploymentId" | "accountId" | "conversationId" | "completionId" | "endpoint" | "question" | "visitorEmail">,
+    ) =>
+      deps.chatLogs.record({
+        ...t,
+        deploymentId: dep.id,
+        accountId: req.account.id,
+        conversationId: thread.conversationId,
+        completionId,
+        endpoint: req.endpoint,
+        question: req.question,
+        visitorEmail: email,
+      });
 
     // An owner-written correction is served as is: free, no retrieval, no model, even at zero balance.
-    const correction = deps.corrections?.findFor(dep.id, req.question);
+    const correction = await deps.corrections?.findFor(dep.id, req.question);
     if (correction) {
-      const { chatLogId } = record({ searchQuery: req.question, answer: correction.answer, sources: [], promptTokens: 0, completionTokens: 0, refused: false, correctionId: correction.correctionId });
-      yield { type: "sources", ...base, searchQuery: req.question, sources: [], hits: [], refused: false, retrievalFallback: false, correctionId: correction.correctionId };
+      const { chatLogId } = await record({
+        searchQuery: req.question,
+        answer: correction.answer,
+        sources: [],
+        promptTokens: 0,
+        completionTokens: 0,
+        refused: false,
+        correctionId: correction.correctionId,
+      });
+      yield {
+        type: "sources",
+        ...base,
+        searchQuery: req.question,
+        sources: [],
+        hits: [],
+        refused: false,
+        retrievalFallback: false,
+        correctionId: correction.correctionId,
+      };
       yield* fixedReply(chatLogId, correction.answer);
       return;
     }
@@ -85,39 +118,94 @@ export function createChatService(deps: ChatDeps) {
     const tenant = { deploymentId: dep.id, accountId: req.account.id };
     const generation = { temperature: req.temperature ?? dep.temperature, maxTokens: req.maxTokens ?? s.defaultMaxTokens, signal, tenant };
     if (dep.kind === "private_gpt") {
-      ensureBalance(req.account.id);
-      yield { type: "sources", ...base, searchQuery: req.question, sources: [], hits: [], refused: false, retrievalFallback: false, correctionId: null };
+      await ensureBalance(req.account.id);
+      yield {
+        type: "sources",
+        ...base,
+        searchQuery: req.question,
+        sources: [],
+        hits: [],
+        refused: false,
+        retrievalFallback: false,
+        correctionId: null,
+      };
       const messages = buildPersonaPrompt({ persona: dep.persona, question: req.question, history: thread.history, lang: req.lang });
-      yield* generated({ ...generation, messages, question: req.question }, { searchQuery: req.question, sources: [], extra: { promptTokens: 0, completionTokens: 0 } }, record);
+      yield* generated(
+        { ...generation, messages, question: req.question },
+        { searchQuery: req.question, sources: [], extra: { promptTokens: 0, completionTokens: 0 } },
+        record,
+      );
       return;
     }
 
-    const gs = { topK: s.topK, threshold: dep.refusalThreshold ?? s.refusalThreshold, rerankThreshold: dep.refusalThreshold ?? s.rerankThreshold };
+    const gs = {
+      topK: s.topK,
+      threshold: dep.refusalThreshold ?? s.refusalThreshold,
+      rerankThreshold: dep.refusalThreshold ?? s.rerankThreshold,
+    };
     let grounding = await groundQuestion(deps.retriever, { deploymentId: dep.id, question: req.question, history: thread.history }, gs);
     if (!grounding.grounded) {
-      const { chatLogId } = record({ searchQuery: grounding.searchQuery, answer: REFUSAL_TEXT, sources: [], promptTokens: 0, completionTokens: 0, refused: true, correctionId: null });
-      yield { type: "sources", ...base, searchQuery: grounding.searchQuery, sources: [], hits: [], refused: true, retrievalFallback: false, correctionId: null };
+      const { chatLogId } = await record({
+        searchQuery: grounding.searchQuery,
+        answer: REFUSAL_TEXT,
+        sources: [],
+        promptTokens: 0,
+        completionTokens: 0,
+        refused: true,
+        correctionId: null,
+      });
+      yield {
+        type: "sources",
+        ...base,
+        searchQuery: grounding.searchQuery,
+        sources: [],
+        hits: [],
+        refused: true,
+        retrievalFallback: false,
+        correctionId: null,
+      };
       yield* fixedReply(chatLogId, REFUSAL_TEXT);
       return;
     }
-    ensureBalance(req.account.id);
-    const refined = await refineWithModel(deps.backend, deps.retriever, grounding, { deploymentId: dep.id, question: req.question, history: thread.history, signal, tenant }, { ...gs, timeoutMs: s.rewriteTimeoutMs, maxTokens: s.rewriteMaxTokens });
+    await ensureBalance(req.account.id);
+    const refined = await refineWithModel(
+      deps.backend,
+      deps.retriever,
+      grounding,
+      { deploymentId: dep.id, question: req.question, history: thread.history, signal, tenant },
+      { ...gs, timeoutMs: s.rewriteTimeoutMs, maxTokens: s.rewriteMaxTokens },
+    );
     grounding = refined.grounding;
     const hits = grounding.retrieval.hits;
     // A model reads only the passages that themselves come near the bar; a quoting backend says what it quotes.
     const given = answerPassages(hits, thresholdFor(gs, grounding.retrieval));
-    const messages = buildAnswerPrompt({ persona: dep.persona, passages: given, question: req.question, history: thread.history, lang: req.lang });
+    const messages = buildAnswerPrompt({
+      persona: dep.persona,
+      passages: given,
+      question: req.question,
+      history: thread.history,
+      lang: req.lang,
+    });
     const passages = given.map((h) => ({ text: h.text, source: h.source, headingPath: h.headingPath }));
     const genReq = { ...generation, messages, passages, question: req.question, termWeights: grounding.retrieval.weights };
     const quoted = deps.backend.compose?.(genReq);
     const sources = distinctSources(quoted ? quoted.used.flatMap((i) => given[i] ?? []) : given);
-    const ev: SourcesEvent = { type: "sources", ...base, searchQuery: grounding.searchQuery, sources, hits, refused: false, retrievalFallback: grounding.retrievalFallback, correctionId: null };
+    const ev: SourcesEvent = {
+      type: "sources",
+      ...base,
+      searchQuery: grounding.searchQuery,
+      sources,
+      hits,
+      refused: false,
+      retrievalFallback: grounding.retrievalFallback,
+      correctionId: null,
+    };
     yield ev;
     yield* generated(genReq, { searchQuery: grounding.searchQuery, sources, extra: refined }, record);
   }
 
-  function ensureBalance(accountId: number): void {
-    if ((deps.accounts.findById(accountId)?.tokens ?? 0) <= 0) throw appError("no_tokens");
+  async function ensureBalance(accountId: number): Promise<void> {
+    if (((await deps.accounts.findById(accountId))?.tokens ?? 0) <= 0) throw appError("no_tokens");
   }
 
   async function* fixedReply(chatLogId: number, text: string): AsyncGenerator<ChatEvent> {
@@ -128,7 +216,9 @@ export function createChatService(deps: ChatDeps) {
   async function* generated(
     req: Parameters<typeof generateAnswer>[1],
     turn: { searchQuery: string; sources: string[]; extra: { promptTokens: number; completionTokens: number } },
-    record: (t: Omit<NewTurn, "deploymentId" | "accountId" | "conversationId" | "completionId" | "endpoint" | "question" | "visitorEmail">) => { chatLogId: number },
+    record: (
+      t: Omit<NewTurn, "deploymentId" | "accountId" | "conversationId" | "completionId" | "endpoint" | "question" | "visitorEmail">,
+    ) => Promise<{ chatLogId: number }>,
   ): AsyncGenerator<ChatEvent> {
     for await (const step of generateAnswer(deps.backend, req)) {
       if (step.type === "delta") {
@@ -144,9 +234,23 @@ export function createChatService(deps: ChatDeps) {
       if (!step.complete && !step.text) return;
       const promptTokens = step.promptTokens + turn.extra.promptTokens;
       const completionTokens = step.completionTokens + turn.extra.completionTokens;
-      const { chatLogId } = record({ searchQuery: turn.searchQuery, answer: step.text, sources: turn.sources, promptTokens, completionTokens, refused: false, correctionId: null });
+      const { chatLogId } = await record({
+        searchQuery: turn.searchQuery,
+        answer: step.text,
+        sources: turn.sources,
+        promptTokens,
+        completionTokens,
+        refused: false,
+        correctionId: null,
+      });
       if (!step.complete) return;
-      yield { type: "done", chatLogId, answer: step.text, usage: { promptTokens, completionTokens, totalTokens: promptTokens + completionTokens }, finishReason: step.finishReason };
+      yield {
+        type: "done",
+        chatLogId,
+        answer: step.text,
+        usage: { promptTokens, completionTokens, totalTokens: promptTokens + completionTokens },
+        finishReason: step.finishReason,
+      };
     }
   }
 

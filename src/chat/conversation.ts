@@ -1,7 +1,6 @@
-import type { ChatLogsRepo } from "../store/repos/chat-logs.repo.ts";
-import type { ConversationsRepo } from "../store/repos/conversations.repo.ts";
-import { COMPLETION_PREFIX, CONVERSATION_PREFIX, mintConversationId, scopedConversationId } from "./chat-ids.ts";
+import type { ChatLogsStore, ConversationsStore } from "../store/store.ts";
 import type { ChatMessageIn } from "./chat.types.ts";
+import { COMPLETION_PREFIX, CONVERSATION_PREFIX, mintConversationId, scopedConversationId } from "./chat-ids.ts";
 
 export interface ThreadTurn {
   question: string;
@@ -38,21 +37,22 @@ export function turnsFromMessages(messages: ChatMessageIn[]): ThreadTurn[] {
  * - with none of these a conv- id is minted;
  * - when the request carries `messages` history, that history wins and the stored thread is not read.
  */
-export function resolveThread(
-  deps: { conversations: ConversationsRepo; chatLogs: ChatLogsRepo },
+export async function resolveThread(
+  deps: { conversations: ConversationsStore; chatLogs: ChatLogsStore },
   input: { deploymentId: string; conversationId?: string; user?: string; messages: ChatMessageIn[]; maxTurns: number },
-): Thread {
+): Promise<Thread> {
   const requested = input.conversationId?.trim() || undefined;
   const user = input.user?.trim() || undefined;
   let id: string;
   if (requested?.startsWith(COMPLETION_PREFIX)) id = mintConversationId();
-  else if (requested?.startsWith(CONVERSATION_PREFIX)) id = deps.conversations.exists(input.deploymentId, requested) ? requested : mintConversationId();
+  else if (requested?.startsWith(CONVERSATION_PREFIX))
+    id = (await deps.conversations.exists(input.deploymentId, requested)) ? requested : mintConversationId();
   else if (requested) id = scopedConversationId(input.deploymentId, "client", requested);
   else if (user) id = scopedConversationId(input.deploymentId, "user", user);
   else id = mintConversationId();
 
   const fromRequest = turnsFromMessages(input.messages);
   if (fromRequest.length > 0) return { conversationId: id, history: fromRequest.slice(-input.maxTurns) };
-  const stored = deps.chatLogs.thread(input.deploymentId, id, input.maxTurns);
+  const stored = await deps.chatLogs.thread(input.deploymentId, id, input.maxTurns);
   return { conversationId: id, history: stored.map((t) => ({ question: t.question, answer: t.answer, searchQuery: t.searchQuery })) };
 }

@@ -5,35 +5,26 @@ import { calibrationFor } from "../rag/cosine-calibration.ts";
 import type { Embedder } from "../rag/embedder.ts";
 import type { Reranker } from "../rag/rerank/reranker.ts";
 import { createRetriever } from "../rag/retrieve.ts";
-import type { Db } from "../store/db.ts";
-import type { AccountsRepo } from "../store/repos/accounts.repo.ts";
-import { createChatLogsRepo } from "../store/repos/chat-logs.repo.ts";
-import type { ChunkIndexRepo } from "../store/repos/chunk-index.repo.ts";
-import { createConversationsRepo } from "../store/repos/conversations.repo.ts";
-import { createTermStatsRepo } from "../store/repos/term-stats.repo.ts";
+import type { Repos } from "../store/store.ts";
 import { type CorrectionsLookup, createChatService } from "./chat.service.ts";
 
 /** The gate's IDF smoothing (termWeights), measured in bench/retrieval.bench.ts. */
 export const MIN_IDF_CORPUS = 250;
 
-/** Builds the answering pipeline from configuration: retriever, repos and chat service over one backend. */
+/** Builds the answering pipeline from configuration: retriever and chat service over one backend. */
 export function createChatStack(deps: {
-  db: Db;
   config: Config;
-  accounts: AccountsRepo;
-  chunkIndex: ChunkIndexRepo;
+  repos: Pick<Repos, "accounts" | "chatLogs" | "conversations" | "chunkIndex" | "termStats">;
   embedder: () => Promise<Embedder | null>;
   reranker?: () => Promise<Reranker | null>;
   backend: LlmBackend;
   corrections?: CorrectionsLookup;
   log?: Logger;
 }) {
-  const { config } = deps;
-  const conversations = createConversationsRepo(deps.db);
-  const chatLogs = createChatLogsRepo(deps.db, { accounts: deps.accounts, conversations });
+  const { config, repos } = deps;
   const retriever = createRetriever({
-    index: deps.chunkIndex,
-    stats: createTermStatsRepo(deps.db),
+    index: repos.chunkIndex,
+    stats: repos.termStats,
     embedder: deps.embedder,
     reranker: deps.reranker,
     settings: {
@@ -50,9 +41,9 @@ export function createChatStack(deps: {
   const chat = createChatService({
     retriever,
     backend: deps.backend,
-    accounts: deps.accounts,
-    chatLogs,
-    conversations,
+    accounts: repos.accounts,
+    chatLogs: repos.chatLogs,
+    conversations: repos.conversations,
     corrections: deps.corrections,
     log: deps.log,
     settings: {
@@ -65,5 +56,5 @@ export function createChatStack(deps: {
       rewriteMaxTokens: 96,
     },
   });
-  return { chat, retriever, chatLogs, conversations };
+  return { chat, retriever };
 }

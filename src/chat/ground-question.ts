@@ -2,8 +2,8 @@ import type { CompleteRequest, LlmBackend, Tenant } from "../llm/backend.ts";
 import { hasAnaphor, isFollowUp, rewriteFollowUp } from "../rag/follow-up.ts";
 import { isGrounded } from "../rag/grounding-gate.ts";
 import { rewriteWithModel } from "../rag/llm-rewrite.ts";
-import type { Retriever } from "../rag/retrieve.ts";
 import type { Retrieval } from "../rag/retrieval.types.ts";
+import type { Retriever } from "../rag/retrieve.ts";
 import type { ThreadTurn } from "./conversation.ts";
 
 export interface Grounding {
@@ -25,7 +25,9 @@ export const thresholdFor = (s: GroundingSettings, r: Retrieval) =>
   r.judgedBy === "reranker" ? (s.rerankThreshold ?? s.threshold) : s.threshold;
 
 /** The passage that grounded a retrieval: its most relevant hit. */
-const bestChunk = (r: Retrieval) => r.hits.reduce<{ id: number; rel: number }>((b, h) => (h.relevance > b.rel ? { id: h.chunkId, rel: h.relevance } : b), { id: -1, rel: -1 }).id;
+const bestChunk = (r: Retrieval) =>
+  r.hits.reduce<{ id: number; rel: number }>((b, h) => (h.relevance > b.rel ? { id: h.chunkId, rel: h.relevance } : b), { id: -1, rel: -1 })
+    .id;
 
 /**
  * Resolves a follow-up deterministically, searches, and gates. The visitor's own wording wins
@@ -69,15 +71,25 @@ export async function refineWithModel(
   const none = { grounding: g, promptTokens: 0, completionTokens: 0 };
   const complete = backend.complete?.bind(backend);
   if (!complete || g.retrievalFallback || input.history.length === 0 || !isFollowUp(input.question)) return none;
-  const model = { complete: (req: CompleteRequest) => complete({ ...req, tenant: input.tenant }), countTokens: backend.countTokens.bind(backend) };
+  const model = {
+    complete: (req: CompleteRequest) => complete({ ...req, tenant: input.tenant }),
+    countTokens: backend.countTokens.bind(backend),
+  };
   const history = input.history.map((t) => ({ question: t.question, answer: t.answer }));
-  const r = await rewriteWithModel(model, { question: input.question, history, signal: input.signal, timeoutMs: s.timeoutMs, maxTokens: s.maxTokens });
+  const r = await rewriteWithModel(model, {
+    question: input.question,
+    history,
+    signal: input.signal,
+    timeoutMs: s.timeoutMs,
+    maxTokens: s.maxTokens,
+  });
   if (!r) return none;
   const used = { promptTokens: r.promptTokens, completionTokens: r.completionTokens };
   if (r.query === g.searchQuery) return { grounding: g, ...used };
   const search = (query: string) => retriever.retrieve({ deploymentId: input.deploymentId, query, topK: s.topK });
   const retrieval = await search(r.query);
-  if (isGrounded(retrieval.relevance, thresholdFor(s, retrieval))) return { grounding: { retrieval, searchQuery: r.query, grounded: true, retrievalFallback: false }, ...used };
+  if (isGrounded(retrieval.relevance, thresholdFor(s, retrieval)))
+    return { grounding: { retrieval, searchQuery: r.query, grounded: true, retrievalFallback: false }, ...used };
   // The model's rewrite matched nothing: as with the deterministic rewrite, the visitor's own wording wins
   // when it is grounded (retrieval_fallback), else the deterministic rewrite stands.
   if (g.searchQuery === input.question) return { grounding: g, ...used };

@@ -17,7 +17,11 @@ export function findGgufModels(modelsDir: string): string[] {
  * the models folder, otherwise extractive.
  */
 export function llmBackendConfig(config: Config): LlmBackendConfig {
-  const gguf = /\.gguf$/i.test(config.llmModel) ? config.llmModel : config.llm === "auto" && !config.llmUrl ? findGgufModels(config.modelsDir)[0] : undefined;
+  const gguf = /\.gguf$/i.test(config.llmModel)
+    ? config.llmModel
+    : config.llm === "auto" && !config.llmUrl
+      ? findGgufModels(config.modelsDir)[0]
+      : undefined;
   const kind = config.llm !== "auto" ? config.llm : config.llmUrl ? "openai" : gguf ? "llama" : "extractive";
   return {
     kind,

@@ -1,5 +1,5 @@
-import type { Config } from "../config/index.ts";
 import type { Services } from "../app.ts";
+import type { Config } from "../config/index.ts";
 
 export type OptionSpec = { type: "string" | "boolean"; multiple?: boolean; short?: string; doc: string };
 

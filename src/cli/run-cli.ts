@@ -1,5 +1,5 @@
 import { parseArgs } from "node:util";
-import { type Services, createServices } from "../app.ts";
+import { createServices, type Services } from "../app.ts";
 import { ConfigError, definition, loadConfig } from "../config/index.ts";
 import { isAppError } from "../errors/index.ts";
 import { COMMIT, VERSION } from "../version.ts";
@@ -37,7 +37,9 @@ function findCommand(argv: string[]): { cmd: Command; rest: string[] } | null {
 
 function helpFor(cmd: Command): string {
   const opts = { ...cmd.options, ...common };
-  const lines = Object.entries(opts).map(([k, o]) => `  --${k}${o.type === "string" ? " VALUE" : ""}${o.multiple ? " (repeatable)" : ""}\n      ${o.doc}`);
+  const lines = Object.entries(opts).map(
+    ([k, o]) => `  --${k}${o.type === "string" ? " VALUE" : ""}${o.multiple ? " (repeatable)" : ""}\n      ${o.doc}`,
+  );
   return `Usage: docchat ${cmd.usage}\n\n${cmd.summary}\n\nOptions:\n${lines.join("\n")}\n`;
 }
 
@@ -81,7 +83,10 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   }
   let services: Services | null = null;
   try {
-    const config = loadConfig({ env: { ...io.env, DOCCHAT_LOG_LEVEL: io.env.DOCCHAT_LOG_LEVEL ?? (cmd.path[0] === "serve" ? "info" : "warn") }, flags });
+    const config = loadConfig({
+      env: { ...io.env, DOCCHAT_LOG_LEVEL: io.env.DOCCHAT_LOG_LEVEL ?? (cmd.path[0] === "serve" ? "info" : "warn") },
+      flags,
+    });
     const json = values.json === true;
     const code = await cmd.run({
       values,

@@ -24,7 +24,10 @@ export function waitForShutdownSignal(onRepeat: () => void): Promise<ShutdownSig
  * Stops accepting connections, lets in-flight requests and streams finish for up to `timeoutMs`, then closes
  * whatever is left. Bun's stop() closes idle keep-alive connections at once and resolves when all are closed.
  */
-export async function drainServer(server: Server<unknown>, opts: { timeoutMs: number; log: Logger; cut: Promise<void> }): Promise<{ ms: number; forced: boolean }> {
+export async function drainServer(
+  server: Server<unknown>,
+  opts: { timeoutMs: number; log: Logger; cut: Promise<void> },
+): Promise<{ ms: number; forced: boolean }> {
   const started = performance.now();
   const pending = server.pendingRequests;
   if (pending > 0) opts.log.info("waiting for in-flight requests", { pending, timeoutMs: opts.timeoutMs });

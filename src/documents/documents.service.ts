@@ -4,11 +4,9 @@ import { join } from "node:path";
 import type { Config } from "../config/index.ts";
 import { appError } from "../errors/index.ts";
 import { discardPrepared, type PreparedDocument, type PrepareRequest, preparedParts } from "../ingest/parse-pool.ts";
-import type { DeploymentsRepo } from "../store/repos/deployments.repo.ts";
-import type { DocumentRecord, DocumentsRepo, NewDocument } from "../store/repos/documents.repo.ts";
-import type { ChunkIndexRepo } from "../store/repos/chunk-index.repo.ts";
-import type { Db } from "../store/db.ts";
-import { refreshDeploymentStatus, type TrainingWorker } from "./training.worker.ts";
+import type { DocumentRecord, NewDocument } from "../store/repos/documents.repo.ts";
+import type { DeploymentsStore, DocumentsStore, TrainingStore } from "../store/store.ts";
+import type { TrainingWorker } from "./training.worker.ts";
 
 export type PrepareFn = (request: PrepareRequest) => Promise<PreparedDocument>;
 
@@ -77,11 +75,11 @@ export function cleanDocumentName(raw: string): string {
 }
 
 export function createDocumentsService(deps: {
-  db: Db;
   config: Config;
-  documents: DocumentsRepo;
-  deployments: DeploymentsRepo;
-  index: ChunkIndexRepo;
+  documents: DocumentsStore;
+  deployments: DeploymentsStore;
+  /** the queue's writes: removal, status */
+  trainingStore: TrainingStore;
   training: TrainingWorker;
   prepare: PrepareFn;
   /** private folder for uploads in flight */
@@ -97,14 +95,15 @@ export function createDocumentsService(deps: {
   const spoolPath = () => join(deps.spoolDir, `upload-${process.pid}-${++spoolSeq}-${randomBytes(6).toString("hex")}`);
 
   /** Same name, same content, not failed: nothing to add. */
-  function unchangedResult(input: PushInput, name: string, hash: string): PushResult | null {
-    const same = documents.findByName(input.deploymentId, name).find((d) => d.contentHash === hash && d.status !== "failed");
+  async function unchangedResult(input: PushInput, name: string, hash: string): Promise<PushResult | null> {
+    const same = (await documents.findByName(input.deploymentId, name)).find((d) => d.contentHash === hash && d.status !== "failed");
     if (!same) return null;
     if (input.train && same.status === "stored") {
-      documents.queueDeployment(input.deploymentId);
+      await documents.queueDeployment(input.deploymentId);
+      await deps.trainingStore.refreshStatus(input.deploymentId);
       deps.training.kick();
     }
-    const current = documents.get(same.id) as DocumentRecord;
+    const current = (await documents.get(same.id)) as DocumentRecord;
     return {
       document: current,
       unchanged: true,
@@ -125,9 +124,9 @@ export function createDocumentsService(deps: {
     // a small file is read once, for its hash and to store inline; a large one is hashed as a stream
     const small = size <= INLINE_MAX ? await slice(file).bytes() : null;
     const hash = small ? new Bun.CryptoHasher("sha256").update(small).digest("hex") : await hashFile(file);
-    const unchanged = unchangedResult(input, name, hash);
+    const unchanged = await unchangedResult(input, name, hash);
     if (unchanged) return unchanged;
-    checkQuota(input, name, size);
+    await checkQuota(input, name, size);
     const prepared = await deps.prepare({ ...file, filename: name, onProgress: input.onProgress });
     try {
       const id = `doc_${randomBytes(9).toString("base64url")}`;
@@ -153,11 +152,11 @@ export function createDocumentsService(deps: {
       // Large: each part is one short transaction, with the event loop free in between.
       let seq = 0;
       for await (const part of preparedParts(prepared)) {
-        documents.insertPart(id, "chunks", seq++, part);
+        await documents.insertPart(id, "chunks", seq++, part);
         await yieldToLoop();
       }
       for (let at = file.start, n = 0; at < file.end; at += PART_BYTES, n++) {
-        documents.insertPart(id, "bytes", n, await slice(file, at, Math.min(file.end, at + PART_BYTES)).bytes());
+        await documents.insertPart(id, "bytes", n, await slice(file, at, Math.min(file.end, at + PART_BYTES)).bytes());
         await yieldToLoop();
       }
       return { record };
@@ -175,26 +174,38 @@ export function createDocumentsService(deps: {
     try {
       return await fn({ path, start: 0, end: Bun.file(path).size });
     } finally {
-      await Bun.file(path).delete().catch(() => {});
+      await Bun.file(path)
+        .delete()
+        .catch(() => {});
     }
   }
-
 
   /**
    * Resolves when every document has left queued/processing, or when `ms` has passed. The worker's change events
    * answer at once; the poll covers training done by another process on the same data dir (CLI `train --wait`).
    */
   async function waitFor(ids: string[], ms: number): Promise<boolean> {
-    const settled = () => ids.every((id) => {
-      const d = documents.get(id);
-      return !d || d.status === "completed" || d.status === "failed" || d.status === "stored";
-    });
-    if (settled()) return true;
+    const settled = async () => {
+      for (const id of ids) {
+        const d = await documents.get(id);
+        if (d && d.status !== "completed" && d.status !== "failed" && d.status !== "stored") return false;
+      }
+      return true;
+    };
+    if (await settled()) return true;
     return await new Promise<boolean>((resolve) => {
+      let done = false;
+      const check = () => {
+        settled()
+          .then((ok) => ok && finish(true))
+          .catch(() => {});
+      };
       const timer = setTimeout(() => finish(false), ms);
-      const poll = setInterval(() => settled() && finish(true), 100);
-      const off = deps.training.onChange(() => settled() && finish(true));
+      const poll = setInterval(check, 100);
+      const off = deps.training.onChange(check);
       function finish(v: boolean) {
+        if (done) return;
+        done = true;
         clearTimeout(timer);
         clearInterval(poll);
         off();
@@ -204,15 +215,21 @@ export function createDocumentsService(deps: {
   }
 
   /** Per-account quotas, checked before the file is parsed or stored. A replacing push doesn't count what it replaces. */
-  function checkQuota(input: PushInput, name: string, size: number): void {
-    const accountId = deps.deployments.findById(input.deploymentId)?.accountId;
+  async function checkQuota(input: PushInput, name: string, size: number): Promise<void> {
+    const accountId = (await deps.deployments.findById(input.deploymentId))?.accountId;
     if (accountId === undefined) throw appError("not_found", { message: "No such deployment.", param: "deployment" });
-    const used = documents.accountUsage(accountId, input.replace ? { deploymentId: input.deploymentId, name } : null);
+    const used = await documents.accountUsage(accountId, input.replace ? { deploymentId: input.deploymentId, name } : null);
     if (used.documents + 1 > config.accountMaxDocuments) {
-      throw appError("storage_quota_exceeded", { param: "documents", message: `This account already keeps ${used.documents} documents, its limit. Remove some to add more.` });
+      throw appError("storage_quota_exceeded", {
+        param: "documents",
+        message: `This account already keeps ${used.documents} documents, its limit. Remove some to add more.`,
+      });
     }
     if (used.bytes + size > config.accountMaxBytes) {
-      throw appError("storage_quota_exceeded", { param: "bytes", message: `This document would take the account past its storage limit of ${config.accountMaxBytes} bytes. Remove documents to make room.` });
+      throw appError("storage_quota_exceeded", {
+        param: "bytes",
+        message: `This document would take the account past its storage limit of ${config.accountMaxBytes} bytes. Remove documents to make room.`,
+      });
     }
   }
 
@@ -220,7 +237,13 @@ export function createDocumentsService(deps: {
     waitFor,
     async push(input: PushInput, opts: { waitMs?: number } = {}): Promise<PushResult> {
       const key = ++readingSeq;
-      const entry = { deploymentId: input.deploymentId, name: input.name.split(/[\\/]/).pop() ?? input.name, done: 0, total: 0, ocr: false };
+      const entry = {
+        deploymentId: input.deploymentId,
+        name: input.name.split(/[\\/]/).pop() ?? input.name,
+        done: 0,
+        total: 0,
+        ocr: false,
+      };
       reading.set(key, entry);
       const onProgress = (done: number, total: number, phase?: "ocr") => {
         Object.assign(entry, { done, total, ocr: phase === "ocr" });
@@ -233,17 +256,21 @@ export function createDocumentsService(deps: {
         reading.delete(key);
       }
       if (!("record" in staged)) return staged;
-      const doc = documents.insert(staged.record);
+      const doc = await documents.insert(staged.record);
       if (!input.train) return { document: doc, unchanged: false, outcome: "stored" };
-      refreshDeploymentStatus(deps, input.deploymentId);
+      await deps.trainingStore.refreshStatus(input.deploymentId);
       deps.training.kick();
       const waitMs = opts.waitMs ?? config.trainWaitMs;
       // A zero wait means "never wait": the answer is 202 even if the worker happens to be quick.
       if (waitMs <= 0) return { document: doc, unchanged: false, outcome: "queued" };
       await waitFor([doc.id], waitMs);
-      const now = documents.get(doc.id) ?? doc;
+      const now = (await documents.get(doc.id)) ?? doc;
       // Only a completed document is "stored and trained"; one whose training failed is reported as failed.
-      return { document: now, unchanged: false, outcome: now.status === "completed" ? "trained" : now.status === "failed" ? "failed" : "queued" };
+      return {
+        document: now,
+        unchanged: false,
+        outcome: now.status === "completed" ? "trained" : now.status === "failed" ? "failed" : "queued",
+      };
     },
     /**
      * Bulk load (CLI): many files, `concurrency` prepared at once by the parse pool, document rows committed in
@@ -261,12 +288,12 @@ export function createDocumentsService(deps: {
       let next = 0;
       let pending: { index: number; record: NewDocument }[] = [];
       const deployments = new Set<string>();
-      const flush = () => {
+      const flush = async () => {
         if (pending.length === 0) return;
         const group = pending;
         pending = [];
         try {
-          const docs = documents.insertMany(group.map((g) => g.record));
+          const docs = await documents.insertMany(group.map((g) => g.record));
           for (const [i, g] of group.entries()) {
             deployments.add(g.record.deploymentId);
             opts.onResult(g.index, {
@@ -286,7 +313,7 @@ export function createDocumentsService(deps: {
             const staged = await withFile(input, (path) => stage(input, path));
             if ("record" in staged) {
               pending.push({ index, record: staged.record });
-              if (pending.length >= 64) flush();
+              if (pending.length >= 64) await flush();
             } else opts.onResult(index, { ok: true, result: staged });
           } catch (error) {
             opts.onResult(index, { ok: false, error });
@@ -302,10 +329,10 @@ export function createDocumentsService(deps: {
         }
       })();
       await Promise.all(Array.from({ length: Math.max(1, opts.concurrency) }, worker));
-      flush();
+      await flush();
       loading = false;
       await trainer;
-      for (const d of deployments) refreshDeploymentStatus(deps, d);
+      for (const d of deployments) await deps.trainingStore.refreshStatus(d);
       if (opts.trainHere) await deps.training.runUntilIdle();
       else deps.training.kick();
     },
@@ -313,28 +340,24 @@ export function createDocumentsService(deps: {
     reading(deploymentId: string): { name: string; done: number; total: number; ocr: boolean }[] {
       return [...reading.values()].filter((r) => r.deploymentId === deploymentId).map(({ deploymentId: _, ...r }) => r);
     },
-    list(deploymentId: string): DocumentRecord[] {
+    list(deploymentId: string): Promise<DocumentRecord[]> {
       return documents.list(deploymentId);
     },
-    getOrThrow(id: string, deploymentId: string): DocumentRecord {
-      const d = documents.getScoped(id, deploymentId);
+    async getOrThrow(id: string, deploymentId: string): Promise<DocumentRecord> {
+      const d = await documents.getScoped(id, deploymentId);
       if (!d) throw appError("not_found", { message: "No such document.", param: "document" });
       return d;
     },
     /** Removes the document and all its index rows in one transaction. */
-    remove(id: string, deploymentId: string): DocumentRecord {
-      const d = this.getOrThrow(id, deploymentId);
-      deps.db.transaction(() => {
-        deps.index.deleteDocument(id);
-        documents.deleteRow(id);
-        refreshDeploymentStatus(deps, deploymentId);
-      }).immediate();
+    async remove(id: string, deploymentId: string): Promise<DocumentRecord> {
+      const d = await this.getOrThrow(id, deploymentId);
+      await deps.trainingStore.removeDocument(id, deploymentId);
       return d;
     },
     /** Queues every untrained or failed document of the deployment. */
-    train(deploymentId: string): number {
-      const n = documents.queueDeployment(deploymentId);
-      refreshDeploymentStatus(deps, deploymentId);
+    async train(deploymentId: string): Promise<number> {
+      const n = await documents.queueDeployment(deploymentId);
+      await deps.trainingStore.refreshStatus(deploymentId);
       deps.training.kick();
       return n;
     },

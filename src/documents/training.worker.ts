@@ -1,14 +1,14 @@
-import { createHash } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
+import { hostname } from "node:os";
 import { chunkDocument } from "../ingest/chunk.ts";
 import { readPreparedLines } from "../ingest/prepare.ts";
 import type { ChunkDraft, ParsedDocument } from "../ingest/types.ts";
 import type { Logger } from "../log.ts";
 import { retryDelayMs } from "../mail/backoff.ts";
 import type { Embedder } from "../rag/embedder.ts";
-import { type Db, unpromisedTransaction } from "../store/db.ts";
-import type { ChunkIndexRepo, NewChunk } from "../store/repos/chunk-index.repo.ts";
-import type { DeploymentsRepo } from "../store/repos/deployments.repo.ts";
-import type { DocumentRecord, DocumentsRepo } from "../store/repos/documents.repo.ts";
+import type { NewChunk } from "../store/repos/chunk-index.repo.ts";
+import type { DocumentRecord } from "../store/repos/documents.repo.ts";
+import type { ChunkIndexStore, ChunkVector, DocumentsStore, TrainingStore } from "../store/store.ts";
 
 const MAX_ATTEMPTS = 3;
 /** After an embeddings-server outage the queue is retried after this long, doubling up to the maximum. */
@@ -35,28 +35,30 @@ export function sourceName(name: string): string {
 export const textHash = (t: string) => createHash("sha256").update(t).digest("hex");
 
 export interface TrainingDeps {
-  db: Db;
-  documents: DocumentsRepo;
-  deployments: DeploymentsRepo;
-  index: ChunkIndexRepo;
+  documents: DocumentsStore;
+  training: TrainingStore;
+  index: ChunkIndexStore;
   embedder: () => Promise<Embedder | null>;
   log: Logger;
   chunking: { maxTokens: number; overlapTokens: number };
+  /** how long a claim holds without renewal before another node may take the document over (default 60 s) */
+  leaseMs?: number;
 }
 
-/** Recomputes a deployment's training status from its documents' statuses. */
-export function refreshDeploymentStatus(deps: Pick<TrainingDeps, "documents" | "deployments">, deploymentId: string): void {
-  const c = deps.documents.statusCounts(deploymentId);
-  const status = c.processing > 0 ? "processing" : c.queued > 0 ? "queued" : c.completed > 0 ? "completed" : c.failed > 0 ? "failed" : "none";
-  deps.deployments.setTrainingStatus(deploymentId, status);
-}
+/** This process's name on the documents it claims: host, pid and a random part (a restarted pid is another worker). */
+export const workerId = (): string => `${hostname()}:${process.pid}:${randomBytes(4).toString("hex")}`;
 
 /**
  * The persistent training queue's consumer. Each document is chunked and embedded outside any transaction,
- * then its chunks, FTS rows and vectors (and the swap-out of a replaced document) are written in ONE
- * transaction: a kill -9 leaves either the old index or the new one, never half of it.
+ * then its chunks, keyword rows and vectors (and the swap-out of a replaced document) are written in ONE
+ * transaction (store.ts TrainingStore): a kill -9 leaves either the old index or the new one, never half of it.
+ * Claims carry a lease renewed while the work runs, so with several nodes a dead node's documents are taken
+ * over by another once its lease runs out, and a document is never trained by two at once.
  */
 export function createTrainingWorker(deps: TrainingDeps) {
+  const worker = workerId();
+  const leaseMs = deps.leaseMs ?? 60_000;
+  const store = deps.training;
   const listeners = new Set<() => void>();
   let running = false;
   let stopped = false;
@@ -67,7 +69,8 @@ export function createTrainingWorker(deps: TrainingDeps) {
   };
 
   async function embedAll(embedder: Embedder, texts: { text: string; hash: string }[]): Promise<Float32Array[]> {
-    const out: (Float32Array | null)[] = texts.map((t) => deps.index.cachedVector(embedder.id, t.hash));
+    const out: (Float32Array | null)[] = [];
+    for (const t of texts) out.push(await deps.index.cachedVector(embedder.id, t.hash));
     const missing = out.map((v, i) => (v ? -1 : i)).filter((i) => i >= 0);
     const unique = new Map<string, number[]>();
     for (const i of missing) {
@@ -77,7 +80,9 @@ export function createTrainingWorker(deps: TrainingDeps) {
     // One call: the embedder batches and bounds concurrency itself (a remote server sees its configured batch
     // size with requests in flight back to back; an ONNX model its own batch size).
     const order = [...unique.keys()];
-    const vectors = await embedder.embedDocuments(order.map((h) => (texts[(unique.get(h) as number[])[0] as number] as { text: string }).text));
+    const vectors = await embedder.embedDocuments(
+      order.map((h) => (texts[(unique.get(h) as number[])[0] as number] as { text: string }).text),
+    );
     order.forEach((h, j) => {
       const v = vectors[j] as Float32Array;
       for (const i of unique.get(h) as number[]) out[i] = v;
@@ -86,13 +91,13 @@ export function createTrainingWorker(deps: TrainingDeps) {
   }
 
   /** A document's chunk drafts, part by part: prepared at upload by the parse pool (or, stored by an older version, chunked now). */
-  function partCount(doc: DocumentRecord): number {
-    return deps.documents.parsed(doc.id) !== null ? 1 : deps.documents.partCount(doc.id, "chunks");
+  async function partCount(doc: DocumentRecord): Promise<number> {
+    return (await deps.documents.parsed(doc.id)) !== null ? 1 : deps.documents.partCount(doc.id, "chunks");
   }
-  function draftsOf(doc: DocumentRecord, seq: number): ChunkDraft[] {
-    const legacy = deps.documents.parsed(doc.id);
+  async function draftsOf(doc: DocumentRecord, seq: number): Promise<ChunkDraft[]> {
+    const legacy = await deps.documents.parsed(doc.id);
     if (legacy !== null) return chunkDocument(JSON.parse(legacy) as ParsedDocument, deps.chunking);
-    const text = deps.documents.partText(doc.id, "chunks", seq);
+    const text = await deps.documents.partText(doc.id, "chunks", seq);
     if (text === null) throw new Error("prepared content missing");
     return readPreparedLines(text);
   }
@@ -116,85 +121,40 @@ export function createTrainingWorker(deps: TrainingDeps) {
     }));
   }
 
-  /** Inside a transaction: swap out replaced documents of the same name (a kill -9 keeps old or new, never half). */
-  function replaceOlder(doc: DocumentRecord): void {
-    if (!doc.replaceOnTrain) return;
-    for (const old of deps.documents.findByName(doc.deploymentId, doc.name)) {
-      if (old.id === doc.id || old.createdAt > doc.createdAt) continue;
-      deps.index.deleteDocument(old.id);
-      deps.documents.deleteRow(old.id);
-    }
-  }
-
-  function cacheVectors(embedder: Embedder | null, chunks: NewChunk[]): void {
-    if (embedder) for (const c of chunks) if (c.vector) deps.index.cacheVector(embedder.id, c.textHash, c.vector);
-  }
-
-  /** Small documents: chunks, FTS rows and vectors of the whole batch in ONE transaction. */
+  /** Small documents: chunks, keyword rows and vectors of the whole batch in ONE transaction. */
   async function processSmall(docs: DocumentRecord[], embedder: Embedder | null): Promise<void> {
     const ready: { doc: DocumentRecord; chunks: NewChunk[] }[] = [];
     for (const doc of docs) {
       try {
-        ready.push({ doc, chunks: await toChunks(doc, draftsOf(doc, 0), embedder) });
+        ready.push({ doc, chunks: await toChunks(doc, await draftsOf(doc, 0), embedder) });
       } catch (e) {
-        fail(doc, e);
+        await fail(doc, e);
       }
     }
-    deps.db
-      .transaction(() => {
-        for (const { doc, chunks } of ready) {
-          const current = deps.documents.get(doc.id);
-          if (current?.status !== "processing") continue; // removed or re-queued meanwhile
-          replaceOlder(current);
-          deps.index.deleteDocument(doc.id);
-          deps.index.insert(doc.deploymentId, doc.id, chunks);
-          cacheVectors(embedder, chunks);
-          deps.documents.markCompleted(doc.id, chunks.length);
-        }
-        for (const d of new Set(ready.map((r) => r.doc.deploymentId))) refreshDeploymentStatus(deps, d);
-      })
-      .immediate();
+    if (ready.length > 0) await store.completeBatch(worker, ready, embedder?.id ?? null);
   }
 
   /**
    * A large document: its chunks are written part by part in short transactions where no search sees them
    * (staged), with the event loop free in between; then moved into the deployment in short batches, and
    * marked completed (with its vectors, and the swap-out of a replaced document) in one final transaction.
-   * A crash midway leaves it "processing": on restart its rows are removed and it is trained again.
+   * A crash midway leaves it "processing": its rows are removed before it is trained again.
    */
   async function processLarge(doc: DocumentRecord, parts: number, embedder: Embedder | null): Promise<void> {
-    const stillMine = () => deps.documents.get(doc.id)?.status === "processing";
-    deps.db.transaction(() => deps.index.deleteDocument(doc.id)).immediate();
-    const vectors: { id: number; vector: Float32Array }[] = [];
+    if (!(await store.clearIndex(worker, doc.id))) return;
+    const vectors: ChunkVector[] = [];
     let count = 0;
     for (let seq = 0; seq < parts; seq++) {
-      const chunks = await toChunks(doc, draftsOf(doc, seq), embedder);
-      const written = unpromisedTransaction(deps.db, () => {
-        if (!stillMine()) return false;
-        const ids = deps.index.insertStaged(doc.id, chunks);
-        cacheVectors(embedder, chunks);
-        for (const [i, c] of chunks.entries()) if (c.vector) vectors.push({ id: ids[i] as number, vector: c.vector });
-        deps.documents.setProgress(doc.id, seq + 1, parts);
-        return true;
-      });
-      if (!written) return;
+      const chunks = await toChunks(doc, await draftsOf(doc, seq), embedder);
+      const ids = await store.stage(worker, doc, seq, parts, chunks, embedder?.id ?? null);
+      if (ids === null) return;
+      for (const [i, c] of chunks.entries()) if (c.vector) vectors.push({ id: ids[i] as number, vector: c.vector });
       count += chunks.length;
       notify();
       await yieldToLoop();
     }
-    for (;;) {
-      const moved = unpromisedTransaction(deps.db, () => (stillMine() ? deps.index.publishStaged(doc.id, doc.deploymentId, PUBLISH_BATCH) : 0));
-      if (moved === 0) break;
-      await yieldToLoop();
-    }
-    deps.db.transaction(() => {
-      const current = deps.documents.get(doc.id);
-      if (current?.status !== "processing") return;
-      replaceOlder(current);
-      deps.index.insertVectors(doc.deploymentId, vectors);
-      deps.documents.markCompleted(doc.id, count);
-      refreshDeploymentStatus(deps, doc.deploymentId);
-    }).immediate();
+    while ((await store.publish(worker, doc, PUBLISH_BATCH)) > 0) await yieldToLoop();
+    await store.finishLarge(worker, doc, vectors, count);
   }
 
   let waits = 0;
@@ -202,32 +162,56 @@ export function createTrainingWorker(deps: TrainingDeps) {
 
   /** A failure fails its document, unless it only means the embeddings server is away: then the document keeps
    * its place in the queue, says why it waits, and is retried when the server answers again. */
-  function fail(doc: DocumentRecord, e: unknown): void {
+  async function fail(doc: DocumentRecord, e: unknown): Promise<void> {
     if (isServerAway(e)) {
       deferred = true;
       deps.log.warn("embeddings server unavailable; training waits", { document: doc.id, error: String((e as Error).message) });
-      deps.documents.deferQueued(doc.id, "waiting_for_embeddings", `Waiting for the embeddings server: ${(e as Error).message}`);
-      refreshDeploymentStatus(deps, doc.deploymentId);
+      await store.defer(worker, doc, "waiting_for_embeddings", `Waiting for the embeddings server: ${(e as Error).message}`);
       return;
     }
     const code = (e as { code?: string }).code ?? "training_failed";
     deps.log.warn("training failed", { document: doc.id, code, error: String((e as Error).message) });
-    deps.documents.markFailed(doc.id, code, (e as Error).message || "Training failed.");
-    refreshDeploymentStatus(deps, doc.deploymentId);
+    await store.fail(worker, doc, code, (e as Error).message || "Training failed.");
+  }
+
+  /** Keeps the claims of the documents in hand alive while they are worked on (another node waits out a lease). */
+  function holdLeases(ids: string[]): () => void {
+    const held = new Set(ids);
+    const timer = setInterval(
+      () => {
+        store
+          .renew(worker, [...held], leaseMs)
+          .then((lost) => {
+            for (const id of lost) held.delete(id);
+          })
+          .catch((e: unknown) => deps.log.warn("training lease renewal failed", { error: String((e as Error).message ?? e) }));
+      },
+      Math.max(250, Math.floor(leaseMs / 3)),
+    );
+    (timer as { unref?: () => void }).unref?.();
+    return () => clearInterval(timer);
   }
 
   let sinceMerge = 0;
   /** Claims a batch of queued documents and trains them: small ones many per transaction, large ones staged. */
   async function step(): Promise<"done" | "idle" | "deferred"> {
-    const claimed = deps.documents.claimBatch(BATCH_DOCS);
+    const claimed = await store.claim(worker, BATCH_DOCS, leaseMs);
     if (claimed.length === 0) return "idle";
     deferred = false;
-    for (const d of new Set(claimed.map((c) => c.deploymentId))) refreshDeploymentStatus(deps, d);
+    const release = holdLeases(claimed.map((d) => d.id));
+    try {
+      return await work(claimed);
+    } finally {
+      release();
+    }
+  }
+
+  async function work(claimed: DocumentRecord[]): Promise<"done" | "deferred"> {
     let embedder: Embedder | null;
     try {
       embedder = await deps.embedder();
     } catch (e) {
-      for (const doc of claimed) fail(doc, e);
+      for (const doc of claimed) await fail(doc, e);
       notify();
       return finish();
     }
@@ -241,15 +225,15 @@ export function createTrainingWorker(deps: TrainingDeps) {
       try {
         await processSmall(batch, embedder);
       } catch (e) {
-        for (const d of batch) if (deps.documents.get(d.id)?.status === "processing") fail(d, e);
+        for (const d of batch) if ((await deps.documents.get(d.id))?.status === "processing") await fail(d, e);
       }
     };
     for (const doc of claimed) {
       if (doc.attempts > MAX_ATTEMPTS) {
-        fail(doc, Object.assign(new Error("Training was interrupted repeatedly on this document."), { code: "document_unreadable" }));
+        await fail(doc, Object.assign(new Error("Training was interrupted repeatedly on this document."), { code: "document_unreadable" }));
         continue;
       }
-      const parts = partCount(doc);
+      const parts = await partCount(doc);
       if (parts <= 1) {
         small.push(doc);
         bytes += doc.size;
@@ -260,7 +244,7 @@ export function createTrainingWorker(deps: TrainingDeps) {
       try {
         await processLarge(doc, parts, embedder);
       } catch (e) {
-        fail(doc, e);
+        await fail(doc, e);
       }
     }
     await flushSmall();
@@ -279,7 +263,7 @@ export function createTrainingWorker(deps: TrainingDeps) {
   async function mergeIfDue(): Promise<void> {
     if (sinceMerge < MERGE_AFTER_DOCS) return;
     sinceMerge = 0;
-    await deps.index.mergeFts({ pause: yieldToLoop });
+    await deps.index.mergeFts?.({ pause: yieldToLoop });
   }
 
   return {
@@ -296,25 +280,29 @@ export function createTrainingWorker(deps: TrainingDeps) {
       if (running) return;
       running = true;
       stopped = false;
-      // an interrupted large document may have staged or partly published rows: they go before it is retrained
-      for (const id of deps.documents.interruptedIds()) deps.db.transaction(() => deps.index.deleteDocument(id)).immediate();
-      const n = deps.documents.requeueInterrupted();
-      // parts of uploads that died before their document row was written
-      deps.documents.deleteOrphanParts(ORPHAN_AGE_MS);
-      if (n > 0) deps.log.info("resuming interrupted training", { documents: n });
-      for (const d of deps.documents.pendingDeployments()) refreshDeploymentStatus(deps, d);
       void (async () => {
+        try {
+          // a crash's documents go back to the queue, their partial rows removed (PostgreSQL: once their lease ran out)
+          const n = await store.recoverInterrupted(worker);
+          // parts of uploads that died before their document row was written
+          await deps.documents.deleteOrphanParts(ORPHAN_AGE_MS);
+          if (n > 0) deps.log.info("resuming interrupted training", { documents: n });
+        } catch (e) {
+          deps.log.error("resuming interrupted training failed", { error: String((e as Error).message ?? e) });
+        }
         while (!stopped) {
           const did = await step().catch((e) => {
             deps.log.error("training loop error", { error: String(e) });
             return "idle" as const;
           });
           if (did === "idle") await mergeIfDue().catch((e) => deps.log.error("index merge failed", { error: String(e) }));
-          const pause = did === "deferred" ? retryDelayMs(waits, { baseMs: retryFirstMs, maxMs: WAIT_MAX_MS }) : did === "idle" ? pollMs : 0;
-          if (pause > 0) await new Promise<void>((r) => {
-            wake = r;
-            setTimeout(r, pause);
-          });
+          const pause =
+            did === "deferred" ? retryDelayMs(waits, { baseMs: retryFirstMs, maxMs: WAIT_MAX_MS }) : did === "idle" ? pollMs : 0;
+          if (pause > 0)
+            await new Promise<void>((r) => {
+              wake = r;
+              setTimeout(r, pause);
+            });
           wake = null;
         }
         running = false;

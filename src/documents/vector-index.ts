@@ -1,6 +1,6 @@
 import { appError } from "../errors/index.ts";
 import type { Embedder } from "../rag/embedder.ts";
-import type { ChunkIndexRepo } from "../store/repos/chunk-index.repo.ts";
+import type { ChunkIndexStore } from "../store/store.ts";
 
 export class IndexMismatchError extends Error {
   override name = "IndexMismatchError";
@@ -12,13 +12,13 @@ const KEYWORD_ONLY = "none";
  * The index remembers which embedder (id and dimension) built it. Starting with a different one would mix
  * incomparable vectors, so start-up refuses and names the command that rebuilds the vectors.
  */
-export function checkVectorIndex(index: ChunkIndexRepo, embedder: Embedder | null, hasChunks: boolean): void {
+export async function checkVectorIndex(index: ChunkIndexStore, embedder: Embedder | null, hasChunks: boolean): Promise<void> {
   const want = embedder ? `${embedder.id}@${embedder.dimension}` : KEYWORD_ONLY;
-  const have = index.meta("embedder");
+  const have = await index.meta("embedder");
   if (have === want) return;
   if (have === null && !hasChunks) {
-    index.createVectorTable(embedder ? embedder.dimension : null);
-    index.setMeta("embedder", want);
+    await index.createVectorTable(embedder ? embedder.dimension : null);
+    await index.setMeta("embedder", want);
     return;
   }
   throw new IndexMismatchError(
@@ -28,15 +28,19 @@ export function checkVectorIndex(index: ChunkIndexRepo, embedder: Embedder | nul
 }
 
 /** The embedder id and dimension the index was built with (null: none recorded yet, or keyword-only). */
-export function recordedEmbedder(index: Pick<ChunkIndexRepo, "meta">): { id: string; dimension: number } | null {
-  const m = /^(.*)@(\d+)$/.exec(index.meta("embedder") ?? "");
+export async function recordedEmbedder(index: Pick<ChunkIndexStore, "meta">): Promise<{ id: string; dimension: number } | null> {
+  const m = /^(.*)@(\d+)$/.exec((await index.meta("embedder")) ?? "");
   return m ? { id: m[1] as string, dimension: Number(m[2]) } : null;
 }
 
 /** Rebuilds every chunk's vector with `embedder` (or drops vectors for keyword-only). */
-export async function reindexVectors(index: ChunkIndexRepo, embedder: Embedder | null, opts: { batch?: number; onProgress?: (done: number, total: number) => void } = {}): Promise<number> {
-  const chunks = index.allChunks();
-  index.createVectorTable(embedder ? embedder.dimension : null);
+export async function reindexVectors(
+  index: ChunkIndexStore,
+  embedder: Embedder | null,
+  opts: { batch?: number; onProgress?: (done: number, total: number) => void } = {},
+): Promise<number> {
+  const chunks = await index.allChunks();
+  await index.createVectorTable(embedder ? embedder.dimension : null);
   if (embedder) {
     const batch = opts.batch ?? 32;
     for (let i = 0; i < chunks.length; i += batch) {
@@ -45,12 +49,12 @@ export async function reindexVectors(index: ChunkIndexRepo, embedder: Embedder |
       for (const [j, c] of part.entries()) {
         const v = vectors[j];
         if (!v) throw appError("internal_error");
-        index.setVector(c.id, c.deployment_id, v);
-        index.cacheVector(embedder.id, c.text_hash, v);
+        await index.setVector(c.id, c.deployment_id, v);
+        await index.cacheVector(embedder.id, c.text_hash, v);
       }
       opts.onProgress?.(Math.min(i + batch, chunks.length), chunks.length);
     }
   }
-  index.setMeta("embedder", embedder ? `${embedder.id}@${embedder.dimension}` : KEYWORD_ONLY);
+  await index.setMeta("embedder", embedder ? `${embedder.id}@${embedder.dimension}` : KEYWORD_ONLY);
   return chunks.length;
 }

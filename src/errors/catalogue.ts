@@ -79,7 +79,8 @@ export const errorCatalogue = {
   ocr_unavailable: {
     status: 422,
     type: "invalid_request_error",
-    message: "The document's pages are scanned images and OCR is not available in this build of docchat (the single-file binary cannot load the OCR engine); run docchat from its npm/source install to read scanned PDFs.",
+    message:
+      "The document's pages are scanned images and OCR is not available in this build of docchat (the single-file binary cannot load the OCR engine); run docchat from its npm/source install to read scanned PDFs.",
   },
   rate_limited: { status: 429, type: "rate_limit_error", message: "Too many requests. Please slow down." },
   internal_error: { status: 500, type: "server_error", message: "Something went wrong. Please try again." },

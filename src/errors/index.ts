@@ -1,2 +1,2 @@
-export { AppError, appError, isAppError, toErrorBody, type ErrorBody } from "./app-error.ts";
-export { errorCatalogue, type ErrorCode } from "./catalogue.ts";
+export { AppError, appError, type ErrorBody, isAppError, toErrorBody } from "./app-error.ts";
+export { type ErrorCode, errorCatalogue } from "./catalogue.ts";

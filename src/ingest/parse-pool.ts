@@ -62,7 +62,10 @@ export async function* preparedParts(prepared: PreparedDocument): AsyncGenerator
 
 /** Deletes a prepared reply's spool file (after its parts were stored, or on failure). */
 export async function discardPrepared(prepared: PreparedDocument): Promise<void> {
-  if (prepared.file) await Bun.file(prepared.file.path).delete().catch(() => {});
+  if (prepared.file)
+    await Bun.file(prepared.file.path)
+      .delete()
+      .catch(() => {});
 }
 
 /**
@@ -183,7 +186,10 @@ export function createParsePool(opts: ParsePoolOptions) {
   /** (Re)starts the wall-clock limit of the slot's current document. */
   function armTimer(slot: Slot, ms: number): void {
     clearTimeout(timers.get(slot));
-    timers.set(slot, setTimeout(() => kill(slot, `parse timed out after ${ms} ms`), ms));
+    timers.set(
+      slot,
+      setTimeout(() => kill(slot, `parse timed out after ${ms} ms`), ms),
+    );
   }
   function finishJob(slot: Slot): void {
     stops.get(slot)?.();

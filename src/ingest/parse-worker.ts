@@ -33,7 +33,9 @@ export async function runParseWorker(): Promise<never> {
 async function runJob(job: PrepareJob, reply: (m: WorkerMessage) => void): Promise<void> {
   try {
     const bytes = new Uint8Array(await Bun.file(job.input).slice(job.start, job.end).arrayBuffer());
-    const prepared = await prepareDocument(bytes, job, (done, total, phase) => reply({ type: "progress", id: job.id, done, total, ocr: phase === "ocr" }));
+    const prepared = await prepareDocument(bytes, job, (done, total, phase) =>
+      reply({ type: "progress", id: job.id, done, total, ocr: phase === "ocr" }),
+    );
     if (prepared.lines.length <= INLINE_LIMIT) {
       reply({ type: "done", id: job.id, ok: true, meta: prepared.meta, inline: prepared.lines });
       return;

@@ -1,13 +1,13 @@
 import type { Config } from "../config/index.ts";
 import type { Logger } from "../log.ts";
-import type { OutboxRepo } from "../store/repos/outbox.repo.ts";
+import type { OutboxStore } from "../store/store.ts";
 import { createLogMailer } from "./log.mailer.ts";
 import type { Mailer } from "./mailer.ts";
 import { createOutboxWorker } from "./outbox.worker.ts";
 import { createSmtpMailer } from "./smtp.mailer.ts";
 
 /** Picks the driver from config (SMTP when DOCCHAT_SMTP_URL is set, else the log) and builds the outbox worker. */
-export function createMail(deps: { config: Config; log: Logger; outbox: OutboxRepo; mailer?: Mailer }) {
+export function createMail(deps: { config: Config; log: Logger; outbox: OutboxStore; mailer?: Mailer }) {
   const { config, log } = deps;
   const mailer =
     deps.mailer ?? (config.smtpUrl ? createSmtpMailer({ url: config.smtpUrl, timeoutMs: config.mailSendTimeoutMs }) : createLogMailer(log));

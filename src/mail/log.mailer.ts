@@ -1,5 +1,5 @@
 import type { Logger } from "../log.ts";
-import { assertHeaderSafe, type MailMessage, type Mailer, type SendResult } from "./mailer.ts";
+import { assertHeaderSafe, type Mailer, type MailMessage, type SendResult } from "./mailer.ts";
 
 /**
  * Mail off (no DOCCHAT_SMTP_URL): the notification is recorded in the log instead of sent. The body holds

@@ -1,10 +1,10 @@
 import type { Logger } from "../log.ts";
-import type { OutboxRepo } from "../store/repos/outbox.repo.ts";
+import type { OutboxStore } from "../store/store.ts";
 import { retryDelayMs } from "./backoff.ts";
 import { type Mailer, UnsafeMailError } from "./mailer.ts";
 
 export interface OutboxWorkerOptions {
-  outbox: OutboxRepo;
+  outbox: OutboxStore;
   mailer: Mailer;
   from: string;
   log: Logger;
@@ -39,20 +39,20 @@ export function createOutboxWorker(o: OutboxWorkerOptions) {
 
   async function deliverOne(): Promise<boolean> {
     const at = now();
-    const mail = o.outbox.claimNext(at, at + leaseMs);
+    const mail = await o.outbox.claimNext(at, at + leaseMs);
     if (!mail) return false;
     try {
       const result = await o.mailer.send({ messageId: mail.messageId, from: o.from, to: mail.to, subject: mail.subject, text: mail.body });
-      o.outbox.markSent(mail.id, result.via, now());
+      await o.outbox.markSent(mail.id, result.via, now());
       o.log.debug("mail sent", { outboxId: mail.id, messageId: mail.messageId, via: result.via, attempt: mail.attempts });
     } catch (e) {
       const error = describe(e);
       if (e instanceof UnsafeMailError || mail.attempts >= o.maxAttempts) {
-        o.outbox.markDead(mail.id, error);
+        await o.outbox.markDead(mail.id, error);
         o.log.error("mail dead-lettered", { outboxId: mail.id, leadId: mail.leadId, attempts: mail.attempts, error });
       } else {
         const delay = retryDelayMs(mail.attempts, { baseMs: o.retryBaseMs, maxMs: o.retryMaxMs }, o.random);
-        o.outbox.markRetry(mail.id, now() + delay, error);
+        await o.outbox.markRetry(mail.id, now() + delay, error);
         o.log.warn("mail delivery failed; will retry", { outboxId: mail.id, attempt: mail.attempts, retryInMs: delay, error });
       }
     }

@@ -1,5 +1,5 @@
 import nodemailer from "nodemailer";
-import { assertHeaderSafe, type MailMessage, type Mailer, type SendResult } from "./mailer.ts";
+import { assertHeaderSafe, type Mailer, type MailMessage, type SendResult } from "./mailer.ts";
 
 /** Where the mail goes without the credentials, for logs. */
 export function describeSmtpUrl(url: string): string {

@@ -4,8 +4,8 @@ export type AnswerOutcome = "answered" | "refused" | "correction" | "error";
 
 /** Read at scrape time, so the gauges cost nothing between scrapes. */
 export interface QueueDepths {
-  trainingQueue(): number;
-  mailOutbox(): number;
+  trainingQueue(): Promise<number>;
+  mailOutbox(): Promise<number>;
 }
 
 const METHODS = new Set(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]);
@@ -61,16 +61,16 @@ export function createMetrics(deps: { depths: QueueDepths }) {
     name: "docchat_training_queue_depth",
     help: "Documents queued or being trained.",
     registers,
-    collect() {
-      this.set(deps.depths.trainingQueue());
+    async collect() {
+      this.set(await deps.depths.trainingQueue());
     },
   });
   new Gauge({
     name: "docchat_mail_outbox_depth",
     help: "Owner mails waiting to be delivered (pending or being sent).",
     registers,
-    collect() {
-      this.set(deps.depths.mailOutbox());
+    async collect() {
+      this.set(await deps.depths.mailOutbox());
     },
   });
 

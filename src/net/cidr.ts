@@ -73,7 +73,10 @@ export function addressAllowed(allow: Cidr[], address: string): boolean {
 export function clientAddress(socketAddress: string, forwardedFor: string | null, trusted: Cidr[]): string {
   let current = socketAddress;
   if (!forwardedFor || trusted.length === 0) return current;
-  const hops = forwardedFor.split(",").map((h) => h.trim()).filter(Boolean);
+  const hops = forwardedFor
+    .split(",")
+    .map((h) => h.trim())
+    .filter(Boolean);
   while (addressAllowed(trusted, current)) {
     const next = hops.pop();
     if (next === undefined || parseAddress(next) === null) break;

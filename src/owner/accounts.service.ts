@@ -1,5 +1,5 @@
 import { appError } from "../errors/index.ts";
-import type { AccountsRepo } from "../store/repos/accounts.repo.ts";
+import type { AccountsStore } from "../store/store.ts";
 
 const EMAIL = /^[^\s@\r\n]{1,64}@[^\s@\r\n]{1,255}$/;
 
@@ -7,7 +7,7 @@ export function isValidEmail(email: string): boolean {
   return email.length <= 320 && EMAIL.test(email) && !/[\r\n<>,;"]/.test(email);
 }
 
-export function createAccountsService(deps: { accounts: AccountsRepo }) {
+export function createAccountsService(deps: { accounts: AccountsStore }) {
   const { accounts } = deps;
   return {
     async create(input: { email: string; password?: string; tokens?: number }) {
@@ -16,20 +16,23 @@ export function createAccountsService(deps: { accounts: AccountsRepo }) {
       if (input.password !== undefined && input.password.length < 8) {
         throw appError("bad_request", { message: "The password must have at least 8 characters.", param: "password" });
       }
-      if (accounts.findByEmail(email)) throw appError("conflict", { message: "An account with this email already exists.", param: "email" });
+      if (await accounts.findByEmail(email))
+        throw appError("conflict", { message: "An account with this email already exists.", param: "email" });
       const tokens = input.tokens ?? 0;
-      if (!Number.isInteger(tokens) || tokens < 0) throw appError("bad_request", { message: "tokens must be a whole number ≥ 0.", param: "tokens" });
+      if (!Number.isInteger(tokens) || tokens < 0)
+        throw appError("bad_request", { message: "tokens must be a whole number ≥ 0.", param: "tokens" });
       const hash = input.password ? await Bun.password.hash(input.password, { algorithm: "argon2id" }) : null;
       return accounts.create({ email, passwordHash: hash, tokens });
     },
-    getByEmailOrThrow(email: string) {
-      const a = accounts.findByEmail(email.trim());
+    async getByEmailOrThrow(email: string) {
+      const a = await accounts.findByEmail(email.trim());
       if (!a) throw appError("not_found", { message: `No account with email ${email}.`, param: "account" });
       return a;
     },
-    setTokens(email: string, tokens: number) {
-      if (!Number.isInteger(tokens) || tokens < 0) throw appError("bad_request", { message: "tokens must be a whole number ≥ 0.", param: "tokens" });
-      const a = this.getByEmailOrThrow(email);
+    async setTokens(email: string, tokens: number) {
+      if (!Number.isInteger(tokens) || tokens < 0)
+        throw appError("bad_request", { message: "tokens must be a whole number ≥ 0.", param: "tokens" });
+      const a = await this.getByEmailOrThrow(email);
       return accounts.setTokens(a.id, tokens);
     },
   };

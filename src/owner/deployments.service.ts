@@ -1,8 +1,8 @@
 import { randomBytes } from "node:crypto";
 import { appError } from "../errors/index.ts";
 import { parseCidr } from "../net/cidr.ts";
-import type { Deployment, DeploymentKind, DeploymentPatch, DeploymentsRepo, QaPair } from "../store/repos/deployments.repo.ts";
-import type { KeysRepo } from "../store/repos/keys.repo.ts";
+import type { Deployment, DeploymentKind, DeploymentPatch, QaPair } from "../store/repos/deployments.repo.ts";
+import type { DeploymentsStore, KeysStore } from "../store/store.ts";
 import { displayPrefix, generateApiKey, hashApiKey } from "./api-keys.ts";
 
 export const TEMPERATURE_RANGE = { min: 0, max: 2 } as const;
@@ -15,8 +15,10 @@ function newDeploymentId(): string {
 /** Validates an owner's settings patch; every failure names the field. */
 export function validatePatch(patch: DeploymentPatch): DeploymentPatch {
   const bad = (param: string, message: string) => appError("bad_request", { param, message });
-  if (patch.name !== undefined && (patch.name.trim() === "" || patch.name.length > LIMITS.name)) throw bad("name", `name must be 1–${LIMITS.name} characters.`);
-  if (patch.persona !== undefined && patch.persona.length > LIMITS.persona) throw bad("persona", `persona must be at most ${LIMITS.persona} characters.`);
+  if (patch.name !== undefined && (patch.name.trim() === "" || patch.name.length > LIMITS.name))
+    throw bad("name", `name must be 1–${LIMITS.name} characters.`);
+  if (patch.persona !== undefined && patch.persona.length > LIMITS.persona)
+    throw bad("persona", `persona must be at most ${LIMITS.persona} characters.`);
   if (patch.temperature !== undefined && !(patch.temperature >= TEMPERATURE_RANGE.min && patch.temperature <= TEMPERATURE_RANGE.max)) {
     throw bad("temperature", `temperature must be from ${TEMPERATURE_RANGE.min} to ${TEMPERATURE_RANGE.max}.`);
   }
@@ -29,7 +31,8 @@ export function validatePatch(patch: DeploymentPatch): DeploymentPatch {
   }
   if (patch.starterQuestions !== undefined) {
     if (patch.starterQuestions.length > LIMITS.items) throw bad("starter_questions", `at most ${LIMITS.items} starter questions.`);
-    for (const q of patch.starterQuestions) if (!q.trim() || q.length > LIMITS.question) throw bad("starter_questions", "each starter question must be 1–500 characters.");
+    for (const q of patch.starterQuestions)
+      if (!q.trim() || q.length > LIMITS.question) throw bad("starter_questions", "each starter question must be 1–500 characters.");
   }
   if (patch.qaPairs !== undefined) {
     if (patch.qaPairs.length > LIMITS.items) throw bad("qa_pairs", `at most ${LIMITS.items} Q&A pairs.`);
@@ -39,7 +42,10 @@ export function validatePatch(patch: DeploymentPatch): DeploymentPatch {
       }
     }
   }
-  for (const [list, param] of [[patch.ipAllow, "ip_allow"], [patch.pushIpAllow, "push_ip_allow"]] as const) {
+  for (const [list, param] of [
+    [patch.ipAllow, "ip_allow"],
+    [patch.pushIpAllow, "push_ip_allow"],
+  ] as const) {
     if (list === undefined) continue;
     if (list.length > LIMITS.cidrs) throw bad(param, `at most ${LIMITS.cidrs} addresses.`);
     for (const c of list) if (!parseCidr(c)) throw bad(param, `"${c}" is not a valid IP address or CIDR.`);
@@ -47,41 +53,53 @@ export function validatePatch(patch: DeploymentPatch): DeploymentPatch {
   return patch;
 }
 
-export function createDeploymentsService(deps: { deployments: DeploymentsRepo; keys: KeysRepo }) {
+export function createDeploymentsService(deps: { deployments: DeploymentsStore; keys: KeysStore }) {
   const { deployments, keys } = deps;
-  const issueKey = (deploymentId: string) => {
+  const issueKey = async (deploymentId: string) => {
     const apiKey = generateApiKey();
-    keys.put(deploymentId, hashApiKey(apiKey), displayPrefix(apiKey));
+    await keys.put(deploymentId, hashApiKey(apiKey), displayPrefix(apiKey));
     return apiKey;
   };
   return {
     /** Creates the deployment and its key; the key is returned here once and never again. */
-    create(input: { accountId: number; name: string; kind?: DeploymentKind; published?: boolean }): { deployment: Deployment; apiKey: string } {
+    async create(input: {
+      accountId: number;
+      name: string;
+      kind?: DeploymentKind;
+      published?: boolean;
+    }): Promise<{ deployment: Deployment; apiKey: string }> {
       validatePatch({ name: input.name });
       const kind = input.kind ?? "docs";
-      if (kind !== "docs" && kind !== "private_gpt") throw appError("bad_request", { param: "kind", message: "kind must be docs or private_gpt." });
-      const deployment = deployments.create({ id: newDeploymentId(), accountId: input.accountId, name: input.name.trim(), kind, published: input.published ?? false });
+      if (kind !== "docs" && kind !== "private_gpt")
+        throw appError("bad_request", { param: "kind", message: "kind must be docs or private_gpt." });
+      const deployment = await deployments.create({
+        id: newDeploymentId(),
+        accountId: input.accountId,
+        name: input.name.trim(),
+        kind,
+        published: input.published ?? false,
+      });
       // A Private GPT deployment has no documents to train: it is usable as soon as it exists.
-      if (kind === "private_gpt") deployments.setTrainingStatus(deployment.id, "completed");
-      const apiKey = issueKey(deployment.id);
-      return { deployment: deployments.findById(deployment.id) ?? deployment, apiKey };
+      if (kind === "private_gpt") await deployments.setTrainingStatus(deployment.id, "completed");
+      const apiKey = await issueKey(deployment.id);
+      return { deployment: (await deployments.findById(deployment.id)) ?? deployment, apiKey };
     },
-    getOrThrow(id: string, accountId?: number): Deployment {
-      const d = accountId === undefined ? deployments.findById(id) : deployments.findOwned(id, accountId);
+    async getOrThrow(id: string, accountId?: number): Promise<Deployment> {
+      const d = accountId === undefined ? await deployments.findById(id) : await deployments.findOwned(id, accountId);
       if (!d) throw appError("not_found", { message: "No such deployment.", param: "deployment" });
       return d;
     },
-    update(id: string, patch: DeploymentPatch, accountId?: number): Deployment {
-      this.getOrThrow(id, accountId);
-      return deployments.update(id, validatePatch(patch)) as Deployment;
+    async update(id: string, patch: DeploymentPatch, accountId?: number): Promise<Deployment> {
+      await this.getOrThrow(id, accountId);
+      return (await deployments.update(id, validatePatch(patch))) as Deployment;
     },
-    regenerateKey(id: string, accountId?: number): string {
-      this.getOrThrow(id, accountId);
+    async regenerateKey(id: string, accountId?: number): Promise<string> {
+      await this.getOrThrow(id, accountId);
       return issueKey(id);
     },
-    setKeyDisabled(id: string, disabled: boolean, accountId?: number): void {
-      this.getOrThrow(id, accountId);
-      if (!keys.setDisabled(id, disabled)) throw appError("not_found", { message: "This deployment has no key; regenerate one." });
+    async setKeyDisabled(id: string, disabled: boolean, accountId?: number): Promise<void> {
+      await this.getOrThrow(id, accountId);
+      if (!(await keys.setDisabled(id, disabled))) throw appError("not_found", { message: "This deployment has no key; regenerate one." });
     },
     keyInfo(id: string) {
       return keys.findForDeployment(id);

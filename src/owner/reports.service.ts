@@ -1,5 +1,6 @@
 import { appError } from "../errors/index.ts";
-import type { DayRow, ReportsRepo, TopQuestion } from "../store/repos/reports.repo.ts";
+import type { DayRow, TopQuestion } from "../store/repos/reports.repo.ts";
+import type { ReportsStore } from "../store/store.ts";
 
 export const REPORT_MAX_DAYS = 366;
 const DAY_MS = 86_400_000;
@@ -28,23 +29,41 @@ const isoDay = (ms: number) => new Date(ms).toISOString().slice(0, 10);
  * Reports per deployment and day over an inclusive date range. Days are the owner's local days: the
  * console sends its UTC offset, so "today" means the same thing in the chart as on the owner's wall.
  */
-export function createReportsService(deps: { reports: ReportsRepo }) {
+export function createReportsService(deps: { reports: ReportsStore }) {
   return {
-    report(input: { deploymentId: string; from: string; to: string; offsetMinutes: number }): Report {
+    async report(input: { deploymentId: string; from: string; to: string; offsetMinutes: number }): Promise<Report> {
       const from = parseDay(input.from, "from");
       const to = parseDay(input.to, "to");
       if (to < from) throw appError("bad_request", { param: "to", message: "to must not be before from." });
-      if ((to - from) / DAY_MS + 1 > REPORT_MAX_DAYS) throw appError("bad_request", { param: "to", message: `A report covers at most ${REPORT_MAX_DAYS} days.` });
+      if ((to - from) / DAY_MS + 1 > REPORT_MAX_DAYS)
+        throw appError("bad_request", { param: "to", message: `A report covers at most ${REPORT_MAX_DAYS} days.` });
       if (!Number.isInteger(input.offsetMinutes) || Math.abs(input.offsetMinutes) > 14 * 60) {
         throw appError("bad_request", { param: "tz_offset", message: "tz_offset must be whole minutes from -840 to 840." });
       }
       const shift = input.offsetMinutes * 60_000;
-      const range = { deploymentId: input.deploymentId, fromMs: from - shift, toMs: to + DAY_MS - shift, offsetMinutes: input.offsetMinutes };
-      const found = new Map(deps.reports.days(range).map((d) => [d.day, d]));
+      const range = {
+        deploymentId: input.deploymentId,
+        fromMs: from - shift,
+        toMs: to + DAY_MS - shift,
+        offsetMinutes: input.offsetMinutes,
+      };
+      const found = new Map((await deps.reports.days(range)).map((d) => [d.day, d]));
       const days: DayRow[] = [];
       for (let t = from; t <= to; t += DAY_MS) {
         const day = isoDay(t);
-        days.push(found.get(day) ?? { day, questions: 0, answers: 0, refusals: 0, tokens: 0, ratedUp: 0, ratedDown: 0, correctionsServed: 0, leads: 0 });
+        days.push(
+          found.get(day) ?? {
+            day,
+            questions: 0,
+            answers: 0,
+            refusals: 0,
+            tokens: 0,
+            ratedUp: 0,
+            ratedDown: 0,
+            correctionsServed: 0,
+            leads: 0,
+          },
+        );
       }
       const totals = { questions: 0, answers: 0, refusals: 0, tokens: 0, ratedUp: 0, ratedDown: 0, correctionsServed: 0, leads: 0 };
       for (const d of days) for (const k of Object.keys(totals) as (keyof typeof totals)[]) totals[k] += d[k];
@@ -53,8 +72,8 @@ export function createReportsService(deps: { reports: ReportsRepo }) {
         to: input.to,
         days,
         totals,
-        topQuestions: deps.reports.topQuestions(range, { refusedOnly: false, limit: 10 }),
-        topRefused: deps.reports.topQuestions(range, { refusedOnly: true, limit: 10 }),
+        topQuestions: await deps.reports.topQuestions(range, { refusedOnly: false, limit: 10 }),
+        topRefused: await deps.reports.topQuestions(range, { refusedOnly: true, limit: 10 }),
       };
     },
   };

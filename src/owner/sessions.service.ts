@@ -1,8 +1,7 @@
 import { createHash, randomBytes } from "node:crypto";
 import { appError } from "../errors/index.ts";
-import type { Account, AccountsRepo } from "../store/repos/accounts.repo.ts";
-import type { LoginAttemptsRepo } from "../store/repos/login-attempts.repo.ts";
-import type { OwnerSessionsRepo } from "../store/repos/owner-sessions.repo.ts";
+import type { Account } from "../store/repos/accounts.repo.ts";
+import type { AccountsStore, LoginAttemptsStore, OwnerSessionsStore } from "../store/store.ts";
 
 /**
  * Failed sign-ins per rolling minute: for one email from one address (whether or not the account exists), and
@@ -12,7 +11,6 @@ import type { OwnerSessionsRepo } from "../store/repos/owner-sessions.repo.ts";
 export const LOGIN_LIMITS = { perAccountAndIp: 5, perIp: 20, windowMs: 60_000 } as const;
 export const PASSWORD_MIN = 8;
 const PASSWORD_MAX = 1024;
-
 
 export const hashSessionId = (id: string) => createHash("sha256").update(id, "utf8").digest("hex");
 
@@ -30,9 +28,9 @@ const badLogin = () => appError("unauthorized", { message: "The email or passwor
  * timing tells which accounts exist.
  */
 export function createSessionsService(deps: {
-  accounts: AccountsRepo;
-  sessions: OwnerSessionsRepo;
-  attempts: LoginAttemptsRepo;
+  accounts: AccountsStore;
+  sessions: OwnerSessionsStore;
+  attempts: LoginAttemptsStore;
   idleMs: number;
   maxMs: number;
   now?: () => number;
@@ -45,10 +43,10 @@ export function createSessionsService(deps: {
   };
 
   /** Refuses when this email+address or this address used up its failures; else records the attempt. */
-  const throttle = (email: string, ip: string): number => {
+  const throttle = async (email: string, ip: string): Promise<number> => {
     const at = now();
     const since = at - LOGIN_LIMITS.windowMs;
-    const c = deps.attempts.count(email, ip, since);
+    const c = await deps.attempts.count(email, ip, since);
     const over = c.pair >= LOGIN_LIMITS.perAccountAndIp ? c.pairFirst : c.ip >= LOGIN_LIMITS.perIp ? c.ipFirst : null;
     if (over !== null) {
       throw appError("rate_limited", {
@@ -56,7 +54,7 @@ export function createSessionsService(deps: {
         headers: { "retry-after": String(Math.max(1, Math.ceil((over + LOGIN_LIMITS.windowMs - at) / 1000))) },
       });
     }
-    if (Math.random() < 0.01) deps.attempts.prune(since);
+    if (Math.random() < 0.01) await deps.attempts.prune(since);
     return deps.attempts.record(email, ip, at);
   };
 
@@ -65,54 +63,57 @@ export function createSessionsService(deps: {
     maxMs: deps.maxMs,
     async login(input: { email: string; password: string; clientIp: string }): Promise<{ token: string; session: SessionContext }> {
       const email = input.email.trim().toLowerCase();
-      throttle(email, input.clientIp);
-      const found = email ? deps.accounts.passwordHash(email) : null;
+      await throttle(email, input.clientIp);
+      const found = email ? await deps.accounts.passwordHash(email) : null;
       const hash = found?.hash ?? (await dummyHash());
       const ok = input.password.length <= PASSWORD_MAX && (await Bun.password.verify(input.password, hash).catch(() => false));
       if (!ok || !found?.hash) throw badLogin();
-      const account = deps.accounts.findById(found.id);
+      const account = await deps.accounts.findById(found.id);
       if (!account) throw badLogin();
       if (account.disabled) throw appError("forbidden", { message: "This account is disabled." });
-      deps.attempts.succeeded(email, input.clientIp);
+      await deps.attempts.succeeded(email, input.clientIp);
       const token = randomBytes(32).toString("base64url");
       const at = now();
       const session = { idHash: hashSessionId(token), accountId: account.id, createdAt: at, lastSeenAt: at, expiresAt: at + deps.maxMs };
-      deps.sessions.purge(at, deps.idleMs);
-      deps.sessions.create(session);
+      await deps.sessions.purge(at, deps.idleMs);
+      await deps.sessions.create(session);
       return { token, session: { account, idHash: session.idHash, expiresAt: session.expiresAt } };
     },
 
     /** The session behind a cookie value, or null when unknown, idle too long, past its end or disabled. */
-    authenticate(token: string | null): SessionContext | null {
+    async authenticate(token: string | null): Promise<SessionContext | null> {
       if (!token || token.length > 200) return null;
       const idHash = hashSessionId(token);
-      const s = deps.sessions.find(idHash);
+      const s = await deps.sessions.find(idHash);
       if (!s) return null;
       const at = now();
       if (at >= s.expiresAt || at - s.lastSeenAt >= deps.idleMs) {
-        deps.sessions.remove(idHash);
+        await deps.sessions.remove(idHash);
         return null;
       }
-      const account = deps.accounts.findById(s.accountId);
+      const account = await deps.accounts.findById(s.accountId);
       if (!account || account.disabled) return null;
-      deps.sessions.touch(idHash, at);
+      await deps.sessions.touch(idHash, at);
       return { account, idHash, expiresAt: s.expiresAt };
     },
 
-    logout(token: string | null): void {
-      if (token) deps.sessions.remove(hashSessionId(token));
+    async logout(token: string | null): Promise<void> {
+      if (token) await deps.sessions.remove(hashSessionId(token));
     },
 
     /** Checks the current password, stores the new one and signs every other session out. */
     async changePassword(ctx: SessionContext, current: string, next: string): Promise<void> {
-      const found = deps.accounts.passwordHash(ctx.account.email);
+      const found = await deps.accounts.passwordHash(ctx.account.email);
       const ok = !!found?.hash && current.length <= PASSWORD_MAX && (await Bun.password.verify(current, found.hash).catch(() => false));
       if (!ok) throw appError("bad_request", { param: "current_password", message: "The current password is incorrect." });
       if (next.length < PASSWORD_MIN || next.length > PASSWORD_MAX) {
-        throw appError("bad_request", { param: "new_password", message: `The new password must have ${PASSWORD_MIN}–${PASSWORD_MAX} characters.` });
+        throw appError("bad_request", {
+          param: "new_password",
+          message: `The new password must have ${PASSWORD_MIN}–${PASSWORD_MAX} characters.`,
+        });
       }
-      deps.accounts.setPasswordHash(ctx.account.id, await Bun.password.hash(next, { algorithm: "argon2id" }));
-      deps.sessions.removeForAccount(ctx.account.id, ctx.idHash);
+      await deps.accounts.setPasswordHash(ctx.account.id, await Bun.password.hash(next, { algorithm: "argon2id" }));
+      await deps.sessions.removeForAccount(ctx.account.id, ctx.idHash);
     },
   };
 }

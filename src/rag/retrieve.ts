@@ -4,8 +4,8 @@ import type { Embedder } from "./embedder.ts";
 import { answerability, blendRelevance, type CosineCalibration, type TermStats, termWeights } from "./grounding-gate.ts";
 import { matchExpression, searchTerms } from "./keyword-query.ts";
 import { fuseByRank } from "./rank-fusion.ts";
-import type { Reranker } from "./rerank/reranker.ts";
 import { rerankHits } from "./rerank/rerank-hits.ts";
+import type { Reranker } from "./rerank/reranker.ts";
 import type { JudgedBy, Retrieval, RetrievalHit, RetrievalMode } from "./retrieval.types.ts";
 import { queryTerms, stem } from "./terms.ts";
 

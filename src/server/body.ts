@@ -25,7 +25,8 @@ export function parseJsonBytes(bytes: Uint8Array): unknown {
   } catch {
     throw appError("bad_request", { param: "body", message: "The request body is not valid JSON." });
   }
-  if (!depthOk(value)) throw appError("bad_request", { param: "body", message: `The request body is nested deeper than ${MAX_DEPTH} levels.` });
+  if (!depthOk(value))
+    throw appError("bad_request", { param: "body", message: `The request body is nested deeper than ${MAX_DEPTH} levels.` });
   return value;
 }
 
@@ -128,7 +129,8 @@ export async function parseBody(request: Request, limit: number): Promise<Parsed
   if (bytes.byteLength === 0) return {};
   if (type === "application/json" || type === "" || type.endsWith("+json") || type === "text/plain") {
     const value = parseJsonBytes(bytes);
-    if (!value || typeof value !== "object" || Array.isArray(value)) throw appError("bad_request", { param: "body", message: "The request body must be a JSON object." });
+    if (!value || typeof value !== "object" || Array.isArray(value))
+      throw appError("bad_request", { param: "body", message: "The request body must be a JSON object." });
     return value as ParsedBody;
   }
   // A body the endpoint cannot read is a malformed request: the spec's code, with the detail in `param`.

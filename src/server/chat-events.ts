@@ -7,7 +7,10 @@ import { appError } from "../errors/index.ts";
  * 200 stream with an error inside). When the model is slow to start, the stream is committed after
  * `commitAfterMs` anyway so heartbeats can flow; a later failure then becomes an error frame.
  */
-export async function primeEvents(events: AsyncGenerator<ChatEvent>, commitAfterMs = 1500): Promise<{ sources: SourcesEvent; rest: AsyncGenerator<ChatEvent> }> {
+export async function primeEvents(
+  events: AsyncGenerator<ChatEvent>,
+  commitAfterMs = 1500,
+): Promise<{ sources: SourcesEvent; rest: AsyncGenerator<ChatEvent> }> {
   const first = await events.next();
   if (first.done || first.value.type !== "sources") throw new Error("chat stream did not start with sources");
   const sources = first.value;

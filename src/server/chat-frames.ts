@@ -17,8 +17,19 @@ export interface V1StreamMeta {
  * the stream ends without `[DONE]`, which is how the openai client recognises it.
  */
 export async function* v1Frames(sources: SourcesEvent, rest: AsyncIterable<ChatEvent>, meta: V1StreamMeta): AsyncGenerator<SseFrame> {
-  const base = { id: sources.completionId, object: "chat.completion.chunk", created: meta.created, model: meta.model, conversation_id: sources.conversationId };
-  const choice = (delta: Record<string, string>, finish: string | null = null) => ({ index: 0, delta, logprobs: null, finish_reason: finish });
+  const base = {
+    id: sources.completionId,
+    object: "chat.completion.chunk",
+    created: meta.created,
+    model: meta.model,
+    conversation_id: sources.conversationId,
+  };
+  const choice = (delta: Record<string, string>, finish: string | null = null) => ({
+    index: 0,
+    delta,
+    logprobs: null,
+    finish_reason: finish,
+  });
   yield { ...base, choices: [choice({ role: "assistant", content: "" })] };
   for await (const ev of rest) {
     if (ev.type === "delta") yield { ...base, choices: [choice({ content: ev.text })] };
@@ -29,7 +40,12 @@ export async function* v1Frames(sources: SourcesEvent, rest: AsyncIterable<ChatE
       yield { ...base, chat_log_id: ev.chatLogId, ...meta.extras(sources), choices: [choice({}, ev.finishReason)] };
       if (meta.includeUsage) {
         const u = ev.usage;
-        yield { ...base, chat_log_id: ev.chatLogId, choices: [], usage: { prompt_tokens: u.promptTokens, completion_tokens: u.completionTokens, total_tokens: u.totalTokens } };
+        yield {
+          ...base,
+          chat_log_id: ev.chatLogId,
+          choices: [],
+          usage: { prompt_tokens: u.promptTokens, completion_tokens: u.completionTokens, total_tokens: u.totalTokens },
+        };
       }
       yield "[DONE]";
       return;

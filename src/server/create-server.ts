@@ -3,25 +3,25 @@ import type { Services } from "../app.ts";
 import { appError, isAppError } from "../errors/index.ts";
 import { redact } from "../log.ts";
 import { parseBody } from "./body.ts";
-import { readUploadBody, releaseUpload } from "./upload-body.ts";
-import { pathOf } from "./path-of.ts";
 import { endpointFor, endpointPath, endpoints, isNative } from "./endpoints.ts";
 import { toErrorResponse } from "./error-response.ts";
 import { createGate, extractKey, type GateResult } from "./gate.ts";
+import { readCookie, SESSION_COOKIE } from "./owner-guard.ts";
+import { pathOf } from "./path-of.ts";
+import { createRequestState } from "./request-state.ts";
 import { chatRoutes } from "./routes/chat.routes.ts";
-import { responsesRoutes } from "./routes/responses.routes.ts";
-import { metricsRoutes } from "./routes/metrics.routes.ts";
-import { openApiRoutes } from "./routes/openapi.routes.ts";
-import { healthRoutes } from "./routes/health.routes.ts";
-import { nativeChatRoutes } from "./routes/native-chat.routes.ts";
+import { consoleRoutes } from "./routes/console.routes.ts";
 import { documentsRoutes } from "./routes/documents.routes.ts";
+import { healthRoutes } from "./routes/health.routes.ts";
+import { metricsRoutes } from "./routes/metrics.routes.ts";
+import { nativeChatRoutes } from "./routes/native-chat.routes.ts";
 import { nativeVisitorRoutes } from "./routes/native-visitor.routes.ts";
 import { openaiV1Routes } from "./routes/openai-v1.routes.ts";
-import { widgetRoutes } from "./routes/widget.routes.ts";
-import { createRequestState } from "./request-state.ts";
-import { consoleRoutes } from "./routes/console.routes.ts";
+import { openApiRoutes } from "./routes/openapi.routes.ts";
 import { isOwnerUpload, ownerRoutes } from "./routes/owner.routes.ts";
-import { readCookie, SESSION_COOKIE } from "./owner-guard.ts";
+import { responsesRoutes } from "./routes/responses.routes.ts";
+import { widgetRoutes } from "./routes/widget.routes.ts";
+import { readUploadBody, releaseUpload } from "./upload-body.ts";
 
 const CORS = {
   "access-control-allow-origin": "*",
@@ -57,7 +57,8 @@ function createUploadSlots(max: number) {
   let inUse = 0;
   return {
     acquire(): () => void {
-      if (inUse >= max) throw appError("overloaded", { message: "Too many uploads at once. Please try again shortly.", headers: { "retry-after": "5" } });
+      if (inUse >= max)
+        throw appError("overloaded", { message: "Too many uploads at once. Please try again shortly.", headers: { "retry-after": "5" } });
       inUse++;
       let released = false;
       return () => {
@@ -80,21 +81,33 @@ function hasFormBody(request: Request): boolean {
  */
 export function createServer(services: Services) {
   const { config, log } = services;
-  const gate = createGate({ keys: services.repos.keys, limiter: services.limiter, trustedProxies: config.trustedProxies, limitScale: config.rateLimitScale });
+  const gate = createGate({
+    keys: services.repos.keys,
+    limiter: services.limiter,
+    trustedProxies: config.trustedProxies,
+    limitScale: config.rateLimitScale,
+  });
   const state = createRequestState();
   const metricsOn = config.metricsToken !== "";
   const uploads = createUploadSlots(config.maxConcurrentUploads);
 
-  const runGate = (request: Request, url: URL, headers: Record<string, string | number>, ip: string, bodyKey?: unknown) => {
+  const runGate = async (request: Request, url: URL, headers: Record<string, string | number>, ip: string, bodyKey?: unknown) => {
     const st = state.get(request);
     if (!st.endpoint || st.gate) return;
-    st.gate = gate.check({ endpoint: st.endpoint, key: extractKey(request.headers, url, bodyKey), clientIp: ip, headers, method: request.method, path: url.pathname });
+    st.gate = await gate.check({
+      endpoint: st.endpoint,
+      key: extractKey(request.headers, url, bodyKey),
+      clientIp: ip,
+      headers,
+      method: request.method,
+      path: url.pathname,
+    });
   };
 
   // Bun's native router matches the raw path ("/api/v1/documents/%2E%2E" as id ".."), while request.url, which
   // the gate reads, has its dot segments resolved; routing on request.url alone keeps the two in agreement.
   const app = new Elysia({ name: "docchat", systemRouter: false })
-    .onRequest(({ request, set, server }) => {
+    .onRequest(async ({ request, set, server }) => {
       const st = state.init(request);
       set.headers["x-request-id"] = st.requestId;
       const path = pathOf(request.url);
@@ -108,27 +121,29 @@ export function createServer(services: Services) {
         st.clientIp = gate.clientIp(server?.requestIP(request)?.address ?? "0.0.0.0", request.headers);
       }
       if (headBytes(request) > MAX_HEAD_BYTES) {
-        if (api) gate.limitByAddress({ name: "head", limit: UNKNOWN_API_LIMIT, clientIp: st.clientIp, headers });
+        if (api) await gate.limitByAddress({ name: "head", limit: UNKNOWN_API_LIMIT, clientIp: st.clientIp, headers });
         throw appError("request_header_too_large", { message: `The request's address and headers must be under ${MAX_HEAD_BYTES} bytes.` });
       }
       if (!api) return;
       const limit = st.endpoint ? endpoints[st.endpoint].limit : UNKNOWN_API_LIMIT;
       if (request.method === "OPTIONS") {
-        gate.limitByAddress({ name: st.endpoint ?? "api", limit, clientIp: st.clientIp, headers, peek: true });
+        await gate.limitByAddress({ name: st.endpoint ?? "api", limit, clientIp: st.clientIp, headers, peek: true });
         return new Response(null, { status: 204, headers });
       }
       // Unknown /api paths (404s, dot-segment tricks) are counted by address and carry the headers too.
-      if (!st.endpoint) return gate.limitByAddress({ name: "api", limit, clientIp: st.clientIp, headers });
+      if (!st.endpoint) return await gate.limitByAddress({ name: "api", limit, clientIp: st.clientIp, headers });
       const url = new URL(request.url);
       const keyInHeaderOrQuery = extractKey(request.headers, url) !== null;
       // A key in a form field is for small bodies: a larger one without a header key is refused unread.
-      if (keyInHeaderOrQuery || !hasFormBody(request)) runGate(request, url, set.headers as Record<string, string>, st.clientIp);
+      if (keyInHeaderOrQuery || !hasFormBody(request)) await runGate(request, url, set.headers as Record<string, string>, st.clientIp);
       else if (declaredLength(request) > config.maxBodyBytes) {
         try {
-          runGate(request, url, set.headers as Record<string, string>, st.clientIp);
+          await runGate(request, url, set.headers as Record<string, string>, st.clientIp);
         } catch (e) {
           if (isAppError(e) && e.code === "bad_key") {
-            throw appError("bad_key", { message: `Send the API key in the Authorization or X-API-KEY header with a body over ${config.maxBodyBytes} bytes.` });
+            throw appError("bad_key", {
+              message: `Send the API key in the Authorization or X-API-KEY header with a body over ${config.maxBodyBytes} bytes.`,
+            });
           }
           throw e;
         }
@@ -139,7 +154,7 @@ export function createServer(services: Services) {
       const path = pathOf(request.url);
       const upload = (st.endpoint === "v1.documents" && request.method === "POST") || isOwnerUpload(path);
       // The owner's session cookie is checked before an upload body is read, as the API key is for visitors.
-      if (isOwnerUpload(path) && !services.sessions.authenticate(readCookie(request, SESSION_COOKIE))) {
+      if (isOwnerUpload(path) && !(await services.sessions.authenticate(readCookie(request, SESSION_COOKIE)))) {
         throw appError("unauthorized", { message: "Your session has ended. Please sign in again." });
       }
       // Until the gate has passed (the key may be a form field), no more than a small body is read.
@@ -156,7 +171,7 @@ export function createServer(services: Services) {
         failure = e;
       }
       try {
-        runGate(request, new URL(request.url), set.headers as Record<string, string>, st.clientIp, body.api_key);
+        await runGate(request, new URL(request.url), set.headers as Record<string, string>, st.clientIp, body.api_key);
       } catch (e) {
         // A body that can't be read can't carry a key either: the request is malformed (400), not keyless.
         if (failure && isAppError(e) && e.code === "bad_key") throw failure;
@@ -173,7 +188,10 @@ export function createServer(services: Services) {
         const v = error as { all?: { path?: string; summary?: string; message?: string }[] };
         const first = v.all?.[0];
         const param = first?.path?.replace(/^\//, "").replaceAll("/", ".") || undefined;
-        e = appError("bad_request", { param, message: `Invalid request: ${param ? `${param}: ` : ""}${first?.summary ?? first?.message ?? "wrong type"}.` });
+        e = appError("bad_request", {
+          param,
+          message: `Invalid request: ${param ? `${param}: ` : ""}${first?.summary ?? first?.message ?? "wrong type"}.`,
+        });
       }
       // An AppError thrown while parsing (the gate's verdict on a form-field key, 413) arrives wrapped.
       if (!e && code === "PARSE") {
@@ -181,7 +199,11 @@ export function createServer(services: Services) {
         e = isAppError(cause) ? cause : appError("bad_request", { param: "body", message: "The request body could not be read." });
       }
       if (!e) {
-        log.error("unhandled error", { requestId: st.requestId, path: new URL(request.url).pathname, error: redact(String((error as Error)?.stack ?? error)) });
+        log.error("unhandled error", {
+          requestId: st.requestId,
+          path: new URL(request.url).pathname,
+          error: redact(String((error as Error)?.stack ?? error)),
+        });
         e = appError("internal_error");
       }
       const response = toErrorResponse(e, set.headers as Record<string, string>, st.endpoint);
@@ -203,7 +225,13 @@ export function createServer(services: Services) {
         services.metrics.request({ route: label, method: request.method, status, seconds: (performance.now() - st.started) / 1000 });
       }
       if (config.logLevel !== "debug") return;
-      log.debug("request", { id: st.requestId, method: request.method, path: pathOf(request.url), status: set.status, ms: Math.round(performance.now() - st.started) });
+      log.debug("request", {
+        id: st.requestId,
+        method: request.method,
+        path: pathOf(request.url),
+        status: set.status,
+        ms: Math.round(performance.now() - st.started),
+      });
     })
     .use(healthRoutes(services))
     .use(metricsRoutes(services))

@@ -8,12 +8,16 @@ import type { EndpointName } from "./endpoints.ts";
 export function toErrorResponse(e: AppError, headers: Record<string, string>, endpoint?: EndpointName): Response {
   const h: Record<string, string> = { ...headers, ...e.headers, "content-type": "application/json; charset=utf-8" };
   if (endpoint === "native.chat" && e.status !== 429) {
-    return new Response(JSON.stringify({ error: e.message, code: e.code, ...(e.param ? { param: e.param } : {}) }), { status: 200, headers: h });
+    return new Response(JSON.stringify({ error: e.message, code: e.code, ...(e.param ? { param: e.param } : {}) }), {
+      status: 200,
+      headers: h,
+    });
   }
   if (endpoint === "native.faq" && e.status !== 429) {
     return new Response(JSON.stringify({ error: e.message, code: e.code }), { status: e.status, headers: h });
   }
   // The native stream documents 404 for an unpublished deployment (the rest of the API answers 401).
-  if (endpoint === "native.stream" && e.code === "not_published") return new Response(JSON.stringify(toErrorBody(e)), { status: 404, headers: h });
+  if (endpoint === "native.stream" && e.code === "not_published")
+    return new Response(JSON.stringify(toErrorBody(e)), { status: 404, headers: h });
   return new Response(JSON.stringify(toErrorBody(e)), { status: e.status, headers: h });
 }

@@ -1,12 +1,11 @@
 import { appError } from "../errors/index.ts";
 import { type Cidr, clientAddress, parseCidr } from "../net/cidr.ts";
-import { documentRefusal, ipAllowed } from "./document-access.ts";
 import { hashApiKey, looksLikeApiKey } from "../owner/api-keys.ts";
 import type { Account } from "../store/repos/accounts.repo.ts";
 import type { Deployment } from "../store/repos/deployments.repo.ts";
-import type { KeysRepo } from "../store/repos/keys.repo.ts";
+import type { KeysStore, RateLimitStore } from "../store/store.ts";
+import { documentRefusal, ipAllowed } from "./document-access.ts";
 import { type EndpointName, endpoints } from "./endpoints.ts";
-import type { RateLimiter } from "./rate-limit.ts";
 
 export interface GateResult {
   endpoint: EndpointName;
@@ -31,7 +30,7 @@ export function extractKey(headers: Headers, url: URL, bodyKey?: unknown): strin
   return typeof bodyKey === "string" && bodyKey ? bodyKey : null;
 }
 
-export function createGate(deps: { keys: KeysRepo; limiter: RateLimiter; trustedProxies: string[]; limitScale?: number }) {
+export function createGate(deps: { keys: KeysStore; limiter: RateLimitStore; trustedProxies: string[]; limitScale?: number }) {
   const scale = deps.limitScale ?? 1;
   const trusted = deps.trustedProxies.map(parseCidr).filter((c): c is Cidr => c !== null);
   return {
@@ -42,28 +41,44 @@ export function createGate(deps: { keys: KeysRepo; limiter: RateLimiter; trusted
      * Counts a request that reaches no endpoint (an unknown /api path, an oversized head) against its address,
      * so it carries rate-limit headers too; `peek` reports without counting (CORS preflights).
      */
-    limitByAddress(input: { name: string; limit: number; clientIp: string; headers: Record<string, string | number>; peek?: boolean }): void {
+    async limitByAddress(input: {
+      name: string;
+      limit: number;
+      clientIp: string;
+      headers: Record<string, string | number>;
+      peek?: boolean;
+    }): Promise<void> {
       const identity = `${input.name}|ip:${input.clientIp}`;
       const limit = Math.max(1, Math.round(input.limit * scale));
-      const decision = input.peek ? deps.limiter.peek(identity, limit) : deps.limiter.hit(identity, limit);
+      const decision = input.peek ? await deps.limiter.peek(identity, limit) : await deps.limiter.hit(identity, limit);
       input.headers["x-ratelimit-limit"] = String(decision.limit);
       input.headers["x-ratelimit-remaining"] = String(decision.remaining);
-      if (!decision.allowed && !input.peek) throw appError("rate_limited", { headers: { "retry-after": String(decision.retryAfterSeconds) } });
+      if (!decision.allowed && !input.peek)
+        throw appError("rate_limited", { headers: { "retry-after": String(decision.retryAfterSeconds) } });
     },
     /**
      * Authenticates and rate-limits one request. Rate-limit headers are written to `headers` before any
      * failure is thrown, so every answer carries them.
      */
-    check(input: { endpoint: EndpointName; key: string | null; clientIp: string; headers: Record<string, string | number>; method?: string; path?: string }): GateResult {
+    async check(input: {
+      endpoint: EndpointName;
+      key: string | null;
+      clientIp: string;
+      headers: Record<string, string | number>;
+      method?: string;
+      path?: string;
+    }): Promise<GateResult> {
       const { endpoint, key, clientIp } = input;
-      const ctx = key && looksLikeApiKey(key) ? deps.keys.resolve(hashApiKey(key)) : null;
+      const ctx = key && looksLikeApiKey(key) ? await deps.keys.resolve(hashApiKey(key)) : null;
       const refusal =
-        ctx && endpoint === "v1.documents" ? documentRefusal(ctx.deployment, { method: input.method ?? "GET", path: input.path ?? "", clientIp }) : null;
+        ctx && endpoint === "v1.documents"
+          ? documentRefusal(ctx.deployment, { method: input.method ?? "GET", path: input.path ?? "", clientIp })
+          : null;
       // A caller outside the allow-list (or refused the document operation) is limited by its own address, never
       // in the deployment's bucket, so a leaked key used from elsewhere cannot use up the allowed clients' budget.
       const blocked = ctx !== null && (!ipAllowed(ctx.deployment.ipAllow, clientIp) || refusal !== null);
       const identity = ctx && !blocked ? `${endpoint}|k:${ctx.deployment.id}` : `${endpoint}|ip:${clientIp}`;
-      const decision = deps.limiter.hit(identity, Math.max(1, Math.round(endpoints[endpoint].limit * scale)));
+      const decision = await deps.limiter.hit(identity, Math.max(1, Math.round(endpoints[endpoint].limit * scale)));
       input.headers["x-ratelimit-limit"] = String(decision.limit);
       input.headers["x-ratelimit-remaining"] = String(decision.remaining);
       if (!decision.allowed) throw appError("rate_limited", { headers: { "retry-after": String(decision.retryAfterSeconds) } });

@@ -31,7 +31,8 @@ export function createOwnerGuard(services: Services) {
   const { config } = services;
   const trusted = config.trustedProxies.map(parseCidr).filter((c): c is Cidr => c !== null);
   const socketIp = (request: Request, server: SocketInfo | null | undefined) => server?.requestIP(request)?.address ?? "0.0.0.0";
-  const fromProxy = (request: Request, server: SocketInfo | null | undefined) => trusted.length > 0 && addressAllowed(trusted, socketIp(request, server));
+  const fromProxy = (request: Request, server: SocketInfo | null | undefined) =>
+    trusted.length > 0 && addressAllowed(trusted, socketIp(request, server));
   const forwarded = (request: Request, name: string) => request.headers.get(name)?.split(",")[0]?.trim().toLowerCase() || null;
 
   const guard = {
@@ -68,15 +69,15 @@ export function createOwnerGuard(services: Services) {
       return readCookie(request, SESSION_COOKIE);
     },
     /** The signed-in owner, or 401. */
-    session(request: Request): SessionContext {
-      const s = services.sessions.authenticate(guard.token(request));
+    async session(request: Request): Promise<SessionContext> {
+      const s = await services.sessions.authenticate(guard.token(request));
       if (!s) throw appError("unauthorized", { message: "Your session has ended. Please sign in again." });
       return s;
     },
     /** One of the owner's own deployments; another account's is indistinguishable from a missing one. */
-    deployment(request: Request, id: string) {
-      const s = guard.session(request);
-      return { session: s, deployment: services.deployments.getOrThrow(id, s.account.id) };
+    async deployment(request: Request, id: string) {
+      const s = await guard.session(request);
+      return { session: s, deployment: await services.deployments.getOrThrow(id, s.account.id) };
     },
     clientIp(request: Request, server: SocketInfo | null | undefined): string {
       return clientAddress(socketIp(request, server), request.headers.get("x-forwarded-for"), trusted);

@@ -26,7 +26,13 @@ export const SSE_HEADERS = {
 
 export function sseResponse(
   frames: AsyncIterable<SseFrame>,
-  opts: { abort: AbortController; headers?: Record<string, string>; heartbeatMs?: number; onUnexpected?: (e: unknown) => SseFrame | null; eventOf?: EventNamer },
+  opts: {
+    abort: AbortController;
+    headers?: Record<string, string>;
+    heartbeatMs?: number;
+    onUnexpected?: (e: unknown) => SseFrame | null;
+    eventOf?: EventNamer;
+  },
 ): Response {
   let heartbeat: ReturnType<typeof setInterval> | undefined;
   let closed = false;

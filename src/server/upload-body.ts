@@ -27,7 +27,13 @@ export function spooledFile(file: Blob): SpooledFile | undefined {
 export async function releaseUpload(request: Request): Promise<void> {
   const paths = leftovers.get(request) ?? [];
   leftovers.delete(request);
-  await Promise.all(paths.map((p) => Bun.file(p).delete().catch(() => {})));
+  await Promise.all(
+    paths.map((p) =>
+      Bun.file(p)
+        .delete()
+        .catch(() => {}),
+    ),
+  );
 }
 
 /**
@@ -113,7 +119,11 @@ async function scanMultipart(path: string, boundary: string): Promise<Part[]> {
   for (let i = 0; i + 1 < at.length; i++) {
     const start = (at[i] as number) + delimiter.length;
     const end = (at[i + 1] as number) - 2; // the CRLF before the next delimiter
-    const head = Buffer.from(await Bun.file(path).slice(start, Math.min(end, start + 16 * 1024)).arrayBuffer());
+    const head = Buffer.from(
+      await Bun.file(path)
+        .slice(start, Math.min(end, start + 16 * 1024))
+        .arrayBuffer(),
+    );
     const headersEnd = head.indexOf("\r\n\r\n");
     if (headersEnd === -1 || start + headersEnd + 4 > end) throw malformed();
     const headers = head.subarray(0, headersEnd).toString("utf8");

@@ -83,8 +83,8 @@ export interface TrainingStore {
    * transaction, with the deployments' training status refreshed. Returns the ids completed.
    */
   completeBatch(worker: string, items: { doc: DocumentRecord; chunks: NewChunk[] }[], embedderId: string | null): Promise<string[]>;
-  /** Removes a document's chunks (staged or published), keyword rows and vectors. */
-  clearIndex(documentId: string): Promise<void>;
+  /** Removes a document's chunks (staged or published), keyword rows and vectors, when it is still mine; false when not. */
+  clearIndex(worker: string, documentId: string): Promise<boolean>;
   /**
    * A large document's part `seq` of `parts`: chunks staged where no search sees them, embedding cache, progress.
    * Returns the new chunk ids, or null when the document is no longer mine.

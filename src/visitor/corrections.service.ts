@@ -1,6 +1,7 @@
 import { appError } from "../errors/index.ts";
-import type { ChatLogFeedbackRepo, RatedTurn } from "../store/repos/chat-log-feedback.repo.ts";
-import type { Correction, CorrectionsRepo } from "../store/repos/corrections.repo.ts";
+import type { RatedTurn } from "../store/repos/chat-log-feedback.repo.ts";
+import type { Correction } from "../store/repos/corrections.repo.ts";
+import type { ChatLogFeedbackStore, CorrectionsStore } from "../store/store.ts";
 import { normaliseQuestion } from "./normalise-question.ts";
 import { VISITOR_LIMITS } from "./validate.ts";
 
@@ -28,31 +29,34 @@ export interface ServedCorrection {
  * - A later rating of 1 does not deactivate a correction: the owner's written answer stays in service until
  *   the owner removes it (`remove`) or writes a newer one for the same question.
  */
-export function createCorrectionsService(deps: { corrections: CorrectionsRepo; chatLogs: ChatLogFeedbackRepo }) {
+export function createCorrectionsService(deps: { corrections: CorrectionsStore; chatLogs: ChatLogFeedbackStore }) {
   const { corrections, chatLogs } = deps;
 
-  const turnOrThrow = (chatLogId: number, deploymentId?: string): RatedTurn => {
-    const turn = deploymentId === undefined ? chatLogs.findById(chatLogId) : chatLogs.findScoped(deploymentId, chatLogId);
+  const turnOrThrow = async (chatLogId: number, deploymentId?: string): Promise<RatedTurn> => {
+    const turn = deploymentId === undefined ? await chatLogs.findById(chatLogId) : await chatLogs.findScoped(deploymentId, chatLogId);
     if (!turn) throw appError("not_found", { message: "No such chat log.", param: "chat_log_id" });
     return turn;
   };
 
   return {
     /** The open list of one deployment: answers whose latest rating is 0, newest first. */
-    list(deploymentId: string): CorrectionItem[] {
-      return chatLogs.listUnhelpful(deploymentId).map((turn) => ({
-        turn,
-        correction: corrections.findForChatLog(turn.id) ?? corrections.findActive(deploymentId, normaliseQuestion(turn.question)),
-      }));
+    async list(deploymentId: string): Promise<CorrectionItem[]> {
+      const items: CorrectionItem[] = [];
+      for (const turn of await chatLogs.listUnhelpful(deploymentId)) {
+        const correction =
+          (await corrections.findForChatLog(turn.id)) ?? (await corrections.findActive(deploymentId, normaliseQuestion(turn.question)));
+        items.push({ turn, correction });
+      }
+      return items;
     },
 
     /** Creates or replaces the correction for a chat log; with `deploymentId`, another deployment's log is not found. */
-    set(chatLogId: number, answer: string, opts: { deploymentId?: string } = {}): Correction {
+    async set(chatLogId: number, answer: string, opts: { deploymentId?: string } = {}): Promise<Correction> {
       const text = answer.trim();
       if (!text || text.length > VISITOR_LIMITS.answer) {
         throw appError("bad_request", { param: "answer", message: `The answer must be 1–${VISITOR_LIMITS.answer} characters.` });
       }
-      const turn = turnOrThrow(chatLogId, opts.deploymentId);
+      const turn = await turnOrThrow(chatLogId, opts.deploymentId);
       const questionNorm = normaliseQuestion(turn.question);
       if (!questionNorm) throw appError("bad_request", { param: "chat_log_id", message: "This chat log has no question to correct." });
       return corrections.upsert({
@@ -65,8 +69,8 @@ export function createCorrectionsService(deps: { corrections: CorrectionsRepo; c
     },
 
     /** Takes a chat log's correction out of service; false when it had no active one. */
-    remove(chatLogId: number, opts: { deploymentId?: string } = {}): boolean {
-      const turn = turnOrThrow(chatLogId, opts.deploymentId);
+    async remove(chatLogId: number, opts: { deploymentId?: string } = {}): Promise<boolean> {
+      const turn = await turnOrThrow(chatLogId, opts.deploymentId);
       return corrections.deactivate(turn.deploymentId, turn.id);
     },
 
@@ -74,10 +78,10 @@ export function createCorrectionsService(deps: { corrections: CorrectionsRepo; c
      * Called by the chat pipeline before retrieval: the active correction whose normalised question equals
      * this one's, or null. Counts one serving (served_count + 1) when it returns a correction.
      */
-    findFor(deploymentId: string, question: string): ServedCorrection | null {
+    async findFor(deploymentId: string, question: string): Promise<ServedCorrection | null> {
       const norm = normaliseQuestion(question);
       if (!norm) return null;
-      const c = corrections.serve(deploymentId, norm);
+      const c = await corrections.serve(deploymentId, norm);
       return c ? { correctionId: c.id, answer: c.answer, chatLogId: c.chatLogId, question: c.question } : null;
     },
   };

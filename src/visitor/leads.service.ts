@@ -1,7 +1,8 @@
 import { appError } from "../errors/index.ts";
-import type { ChatLogFeedbackRepo, RatedTurn } from "../store/repos/chat-log-feedback.repo.ts";
+import type { RatedTurn } from "../store/repos/chat-log-feedback.repo.ts";
 import type { Deployment } from "../store/repos/deployments.repo.ts";
-import type { Lead, LeadsRepo, LeadWithMail } from "../store/repos/leads.repo.ts";
+import type { Lead, LeadWithMail } from "../store/repos/leads.repo.ts";
+import type { ChatLogFeedbackStore, LeadsStore } from "../store/store.ts";
 import { toCsv } from "./csv.ts";
 import { composeLeadMail } from "./lead-mail.ts";
 import { multiLine, singleLine, VISITOR_LIMITS, visitorEmail } from "./validate.ts";
@@ -21,13 +22,13 @@ export interface HandoffRequest {
  * Handoff: a visitor whose question was refused asks for a person to email them. The lead and the owner's
  * notification are written in one transaction; the outbox worker delivers the mail afterwards.
  */
-export function createLeadsService(deps: { leads: LeadsRepo; chatLogs: ChatLogFeedbackRepo; mailFrom: string; onQueued?: () => void }) {
+export function createLeadsService(deps: { leads: LeadsStore; chatLogs: ChatLogFeedbackStore; mailFrom: string; onQueued?: () => void }) {
   const { leads, chatLogs } = deps;
 
   /** The refusal this handoff answers: in the given conversation and/or at or before the given chat log, of THIS deployment. */
-  const refusalFor = (deploymentId: string, conversationId?: string, chatLogId?: number): RatedTurn | null => {
+  const refusalFor = async (deploymentId: string, conversationId?: string, chatLogId?: number): Promise<RatedTurn | null> => {
     if (chatLogId !== undefined) {
-      const turn = chatLogs.findScoped(deploymentId, chatLogId);
+      const turn = await chatLogs.findScoped(deploymentId, chatLogId);
       if (!turn || (conversationId !== undefined && turn.conversationId !== conversationId)) return null;
       return turn.refused ? turn : chatLogs.latestRefusal(deploymentId, turn.conversationId, turn.id);
     }
@@ -40,7 +41,7 @@ export function createLeadsService(deps: { leads: LeadsRepo; chatLogs: ChatLogFe
      * records the lead with its mail. A repeat for the same refusal and email returns the first lead
      * (`created: false`) without mailing the owner again.
      */
-    handoff(req: HandoffRequest): { lead: Lead; created: boolean } {
+    async handoff(req: HandoffRequest): Promise<{ lead: Lead; created: boolean }> {
       const email = visitorEmail(req.email);
       const name = singleLine(req.name ?? "", "name", VISITOR_LIMITS.name);
       const message = multiLine(req.message ?? "", "message", VISITOR_LIMITS.message);
@@ -50,12 +51,12 @@ export function createLeadsService(deps: { leads: LeadsRepo; chatLogs: ChatLogFe
         throw appError("bad_request", { param: "conversation_id", message: "conversation_id or chat_log_id is required." });
       }
       if (!req.deployment.handoffEnabled) throw appError("handoff_disabled");
-      const refusal = refusalFor(req.deployment.id, conversationId || undefined, req.chatLogId);
+      const refusal = await refusalFor(req.deployment.id, conversationId || undefined, req.chatLogId);
       if (!refusal) throw appError("handoff_not_offered");
 
-      const existing = leads.findForRefusal(req.deployment.id, refusal.id, email);
+      const existing = await leads.findForRefusal(req.deployment.id, refusal.id, email);
       if (existing) return { lead: existing, created: false };
-      const lead = leads.createWithMail(
+      const lead = await leads.createWithMail(
         {
           deploymentId: req.deployment.id,
           conversationId: refusal.conversationId,
@@ -72,24 +73,22 @@ export function createLeadsService(deps: { leads: LeadsRepo; chatLogs: ChatLogFe
     },
 
     /** Newest first; without a page, all of them. */
-    list(deploymentId: string, page: { limit?: number; beforeId?: number } = {}): LeadWithMail[] {
+    async list(deploymentId: string, page: { limit?: number; beforeId?: number } = {}): Promise<LeadWithMail[]> {
       return leads.list(deploymentId, page);
     },
 
     /** Spreadsheet export, safe against formula injection (see csv.ts). */
-    csv(deploymentId: string): string {
-      const rows = leads
-        .list(deploymentId)
-        .map((l) => [
-          l.id,
-          new Date(l.createdAt).toISOString(),
-          l.email,
-          l.name,
-          l.message,
-          l.refusedQuestion,
-          l.conversationId,
-          l.mail?.status ?? "",
-        ]);
+    async csv(deploymentId: string): Promise<string> {
+      const rows = (await leads.list(deploymentId)).map((l) => [
+        l.id,
+        new Date(l.createdAt).toISOString(),
+        l.email,
+        l.name,
+        l.message,
+        l.refusedQuestion,
+        l.conversationId,
+        l.mail?.status ?? "",
+      ]);
       return toCsv(["id", "created_at", "email", "name", "message", "refused_question", "conversation_id", "mail_status"], rows);
     },
   };

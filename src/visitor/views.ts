@@ -1,7 +1,7 @@
 import type { Correction } from "../store/repos/corrections.repo.ts";
 import type { LeadWithMail } from "../store/repos/leads.repo.ts";
-import type { CorrectionItem } from "./corrections.service.ts";
 import { toSeconds } from "../wire-time.ts";
+import type { CorrectionItem } from "./corrections.service.ts";
 
 /** Wire/CLI shapes (snake_case) shared by the CLI and the owner console. */
 export function correctionView(c: Correction) {

@@ -106,7 +106,7 @@ describe("answers on the default install (extractive, keyword retrieval)", () =>
   });
 
   test("with no model, no prompt tokens are counted and the debit equals usage.total_tokens", async () => {
-    const balance = () => srv.services.repos.accounts.findById(a.accountId)?.tokens ?? -1;
+    const balance = () => srv.services.sync.accounts.findById(a.accountId)?.tokens ?? -1;
     const start = balance();
     const r = await ask(a.apiKey, "When is the support desk open?");
     expect(r.usage.prompt_tokens).toBe(0);

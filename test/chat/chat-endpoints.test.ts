@@ -23,7 +23,9 @@ async function call(path: string, key: string, body: Record<string, unknown>) {
 
 describe("POST /api/v1/chat/completions-with-sources", () => {
   test("always returns sources and verbatim chunks with their document and a relevance score, even without include_chunks", async () => {
-    const { status, body } = await call("/api/v1/chat/completions-with-sources", docs.apiKey, { messages: [{ role: "user", content: "How much do adult tickets cost?" }] });
+    const { status, body } = await call("/api/v1/chat/completions-with-sources", docs.apiKey, {
+      messages: [{ role: "user", content: "How much do adult tickets cost?" }],
+    });
     expect(status).toBe(200);
     expect(body.sources).toEqual(["harbour-museum"]);
     const chunks = body.chunks as Chunk[];
@@ -37,11 +39,16 @@ describe("POST /api/v1/chat/completions-with-sources", () => {
 
 describe("POST /api/v1/chat/completions-contextual", () => {
   test("returns search_query and retrieval_fallback, and chunks only when include_chunks is true, once at top level", async () => {
-    const without = await call("/api/v1/chat/completions-contextual", docs.apiKey, { messages: [{ role: "user", content: "When was the lighthouse built?" }] });
+    const without = await call("/api/v1/chat/completions-contextual", docs.apiKey, {
+      messages: [{ role: "user", content: "When was the lighthouse built?" }],
+    });
     expect(without.body.search_query).toBe("When was the lighthouse built?");
     expect(without.body.retrieval_fallback).toBe(false);
     expect(without.body.chunks).toBeUndefined();
-    const withChunks = await call("/api/v1/chat/completions-contextual", docs.apiKey, { include_chunks: true, messages: [{ role: "user", content: "When was the lighthouse built?" }] });
+    const withChunks = await call("/api/v1/chat/completions-contextual", docs.apiKey, {
+      include_chunks: true,
+      messages: [{ role: "user", content: "When was the lighthouse built?" }],
+    });
     expect((withChunks.body.chunks as Chunk[])[0]?.text).toContain("built in 1871");
     const message = (withChunks.body.choices as { message: Record<string, unknown> }[])[0]?.message;
     expect(message?.chunks).toBeUndefined();
@@ -66,9 +73,11 @@ describe("POST /api/v1/chat/completions-contextual", () => {
 describe("Private GPT deployments", () => {
   test("answer on /api/v1/chat/completions as a plain persona chat: no passages, no refusal gate", async () => {
     const gpt = await world.server.seed({ kind: "private_gpt" });
-    world.server.services.repos.deployments.update(gpt.deploymentId, { persona: "You are a poet." });
+    world.server.services.sync.deployments.update(gpt.deploymentId, { persona: "You are a poet." });
     const before = answerCalls(world.upstream!).length;
-    const { status, body } = await call("/api/v1/chat/completions", gpt.apiKey, { messages: [{ role: "user", content: "Who won the football world cup in 1998?" }] });
+    const { status, body } = await call("/api/v1/chat/completions", gpt.apiKey, {
+      messages: [{ role: "user", content: "Who won the football world cup in 1998?" }],
+    });
     expect(status).toBe(200);
     expect(body.refused).toBe(false);
     expect(body.sources).toEqual([]);

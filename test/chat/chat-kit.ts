@@ -15,7 +15,9 @@ export interface ChatWorld {
 /** A real server on port 0; with `upstream`, answers come from a fake OpenAI-compatible model that records calls. */
 export async function startChatWorld(opts: { upstream?: boolean; env?: Record<string, string> } = {}): Promise<ChatWorld> {
   const upstream = opts.upstream ? startFakeUpstream() : null;
-  const env: Record<string, string> = upstream ? { DOCCHAT_LLM_URL: upstream.url, DOCCHAT_LLM_MODEL: "fake-model" } : { DOCCHAT_LLM: "extractive" };
+  const env: Record<string, string> = upstream
+    ? { DOCCHAT_LLM_URL: upstream.url, DOCCHAT_LLM_MODEL: "fake-model" }
+    : { DOCCHAT_LLM: "extractive" };
   const server = await startTestServer({ ...env, ...opts.env });
   return {
     server,
@@ -28,11 +30,18 @@ export async function startChatWorld(opts: { upstream?: boolean; env?: Record<st
 }
 
 /** Seeds a published deployment and trains it on the named fixture documents. */
-export async function seedWithDocs(server: TestServer, docs: string[] = ["acme-handbook.txt"], seedOpts: Parameters<TestServer["seed"]>[0] = {}) {
+export async function seedWithDocs(
+  server: TestServer,
+  docs: string[] = ["acme-handbook.txt"],
+  seedOpts: Parameters<TestServer["seed"]>[0] = {},
+) {
   const seeded = await server.seed(seedOpts);
   for (const name of docs) {
     const bytes = new Uint8Array(readFileSync(join(FIXTURES, name)));
-    const r = await server.services.documents.push({ deploymentId: seeded.deploymentId, name, bytes, train: true, replace: true }, { waitMs: 20_000 });
+    const r = await server.services.documents.push(
+      { deploymentId: seeded.deploymentId, name, bytes, train: true, replace: true },
+      { waitMs: 20_000 },
+    );
     if (r.outcome !== "trained") throw new Error(`fixture ${name} did not train: ${r.outcome}`);
   }
   return seeded;
@@ -46,9 +55,13 @@ export function openaiClient(server: TestServer, apiKey: string): OpenAI {
 export const answerCalls = (u: FakeUpstream) => u.calls.filter((c) => c.body?.stream === true);
 
 export function balanceOf(server: TestServer, accountId: number): number {
-  return server.services.repos.accounts.findById(accountId)?.tokens ?? -1;
+  return server.services.sync.accounts.findById(accountId)?.tokens ?? -1;
 }
 
 export async function postJson(server: TestServer, path: string, apiKey: string, body: unknown): Promise<Response> {
-  return fetch(`${server.url}${path}`, { method: "POST", headers: { authorization: `Bearer ${apiKey}`, "content-type": "application/json" }, body: JSON.stringify(body) });
+  return fetch(`${server.url}${path}`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${apiKey}`, "content-type": "application/json" },
+    body: JSON.stringify(body),
+  });
 }

@@ -106,11 +106,14 @@ describe("conversation rules", () => {
   });
 
   test("the model id in the request never selects another deployment: the key decides", async () => {
-    const r = await postJson(world.server, "/api/v1/chat/completions", a.apiKey, { model: b.deploymentId, message: "Can annual plans be refunded?" });
+    const r = await postJson(world.server, "/api/v1/chat/completions", a.apiKey, {
+      model: b.deploymentId,
+      message: "Can annual plans be refunded?",
+    });
     const body = (await r.json()) as { model: string; chat_log_id: number };
     // The response names the deployment that answered, not the one the request named.
     expect(body.model).toBe(a.deploymentId);
-    expect(world.server.services.repos.chatLogFeedback.findScoped(a.deploymentId, body.chat_log_id)).not.toBeNull();
-    expect(world.server.services.repos.chatLogFeedback.findScoped(b.deploymentId, body.chat_log_id)).toBeNull();
+    expect(world.server.services.sync.chatLogFeedback.findScoped(a.deploymentId, body.chat_log_id)).not.toBeNull();
+    expect(world.server.services.sync.chatLogFeedback.findScoped(b.deploymentId, body.chat_log_id)).toBeNull();
   });
 });

@@ -22,7 +22,10 @@ async function sseEvents(res: Response): Promise<Record<string, unknown>[]> {
 
 describe("POST /api/chat/", () => {
   test("answers a form request with details.name, response and chat_log_id", async () => {
-    const r = await fetch(`${world.server.url}/api/chat/`, { method: "POST", body: new URLSearchParams({ api_key: seeded.apiKey, msg: "Can annual plans be refunded?" }) });
+    const r = await fetch(`${world.server.url}/api/chat/`, {
+      method: "POST",
+      body: new URLSearchParams({ api_key: seeded.apiKey, msg: "Can annual plans be refunded?" }),
+    });
     const body = (await r.json()) as { details: { name: string }; response: string; chat_log_id: number };
     expect(r.status).toBe(200);
     expect(body.details.name).toBe("Test deployment");
@@ -31,7 +34,10 @@ describe("POST /api/chat/", () => {
   });
 
   test("keeps the legacy shape on failure: HTTP 200 with an error string instead of response", async () => {
-    const r = await fetch(`${world.server.url}/api/chat/`, { method: "POST", body: new URLSearchParams({ api_key: "dc_not-a-real-key", msg: "Hello" }) });
+    const r = await fetch(`${world.server.url}/api/chat/`, {
+      method: "POST",
+      body: new URLSearchParams({ api_key: "dc_not-a-real-key", msg: "Hello" }),
+    });
     const body = (await r.json()) as { error: string; response?: string };
     expect(r.status).toBe(200);
     expect(typeof body.error).toBe("string");
@@ -46,7 +52,12 @@ describe("GET /api/stream/", () => {
     const events = await sseEvents(res);
     const done = events.at(-1) as { done: boolean; conversation_id: string; tokens_count: number; chat_log_id: number };
     expect(events.slice(0, -1).every((e) => typeof e.token === "string")).toBe(true);
-    expect(events.slice(0, -1).map((e) => e.token).join("")).toContain("Monday to Friday");
+    expect(
+      events
+        .slice(0, -1)
+        .map((e) => e.token)
+        .join(""),
+    ).toContain("Monday to Friday");
     expect(done.done).toBe(true);
     expect(done.conversation_id).toStartWith("conv-");
     expect(done.tokens_count).toBeGreaterThan(0);

@@ -19,7 +19,12 @@ describe("streamed answers", () => {
   test("the official openai client streams chat.completion.chunk frames; the last carries finish_reason, chat_log_id and conversation_id", async () => {
     upstream().setMode({ kind: "reply" });
     const client = openaiClient(world.server, seeded.apiKey);
-    const stream = await client.chat.completions.create({ model: "m", stream: true, stream_options: { include_usage: true }, messages: [{ role: "user", content: "Can annual plans be refunded?" }] });
+    const stream = await client.chat.completions.create({
+      model: "m",
+      stream: true,
+      stream_options: { include_usage: true },
+      messages: [{ role: "user", content: "Can annual plans be refunded?" }],
+    });
     const chunks = [];
     for await (const c of stream) chunks.push(c);
     const text = chunks.map((c) => c.choices[0]?.delta.content ?? "").join("");
@@ -36,7 +41,11 @@ describe("streamed answers", () => {
 
   test("a refusal streams too, without any upstream call", async () => {
     const calls = upstream().calls.length;
-    const stream = await openaiClient(world.server, seeded.apiKey).chat.completions.create({ model: "m", stream: true, messages: [{ role: "user", content: "Who wrote Hamlet?" }] });
+    const stream = await openaiClient(world.server, seeded.apiKey).chat.completions.create({
+      model: "m",
+      stream: true,
+      messages: [{ role: "user", content: "Who wrote Hamlet?" }],
+    });
     let text = "";
     for await (const c of stream) text += c.choices[0]?.delta.content ?? "";
     expect(text).toContain("couldn't find an answer");
@@ -45,7 +54,9 @@ describe("streamed answers", () => {
 
   test("the browser GET stream is read to [DONE] by the eventsource client, with chat_log_id and conversation_id on the final chunk", async () => {
     upstream().setMode({ kind: "reply" });
-    const first = (await (await postJson(world.server, "/api/v1/chat/completions", seeded.apiKey, { model: "m", message: "How much does the Pro plan cost?" })).json()) as { conversation_id: string };
+    const first = (await (
+      await postJson(world.server, "/api/v1/chat/completions", seeded.apiKey, { model: "m", message: "How much does the Pro plan cost?" })
+    ).json()) as { conversation_id: string };
     // The model's rewrite agrees with the deterministic one (one that matched nothing would fall back to the visitor's wording).
     upstream().setMode({ kind: "reply", text: "Does the Pro plan include single sign-on?" });
     const url = `${world.server.url}/api/v1/chat/completions?stream=true&api_key=${encodeURIComponent(seeded.apiKey)}&message=${encodeURIComponent("Does it include single sign-on?")}&conversation_id=${first.conversation_id}`;
@@ -65,7 +76,12 @@ describe("streamed answers", () => {
       };
     });
     expect(frames.at(-1)).toBe("[DONE]");
-    const final = JSON.parse(frames.at(-2) as string) as { chat_log_id: number; conversation_id: string; search_query: string; choices: { finish_reason: string }[] };
+    const final = JSON.parse(frames.at(-2) as string) as {
+      chat_log_id: number;
+      conversation_id: string;
+      search_query: string;
+      choices: { finish_reason: string }[];
+    };
     expect(final.choices[0]?.finish_reason).toBe("stop");
     expect(Number.isInteger(final.chat_log_id)).toBe(true);
     expect(final.conversation_id).toBe(first.conversation_id);
@@ -82,7 +98,7 @@ describe("streamed answers", () => {
 
   test("a client that disconnects mid-stream aborts the upstream generation and is charged only for what was generated", async () => {
     upstream().setMode({ kind: "slow", delayMs: 30, tokens: 400 });
-    const before = world.server.services.repos.accounts.findById(seeded.accountId)?.tokens ?? 0;
+    const before = world.server.services.sync.accounts.findById(seeded.accountId)?.tokens ?? 0;
     const abort = new AbortController();
     const res = await fetch(`${world.server.url}/api/v1/chat/completions`, {
       method: "POST",
@@ -103,7 +119,7 @@ describe("streamed answers", () => {
     let after = before;
     for (let i = 0; i < 200 && after === before; i++) {
       await Bun.sleep(10);
-      after = world.server.services.repos.accounts.findById(seeded.accountId)?.tokens ?? 0;
+      after = world.server.services.sync.accounts.findById(seeded.accountId)?.tokens ?? 0;
     }
     expect(after).toBeLessThan(before);
     upstream().setMode({ kind: "reply" });
@@ -111,7 +127,11 @@ describe("streamed answers", () => {
 
   test("a failure in the middle of a stream is one frame with an error object, which the openai client raises", async () => {
     upstream().setMode({ kind: "truncated" });
-    const stream = await openaiClient(world.server, seeded.apiKey).chat.completions.create({ model: "m", stream: true, messages: [{ role: "user", content: "Can annual plans be refunded?" }] });
+    const stream = await openaiClient(world.server, seeded.apiKey).chat.completions.create({
+      model: "m",
+      stream: true,
+      messages: [{ role: "user", content: "Can annual plans be refunded?" }],
+    });
     let text = "";
     const error = await (async () => {
       for await (const c of stream) text += c.choices[0]?.delta.content ?? "";
@@ -124,7 +144,11 @@ describe("streamed answers", () => {
 
   test("a model that is down before the first token is a 503 backend_down with Retry-After, not a broken stream", async () => {
     upstream().setMode({ kind: "fail", status: 500 });
-    const r = await postJson(world.server, "/api/v1/chat/completions", seeded.apiKey, { model: "m", stream: true, messages: [{ role: "user", content: "Can annual plans be refunded?" }] });
+    const r = await postJson(world.server, "/api/v1/chat/completions", seeded.apiKey, {
+      model: "m",
+      stream: true,
+      messages: [{ role: "user", content: "Can annual plans be refunded?" }],
+    });
     expect(r.status).toBe(503);
     expect(Number(r.headers.get("retry-after"))).toBeGreaterThan(0);
     expect(((await r.json()) as { error: { code: string } }).error.code).toBe("backend_down");

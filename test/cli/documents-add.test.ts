@@ -18,7 +18,10 @@ test("documents add of a folder tree of 5,000 files with --recursive prints one 
   for (let i = 0; i < 5000; i++) {
     const dir = join(docs, `batch-${Math.floor(i / 1000)}`, i % 2 === 0 ? "even" : "odd");
     if (i % 1000 < 2) mkdirSync(dir, { recursive: true });
-    writeFileSync(join(dir, `abstract-${i}.txt`), `Abstract ${i}. The protein marker P${i} was measured in cohort ${i % 37} and found elevated.`);
+    writeFileSync(
+      join(dir, `abstract-${i}.txt`),
+      `Abstract ${i}. The protein marker P${i} was measured in cohort ${i % 37} and found elevated.`,
+    );
   }
   writeFileSync(join(docs, ".DS_Store"), "junk");
   const email = `bulk-${Date.now()}@example.com`;
@@ -34,7 +37,9 @@ test("documents add of a folder tree of 5,000 files with --recursive prints one 
   expect(new Set(out.documents.map((d) => d.status))).toEqual(new Set(["completed"]));
   expect(out.training_status).toBe("completed");
   expect(r.stdout.trim().split("\n")).toHaveLength(1);
-  console.info(`documents add: 5,000 files in ${seconds.toFixed(1)} s (${(5000 / seconds).toFixed(0)} documents/s, parse + train, this machine)`);
+  console.info(
+    `documents add: 5,000 files in ${seconds.toFixed(1)} s (${(5000 / seconds).toFixed(0)} documents/s, parse + train, this machine)`,
+  );
 
   // re-adding the same folder changes nothing, and a file named directly is added even without --recursive
   const again = await cliJson(["documents", "add", dep.id as string, join(docs, "batch-0", "even", "abstract-0.txt")]);

@@ -10,7 +10,6 @@ afterAll(() => {
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });
 
-
 /** Runs `serve` on a given port; a server that starts anyway is killed after `ms` and reported as still running. */
 async function serveOnTakenPort(port: string, data: string, ms: number): Promise<{ code: number | "still running"; stderr: string }> {
   const proc = Bun.spawn([...SOURCE, "serve", "--port", port, "--host", "127.0.0.1", "--data", data], {

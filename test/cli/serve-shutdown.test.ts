@@ -10,7 +10,6 @@ afterAll(() => {
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });
 
-
 /**
  * A request whose body trickles in, so it is still in flight when the signal arrives. It goes to the documents
  * endpoint with a valid key: the gate lets it through and the server has to read the whole body to answer.
@@ -28,7 +27,11 @@ function slowRequest(url: string, key: string, opts: { chunks: number; gapMs: nu
       controller.close();
     },
   });
-  return fetch(`${url}/api/v1/documents`, { method: "POST", body, headers: { "content-type": "application/json", authorization: `Bearer ${key}` } });
+  return fetch(`${url}/api/v1/documents`, {
+    method: "POST",
+    body,
+    headers: { "content-type": "application/json", authorization: `Bearer ${key}` },
+  });
 }
 
 describe("serve shuts down gracefully", () => {

@@ -14,8 +14,8 @@ beforeAll(async () => {
   env = { DOCCHAT_DATA: dir, DOCCHAT_EMBEDDER: "none" };
   s = await createServices(configFor(dir, env));
   const account = await s.accounts.create({ email: "cli-owner@example.com" });
-  const { deployment } = s.deployments.create({ accountId: account.id, name: "CLI Shop", published: true });
-  deploymentId = s.deployments.update(deployment.id, { handoffEnabled: true }).id;
+  const { deployment } = await s.deployments.create({ accountId: account.id, name: "CLI Shop", published: true });
+  deploymentId = (await s.deployments.update(deployment.id, { handoffEnabled: true })).id;
 });
 afterAll(async () => {
   await s.close();
@@ -30,7 +30,7 @@ const cli = async (...args: string[]) => {
 describe("docchat corrections", () => {
   test("list shows answers rated 0, and set writes a correction that is then served for the question", async () => {
     const log = insertChatLog(s.db, { deploymentId, question: "Do you deliver on Sundays?", answer: "Unclear.", sources: ["delivery"] });
-    s.feedback.rate(deploymentId, log.id, 0);
+    await s.feedback.rate(deploymentId, log.id, 0);
     const listed = await cli("corrections", "list", deploymentId, "--json");
     expect(listed.code).toBe(0);
     expect(listed.json.items).toEqual([
@@ -46,7 +46,7 @@ describe("docchat corrections", () => {
     const set = await cli("corrections", "set", String(log.id), "--answer", "No, Monday to Saturday only.", "--json");
     expect(set.code).toBe(0);
     expect(set.json.correction).toMatchObject({ chat_log_id: log.id, answer: "No, Monday to Saturday only.", active: true });
-    expect(s.corrections.findFor(deploymentId, "do you deliver on sundays")?.answer).toBe("No, Monday to Saturday only.");
+    expect((await s.corrections.findFor(deploymentId, "do you deliver on sundays"))?.answer).toBe("No, Monday to Saturday only.");
 
     const again = await cli("corrections", "list", deploymentId, "--json");
     expect(again.json.items[0].correction).toMatchObject({ answer: "No, Monday to Saturday only.", served_count: 1 });
@@ -64,8 +64,8 @@ describe("docchat corrections", () => {
 describe("docchat leads list", () => {
   test("prints the leads with their mail status as one JSON object", async () => {
     const refused = insertChatLog(s.db, { deploymentId, refused: true, question: "Can I book a fitting?" });
-    const d = s.deployments.getOrThrow(deploymentId);
-    s.leads.handoff({
+    const d = await s.deployments.getOrThrow(deploymentId);
+    await s.leads.handoff({
       deployment: d,
       ownerEmail: "cli-owner@example.com",
       email: "lead@example.org",
@@ -87,8 +87,8 @@ describe("docchat leads list", () => {
 
   test("--csv exports spreadsheet-safe CSV: formula-looking visitor text is prefixed with an apostrophe", async () => {
     const refused = insertChatLog(s.db, { deploymentId, refused: true, question: "=1+1" });
-    const d = s.deployments.getOrThrow(deploymentId);
-    s.leads.handoff({
+    const d = await s.deployments.getOrThrow(deploymentId);
+    await s.leads.handoff({
       deployment: d,
       ownerEmail: "cli-owner@example.com",
       email: "csv@example.org",

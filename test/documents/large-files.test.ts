@@ -36,7 +36,20 @@ async function millionRowCsv(path: string): Promise<void> {
 
 /** Uploads from another process (curl), so building the request body costs the server's thread nothing. */
 async function upload(apiKey: string, path: string, name: string): Promise<{ status: number; body: Record<string, unknown> }> {
-  const curl = Bun.spawn(["curl", "-s", "-w", "\n%{http_code}", "-H", `authorization: Bearer ${apiKey}`, "-F", `file=@${path};filename=${name}`, `${srv.url}/api/v1/documents`], { stdout: "pipe" });
+  const curl = Bun.spawn(
+    [
+      "curl",
+      "-s",
+      "-w",
+      "\n%{http_code}",
+      "-H",
+      `authorization: Bearer ${apiKey}`,
+      "-F",
+      `file=@${path};filename=${name}`,
+      `${srv.url}/api/v1/documents`,
+    ],
+    { stdout: "pipe" },
+  );
   const out = await new Response(curl.stdout).text();
   const at = out.lastIndexOf("\n");
   return { status: Number(out.slice(at + 1)), body: JSON.parse(out.slice(0, at)) as Record<string, unknown> };
@@ -74,17 +87,23 @@ test("a 20 MB single-line TXT and a 1,000,000-row CSV are ingested while /health
   done = true;
   const busy = await loop;
 
-  const docs = ids.map((id) => srv.services.documents.getOrThrow(id, deploymentId));
+  const docs = await Promise.all(ids.map((id) => srv.services.documents.getOrThrow(id, deploymentId)));
   expect(docs.map((d) => d.status)).toEqual(["completed", "completed"]);
   expect(docs[0]?.chunkCount).toBeGreaterThan(10_000);
   expect(docs[1]?.chunkCount).toBeGreaterThan(10_000);
   // the CSV's rows are all indexed with their row numbers, and a word deep inside the TXT is found
-  const row = srv.services.db.query<{ text: string; row_start: number }, [string]>("SELECT text, row_start FROM chunks WHERE document_id = ? AND row_start <= 777777 AND row_end >= 777777").get(ids[1] as string);
+  const row = srv.services.db
+    .query<{ text: string; row_start: number }, [string]>(
+      "SELECT text, row_start FROM chunks WHERE document_id = ? AND row_start <= 777777 AND row_end >= 777777",
+    )
+    .get(ids[1] as string);
   expect(row?.text).toContain("id: 777777; county: C");
-  expect(srv.services.repos.chunkIndex.keywordSearch(deploymentId, "zephyrquartz", 5)).toHaveLength(1);
+  expect(srv.services.sync.chunkIndex.keywordSearch(deploymentId, "zephyrquartz", 5)).toHaveLength(1);
   const worst = (w: number[]) => w.at(-1) ?? 0;
   const p99 = (w: number[]) => w[Math.floor(w.length * 0.99)] ?? 0;
-  console.info(`/health while ingesting: ${busy.length} probes, p99 ${p99(busy).toFixed(1)} ms, worst ${worst(busy).toFixed(1)} ms; idle baseline worst ${worst(idle).toFixed(1)} ms`);
+  console.info(
+    `/health while ingesting: ${busy.length} probes, p99 ${p99(busy).toFixed(1)} ms, worst ${worst(busy).toFixed(1)} ms; idle baseline worst ${worst(idle).toFixed(1)} ms`,
+  );
   expect(busy.length).toBeGreaterThan(50);
   expect(worst(busy)).toBeLessThan(Math.max(100, 2 * worst(idle)));
 }, 300_000);
@@ -93,7 +112,8 @@ test("a document whose parse outlives the limit fails alone: its worker is repla
   const slow = await startTestServer({ DOCCHAT_PARSE_TIMEOUT_MS: "1000", DOCCHAT_PARSE_WORKERS: "1", DOCCHAT_TRAIN_WAIT_MS: "10000" });
   try {
     const { apiKey } = await slow.seed();
-    const push = (form: FormData) => fetch(`${slow.url}/api/v1/documents`, { method: "POST", headers: { authorization: `Bearer ${apiKey}` }, body: form });
+    const push = (form: FormData) =>
+      fetch(`${slow.url}/api/v1/documents`, { method: "POST", headers: { authorization: `Bearer ${apiKey}` }, body: form });
     const big = join(dir, "hostile.csv");
     await millionRowCsv(big);
     const pdf = new FormData();
@@ -123,7 +143,9 @@ test("while a long PDF is being read, its page progress is listed for the deploy
   const watch = setInterval(() => {
     for (const r of srv.services.documents.reading(deploymentId)) if (r.name === "bash.pdf") seen.push({ done: r.done, total: r.total });
   }, 5);
-  const bytes = new Uint8Array(await Bun.file(join(import.meta.dir, "../../../shared/data/docs/pdf/text/debian-bash-doc-bash.pdf")).arrayBuffer());
+  const bytes = new Uint8Array(
+    await Bun.file(join(import.meta.dir, "../../../shared/data/docs/pdf/text/debian-bash-doc-bash.pdf")).arrayBuffer(),
+  );
   const r = await srv.services.documents.push({ deploymentId, name: "bash.pdf", bytes, train: false, replace: true });
   clearInterval(watch);
   expect(r.document.pages).toBeGreaterThan(25);

@@ -33,7 +33,10 @@ test("a scanned PDF with no text layer is read by offline OCR, marked as such, a
   const answer = await fetch(`${srv.url}/api/v1/chat/completions`, {
     method: "POST",
     headers: { authorization: `Bearer ${apiKey}`, "content-type": "application/json" },
-    body: JSON.stringify({ model: "m", messages: [{ role: "user", content: "How many polyphonic tracks does each LinnSequencer sequence contain?" }] }),
+    body: JSON.stringify({
+      model: "m",
+      messages: [{ role: "user", content: "How many polyphonic tracks does each LinnSequencer sequence contain?" }],
+    }),
   });
   const body = (await answer.json()) as { choices: { message: { content: string } }[]; sources?: string[] };
   expect(body.choices[0]?.message.content).toContain("32 simultaneous, polyphonic tracks");
@@ -54,8 +57,17 @@ test("with OCR turned off, a scanned PDF is refused as having no text, as before
 });
 
 test("an image-only page that yields no text is reported, and pages past the OCR page limit are reported as not read", async () => {
-  const pdf = writePdf([{ lines: ["The harbour ferry leaves pier four at noon every weekday."] }, { lines: [] }, { lines: [] }, { lines: [] }]);
-  const parsed = await parseDocument(pdf, { maxPages: 10, maxInflatedBytes: 1 << 24, ocr: { enabled: true, maxPages: 2, timeoutMs: 60_000 } });
+  const pdf = writePdf([
+    { lines: ["The harbour ferry leaves pier four at noon every weekday."] },
+    { lines: [] },
+    { lines: [] },
+    { lines: [] },
+  ]);
+  const parsed = await parseDocument(pdf, {
+    maxPages: 10,
+    maxInflatedBytes: 1 << 24,
+    ocr: { enabled: true, maxPages: 2, timeoutMs: 60_000 },
+  });
   expect(parsed.blocks.map((b) => [b.page, b.text])).toEqual([[1, "The harbour ferry leaves pier four at noon every weekday."]]);
   expect(parsed.notes).toEqual([
     { page: 2, code: "ocr_no_text" },

@@ -17,7 +17,8 @@ const push = (key: string, body: unknown) =>
     body: body instanceof FormData ? body : JSON.stringify(body),
   });
 
-const handbook = "Vacation policy\n\nEmployees receive twenty-five days of paid vacation each calendar year. Unused days expire on March 31.\n\nRemote work is allowed two days per week.";
+const handbook =
+  "Vacation policy\n\nEmployees receive twenty-five days of paid vacation each calendar year. Unused days expire on March 31.\n\nRemote work is allowed two days per week.";
 
 function indexCounts(deploymentId: string) {
   const db = srv.services.db;
@@ -38,7 +39,7 @@ describe("POST /api/v1/documents", () => {
     expect(body.kind).toBe("txt");
     expect(body.training_status).toBe("completed");
     expect(indexCounts(deploymentId).chunks).toBe(body.chunk_count);
-    expect(srv.services.repos.deployments.findById(deploymentId)?.trainingStatus).toBe("completed");
+    expect(srv.services.sync.deployments.findById(deploymentId)?.trainingStatus).toBe("completed");
   });
 
   test("train=false stores without training and answers 201; training later completes it", async () => {
@@ -48,9 +49,9 @@ describe("POST /api/v1/documents", () => {
     const body = await r.json();
     expect(body.status).toBe("stored");
     expect(indexCounts(deploymentId).chunks).toBe(0);
-    srv.services.documents.train(deploymentId);
+    await srv.services.documents.train(deploymentId);
     await srv.services.documents.waitFor([body.id], 10_000);
-    expect(srv.services.repos.documents.get(body.id)?.status).toBe("completed");
+    expect(srv.services.sync.documents.get(body.id)?.status).toBe("completed");
   });
 
   test("a multipart PDF upload in field `file` is sniffed, parsed and trained", async () => {
@@ -90,13 +91,23 @@ describe("POST /api/v1/documents", () => {
   test("replace=true swaps out the document of the same name; replace=false appends", async () => {
     const { apiKey, deploymentId } = await srv.seed();
     await push(apiKey, { content: handbook, name: "policy.txt" });
-    const v2 = await (await push(apiKey, { content: "Vacation policy\n\nEmployees receive thirty days of paid vacation.", name: "policy.txt" })).json();
-    let docs = srv.services.documents.list(deploymentId);
+    const v2 = await (
+      await push(apiKey, { content: "Vacation policy\n\nEmployees receive thirty days of paid vacation.", name: "policy.txt" })
+    ).json();
+    let docs = await srv.services.documents.list(deploymentId);
     expect(docs.map((d) => d.id)).toEqual([v2.id]);
-    await push(apiKey, { content: "Travel policy\n\nTrain travel is preferred for trips under four hours.", name: "policy.txt", replace: false });
-    docs = srv.services.documents.list(deploymentId);
+    await push(apiKey, {
+      content: "Travel policy\n\nTrain travel is preferred for trips under four hours.",
+      name: "policy.txt",
+      replace: false,
+    });
+    docs = await srv.services.documents.list(deploymentId);
     expect(docs).toHaveLength(2);
-    const texts = srv.services.db.query<{ text: string }, [string]>("SELECT text FROM chunks WHERE deployment_id = ?").all(deploymentId).map((r) => r.text).join(" ");
+    const texts = srv.services.db
+      .query<{ text: string }, [string]>("SELECT text FROM chunks WHERE deployment_id = ?")
+      .all(deploymentId)
+      .map((r) => r.text)
+      .join(" ");
     expect(texts).toContain("thirty days");
     expect(texts).not.toContain("twenty-five");
   });
@@ -105,7 +116,11 @@ describe("POST /api/v1/documents", () => {
     const slow = await startTestServer({ DOCCHAT_TRAIN_WAIT_MS: "0" });
     try {
       const { apiKey } = await slow.seed();
-      const r = await fetch(`${slow.url}/api/v1/documents`, { method: "POST", headers: { authorization: `Bearer ${apiKey}`, "content-type": "application/json" }, body: JSON.stringify({ content: handbook, name: "q.txt" }) });
+      const r = await fetch(`${slow.url}/api/v1/documents`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${apiKey}`, "content-type": "application/json" },
+        body: JSON.stringify({ content: handbook, name: "q.txt" }),
+      });
       expect(r.status).toBe(202);
       const body = await r.json();
       expect(["queued", "processing"]).toContain(body.status);
@@ -137,7 +152,7 @@ describe("POST /api/v1/documents", () => {
       expect(typeof body.error.message).toBe("string");
       expect(body.error.code).toBe(code);
     }
-    expect(srv.services.documents.list(deploymentId)).toHaveLength(0);
+    expect(await srv.services.documents.list(deploymentId)).toHaveLength(0);
     expect(indexCounts(deploymentId).chunks).toBe(0);
   });
 
@@ -155,11 +170,14 @@ describe("POST /api/v1/documents", () => {
     const a = await srv.seed();
     const b = await srv.seed();
     // Removal with the key is off unless the owner allows it (the key is public in the widget).
-    for (const s of [a, b]) srv.services.deployments.update(s.deploymentId, { keyManagesDocuments: true });
+    for (const s of [a, b]) await srv.services.deployments.update(s.deploymentId, { keyManagesDocuments: true });
     const doc = await (await push(a.apiKey, { content: handbook, name: "gone.txt" })).json();
     const peek = await fetch(`${srv.url}/api/v1/documents/${doc.id}`, { headers: { authorization: `Bearer ${b.apiKey}` } });
     expect(peek.status).toBe(404);
-    const del = await fetch(`${srv.url}/api/v1/documents/${doc.id}`, { method: "DELETE", headers: { authorization: `Bearer ${b.apiKey}` } });
+    const del = await fetch(`${srv.url}/api/v1/documents/${doc.id}`, {
+      method: "DELETE",
+      headers: { authorization: `Bearer ${b.apiKey}` },
+    });
     expect(del.status).toBe(404);
     const ok = await fetch(`${srv.url}/api/v1/documents/${doc.id}`, { method: "DELETE", headers: { authorization: `Bearer ${a.apiKey}` } });
     expect(ok.status).toBe(200);

@@ -72,7 +72,8 @@ test("Chromium is installed for the browser tests (bun run test installs it; or 
 
 describe("owner console and widget in Chromium", () => {
   beforeAll(async () => {
-    if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} not found: the browser tests cannot run (apt-get install chromium, or bun run test as root).`);
+    if (!existsSync(CHROMIUM))
+      throw new Error(`${CHROMIUM} not found: the browser tests cannot run (apt-get install chromium, or bun run test as root).`);
     mkdirSync(SHOTS, { recursive: true });
     const { chromium } = await import("playwright-core");
     server = await startTestServer();
@@ -81,7 +82,15 @@ describe("owner console and widget in Chromium", () => {
     browser = await chromium.launch({
       executablePath: CHROMIUM,
       headless: true,
-      args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"],
+      args: [
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--no-first-run",
+      ],
     });
     owner = await browser.newContext({ viewport: { width: 1280, height: 860 } });
     await owner.grantPermissions(["clipboard-read", "clipboard-write"], { origin: server.url });
@@ -121,7 +130,7 @@ describe("owner console and widget in Chromium", () => {
     await consolePage.waitForSelector('[data-testid="api-key"] button:has-text("Copied")');
     expect(await consolePage.evaluate(() => navigator.clipboard.readText())).toBe(state.key);
     await shot(consolePage, "03-key-shown-once");
-    const d = server.services.repos.deployments.list()[0];
+    const d = server.services.sync.deployments.list()[0];
     state.deploymentId = d?.id ?? "";
     expect(d?.name).toBe("Acme Bikes <i>help</i>");
     expect(await consolePage.locator("i").count()).toBe(0);
@@ -130,7 +139,11 @@ describe("owner console and widget in Chromium", () => {
   test("uploads a document and watches training reach Completed", async () => {
     await consolePage.click("text=Continue: upload documents");
     await consolePage.waitForSelector('[data-testid="dropzone"]');
-    await consolePage.setInputFiles('input[type="file"]', { name: `${DOC_NAME}.txt`, mimeType: "text/plain", buffer: Buffer.from(DOC_TEXT) });
+    await consolePage.setInputFiles('input[type="file"]', {
+      name: `${DOC_NAME}.txt`,
+      mimeType: "text/plain",
+      buffer: Buffer.from(DOC_TEXT),
+    });
     await consolePage.waitForSelector('tr[data-status="completed"]', { timeout: 30_000 });
     await consolePage.waitForSelector(".training-line >> text=Completed");
     expect(await consolePage.locator(".doc-name").first().textContent()).toBe(`${DOC_NAME}.txt`);
@@ -143,7 +156,9 @@ describe("owner console and widget in Chromium", () => {
         ([n, t, c]) => {
           const dt = new DataTransfer();
           dt.items.add(new File([c as string], n as string, { type: t as string }));
-          document.querySelector('[data-testid="dropzone"]')?.dispatchEvent(new DragEvent("drop", { dataTransfer: dt, bubbles: true, cancelable: true }));
+          document
+            .querySelector('[data-testid="dropzone"]')
+            ?.dispatchEvent(new DragEvent("drop", { dataTransfer: dt, bubbles: true, cancelable: true }));
         },
         [name, type, content],
       );
@@ -165,15 +180,19 @@ describe("owner console and widget in Chromium", () => {
     await consolePage.fill('.field:has-text("Starter questions") textarea', QUESTION);
     await consolePage.click("text=+ Add Q&A pair");
     // Each Q&A input has a visible label of its own, not just a placeholder.
-    const labels = await consolePage.evaluate(() => [...document.querySelectorAll(".qa-row input, .qa-row textarea")].map((e) => [...((e as HTMLInputElement).labels ?? [])].map((l) => l.textContent?.trim())));
+    const labels = await consolePage.evaluate(() =>
+      [...document.querySelectorAll(".qa-row input, .qa-row textarea")].map((e) =>
+        [...((e as HTMLInputElement).labels ?? [])].map((l) => l.textContent?.trim()),
+      ),
+    );
     expect(labels).toEqual([["Question"], ["Answer"]]);
-    await consolePage.fill('.qa-row input', "Do you sell e-bikes?");
-    await consolePage.fill('.qa-row textarea', "Yes, from three brands.");
+    await consolePage.fill(".qa-row input", "Do you sell e-bikes?");
+    await consolePage.fill(".qa-row textarea", "Yes, from three brands.");
     await consolePage.click("text=Save settings");
     await consolePage.waitForSelector("text=Settings saved.");
     await consolePage.waitForSelector(".page-head >> text=Published");
     await shot(consolePage, "05-settings");
-    const d = server.services.repos.deployments.findById(state.deploymentId);
+    const d = server.services.sync.deployments.findById(state.deploymentId);
     expect(d).toMatchObject({ published: true, handoffEnabled: true, starterQuestions: [QUESTION] });
   });
 
@@ -220,7 +239,7 @@ describe("owner console and widget in Chromium", () => {
     await widgetPage.waitForSelector(".handoff-done");
     await shot(widgetPage, "09-widget-handoff");
     expect(await shadowCount(widgetPage, "b, img")).toBe(0);
-    const leads = server.services.leads.list(state.deploymentId);
+    const leads = await server.services.leads.list(state.deploymentId);
     expect(leads.map((l) => [l.email, l.refusedQuestion])).toEqual([["visitor@example.com", XSS_QUESTION]]);
   });
 
@@ -243,7 +262,10 @@ describe("owner console and widget in Chromium", () => {
     const url = new URL((await asked).url());
     expect(url.searchParams.get("conversation_id")).toMatch(/^conv-/);
     await widgetPage.waitForFunction(
-      (text) => [...(document.getElementById("docchat-widget")?.shadowRoot?.querySelectorAll(".msg.bot:not(.streaming) .text") ?? [])].some((e) => e.textContent === text),
+      (text) =>
+        [...(document.getElementById("docchat-widget")?.shadowRoot?.querySelectorAll(".msg.bot:not(.streaming) .text") ?? [])].some(
+          (e) => e.textContent === text,
+        ),
       CORRECTION,
     );
     expect(await shadowCount(widgetPage, "img")).toBe(0);
@@ -254,7 +276,7 @@ describe("owner console and widget in Chromium", () => {
   });
 
   test("the owner takes the correction out of service and back, with a message that covers nothing", async () => {
-    const active = () => server.services.repos.corrections.findActive(state.deploymentId, normaliseQuestion(QUESTION));
+    const active = () => server.services.sync.corrections.findActive(state.deploymentId, normaliseQuestion(QUESTION));
     await consolePage.click('.table td.state-cell button:has-text("Take out of service")');
     await consolePage.waitForSelector(".toast:has-text('Correction taken out of service')");
     await consolePage.waitForSelector(".table td.state-cell:has-text('Not in service')");
@@ -296,7 +318,9 @@ describe("owner console and widget in Chromium", () => {
     expect(lineStarts.length).toBeGreaterThan(0);
     for (const c of lineStarts) expect(["@", "."]).toContain(c);
     expect(await consolePage.locator("td", { hasText: "How do I bake sourdough bread?" }).first().textContent()).toBe(XSS_QUESTION);
-    expect(await consolePage.locator('a:has-text("Export CSV")').getAttribute("href")).toBe(`/owner/api/deployments/${state.deploymentId}/leads.csv`);
+    expect(await consolePage.locator('a:has-text("Export CSV")').getAttribute("href")).toBe(
+      `/owner/api/deployments/${state.deploymentId}/leads.csv`,
+    );
     await shot(consolePage, "13-leads");
 
     await consolePage.click('.tabs a:has-text("Reports")');
@@ -310,8 +334,8 @@ describe("owner console and widget in Chromium", () => {
     await shot(consolePage, "15-key");
 
     // A long token history: the password form stays near the top and the history comes a page at a time.
-    const account = server.services.repos.accounts.findByEmail(EMAIL)!;
-    for (let i = 0; i < 45; i++) server.services.repos.accounts.debit(account.id, 1, null);
+    const account = server.services.sync.accounts.findByEmail(EMAIL)!;
+    for (let i = 0; i < 45; i++) server.services.sync.accounts.debit(account.id, 1, null);
     await consolePage.click('.topnav a:has-text("Account")');
     await consolePage.waitForSelector('[data-testid="balance"]');
     const form = await consolePage.locator('form:has-text("Change password")').boundingBox();

@@ -23,7 +23,11 @@ export function hostPageServer(docchatUrl: string) {
 <script src="${docchatUrl}/widget.js" data-key="${key}" defer></script>
 </body>
 </html>`;
-  const server = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: () => new Response(page(), { headers: { "content-type": "text/html; charset=utf-8" } }) });
+  const server = Bun.serve({
+    port: 0,
+    hostname: "127.0.0.1",
+    fetch: () => new Response(page(), { headers: { "content-type": "text/html; charset=utf-8" } }),
+  });
   return {
     url: `http://127.0.0.1:${server.port}/`,
     setKey(k: string) {

@@ -50,8 +50,8 @@ beforeAll(async () => {
   s = await createServices(configFor(dir, env));
   owner = "crash-owner@example.com";
   const account = await s.accounts.create({ email: owner });
-  const created = s.deployments.create({ accountId: account.id, name: "Crash Shop", published: true });
-  s.deployments.update(created.deployment.id, { handoffEnabled: true });
+  const created = await s.deployments.create({ accountId: account.id, name: "Crash Shop", published: true });
+  await s.deployments.update(created.deployment.id, { handoffEnabled: true });
   key = created.apiKey;
   deploymentId = created.deployment.id;
 });
@@ -68,7 +68,7 @@ const handoff = (url: string, conversationId: string, email: string) =>
     body: JSON.stringify({ email, conversation_id: conversationId }),
   });
 
-const mailOf = (leadId: number) => s.repos.outbox.list().find((m) => m.leadId === leadId);
+const mailOf = (leadId: number) => s.sync.outbox.list().find((m) => m.leadId === leadId);
 
 describe("owner mail across a kill -9", () => {
   test("a lead committed but not yet mailed when the server is killed is mailed exactly once after restart", async () => {

@@ -36,7 +36,7 @@ describe("what the public deployment key may do with documents", () => {
     const del = await fetch(`${srv.url}${DOCS}/${doc.id}`, { method: "DELETE", headers: auth(apiKey) });
     expect(del.status).toBe(403);
     expect(del.headers.get("x-ratelimit-remaining")).not.toBeNull();
-    expect(srv.services.repos.documents.get(doc.id)).not.toBeNull();
+    expect(srv.services.sync.documents.get(doc.id)).not.toBeNull();
   });
 
   test("the owner turns listing and removal on in the owner API, and the deployment shows the setting", async () => {
@@ -91,7 +91,7 @@ describe("what the public deployment key may do with documents", () => {
 
   test("pushes can be limited to a list of addresses; refused pushes don't use up the allowed pusher's limit", async () => {
     const { apiKey, deploymentId } = await srv.seed();
-    srv.services.deployments.update(deploymentId, { pushIpAllow: ["198.51.100.0/24"] });
+    await srv.services.deployments.update(deploymentId, { pushIpAllow: ["198.51.100.0/24"] });
     for (let i = 0; i < 25; i++) {
       const r = await push(apiKey, { content: "spam", name: `spam-${i}.txt` }, "203.0.113.50");
       expect([403, 429]).toContain(r.status);
@@ -108,7 +108,7 @@ describe("what the public deployment key may do with documents", () => {
 describe("per-account storage quotas", () => {
   test("a push past the account's document count is refused with 403 storage_quota_exceeded; a replacement still fits", async () => {
     const a = await srv.seed();
-    const second = srv.services.deployments.create({ accountId: a.accountId, name: "Second", published: true });
+    const second = await srv.services.deployments.create({ accountId: a.accountId, name: "Second", published: true });
     expect((await push(a.apiKey, { content: "one", name: "one.txt" })).status).toBe(201);
     expect((await push(a.apiKey, { content: "two", name: "two.txt" })).status).toBe(201);
     expect((await push(second.apiKey, { content: "three", name: "three.txt" })).status).toBe(201);
@@ -117,7 +117,7 @@ describe("per-account storage quotas", () => {
     expect(await codeOf(over)).toMatchObject({ code: "storage_quota_exceeded", param: "documents" });
     // Replacing a document by name doesn't grow the count.
     expect((await push(a.apiKey, { content: "one, revised", name: "one.txt", replace: true })).status).toBe(201);
-    expect(srv.services.documents.list(second.deployment.id)).toHaveLength(1);
+    expect(await srv.services.documents.list(second.deployment.id)).toHaveLength(1);
   });
 
   test("a push past the account's bytes is refused before anything is stored", async () => {
@@ -126,6 +126,6 @@ describe("per-account storage quotas", () => {
     const over = await push(b.apiKey, { content: "b".repeat(2000), name: "more.txt" });
     expect(over.status).toBe(403);
     expect(await codeOf(over)).toMatchObject({ code: "storage_quota_exceeded", param: "bytes" });
-    expect(srv.services.documents.list(b.deploymentId).map((d) => d.name)).toEqual(["big.txt"]);
+    expect((await srv.services.documents.list(b.deploymentId)).map((d) => d.name)).toEqual(["big.txt"]);
   });
 });

@@ -13,7 +13,7 @@ const widgetConfig = (key: string, xff: string) =>
 
 test("calls refused by the IP allow-list do not consume the allowed clients' rate limit", async () => {
   const { apiKey, deploymentId } = await srv.seed();
-  srv.services.deployments.update(deploymentId, { ipAllow: ["203.0.113.0/24"] });
+  await srv.services.deployments.update(deploymentId, { ipAllow: ["203.0.113.0/24"] });
   // widget/config allows 120 a minute; a leaked key used 150 times from elsewhere...
   for (let i = 0; i < 150; i++) {
     const r = await widgetConfig(apiKey, "198.51.100.4");

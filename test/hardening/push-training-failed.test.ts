@@ -22,10 +22,10 @@ test("a push whose training fails after a successful parse is not reported as 20
     expect(r.status).toBe(500);
     const body = (await r.json()) as { error: { code: string; param?: string; message: string } };
     expect(body.error).toMatchObject({ code: "training_failed", param: "document" });
-    const [doc] = srv.services.documents.list(deploymentId);
+    const [doc] = await srv.services.documents.list(deploymentId);
     expect(doc?.status).toBe("failed");
     expect(body.error.message).toContain(doc?.id as string);
-    expect(srv.services.repos.deployments.findById(deploymentId)?.trainingStatus).not.toBe("completed");
+    expect(srv.services.sync.deployments.findById(deploymentId)?.trainingStatus).not.toBe("completed");
   } finally {
     srv.services.db.run("DROP TRIGGER spoil_parse");
   }

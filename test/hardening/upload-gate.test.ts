@@ -64,7 +64,9 @@ describe("uploads are judged on their headers before any body is read", () => {
     const releaseAgain = new Promise<void>((resolve) => {
       letGoAgain = resolve;
     });
-    const heldAgain = [1, 2].map(() => rawRequest({ url: srv.url, head, bodyBytes: 4 * MB, stopAfter: 64 * 1024, release: releaseAgain, timeoutMs: 15_000 }));
+    const heldAgain = [1, 2].map(() =>
+      rawRequest({ url: srv.url, head, bodyBytes: 4 * MB, stopAfter: 64 * 1024, release: releaseAgain, timeoutMs: 15_000 }),
+    );
     await Bun.sleep(300);
     expect((await rawRequest({ url: srv.url, head, bodyBytes: 4 * MB, stopAfter: 64 * 1024, timeoutMs: 5_000 })).status).toBe(503);
     letGoAgain();

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { insertChatLog } from "../helpers/chat-logs.ts";
 import { type ChatWorld, openaiClient, postJson, seedWithDocs, startChatWorld } from "../chat/chat-kit.ts";
+import { insertChatLog } from "../helpers/chat-logs.ts";
 import { signedInOwner } from "../owner/owner-client.ts";
 
 let world: ChatWorld;
@@ -58,7 +58,7 @@ describe("times on the wire are Unix seconds", () => {
     });
     const logs = await client.get<{ data: { created_at: number }[] }>(`/deployments/${seeded.deploymentId}/chat-logs`);
     for (const l of logs.body.data) near(l.created_at);
-    world.server.services.feedback.rate(seeded.deploymentId, log.id, 0);
+    await world.server.services.feedback.rate(seeded.deploymentId, log.id, 0);
     const open = await client.get<{ open: { rated_at: number; created_at: number }[] }>(`/deployments/${seeded.deploymentId}/corrections`);
     near(open.body.open[0]?.rated_at);
     near(open.body.open[0]?.created_at);

@@ -198,8 +198,7 @@ export function startFakeUpstream(opts: { mode?: FakeUpstreamMode } = {}): FakeU
           data: [{ id: "fake-model", object: "model", created: 0, owned_by: "fake" }],
         });
       }
-      if (req.method !== "POST" || !path.endsWith("/chat/completions"))
-        return new Response("not found", { status: 404 });
+      if (req.method !== "POST" || !path.endsWith("/chat/completions")) return new Response("not found", { status: 404 });
       const raw = await req.text();
       let body: FakeChatRequestBody | undefined;
       try {

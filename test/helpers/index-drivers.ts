@@ -47,13 +47,13 @@ export async function openSqliteDriver(): Promise<IndexDriver> {
   const dataDir = mkdtempSync(join(tmpdir(), "docchat-index-"));
   const services = await createServices(configFor(dataDir, { DOCCHAT_EMBEDDER: "none" }));
   const account = await services.accounts.create({ email: `${newId("idx")}@example.com`, tokens: 1_000_000 });
-  const repo = services.repos.chunkIndex;
+  const repo = services.sync.chunkIndex;
   return {
     engine: "sqlite",
     index: repo,
     stats: createTermStatsRepo(services.db, { cacheMs: 0 }),
     async deployment() {
-      return services.deployments.create({ accountId: account.id, name: "Index", kind: "docs", published: true }).deployment.id;
+      return (await services.deployments.create({ accountId: account.id, name: "Index", kind: "docs", published: true })).deployment.id;
     },
     async addDocument(deploymentId, chunks, name = "doc.txt") {
       const documentId = newId("doc");
@@ -61,7 +61,7 @@ export async function openSqliteDriver(): Promise<IndexDriver> {
       let ids: number[] = [];
       services.db
         .transaction(() => {
-          services.repos.documents.insert({
+          services.sync.documents.insert({
             id: documentId,
             deploymentId,
             name,

@@ -42,7 +42,9 @@ export async function startServeProcess(opts: {
     const m = /"msg":"docchat listening","url":"(http:\/\/[^"]+)"/.exec(stderr);
     if (m?.[1]) {
       url = m[1];
-      const ok = await fetch(`${url}/health`).then((r) => r.ok).catch(() => false);
+      const ok = await fetch(`${url}/health`)
+        .then((r) => r.ok)
+        .catch(() => false);
       if (ok) break;
     }
     await Bun.sleep(25);

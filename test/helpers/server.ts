@@ -9,7 +9,12 @@ export interface TestServer {
   services: Services;
   dataDir: string;
   /** creates an owner, a published deployment and returns its key */
-  seed(opts?: { tokens?: number; published?: boolean; kind?: "docs" | "private_gpt"; email?: string }): Promise<{ deploymentId: string; apiKey: string; accountId: number; email: string }>;
+  seed(opts?: {
+    tokens?: number;
+    published?: boolean;
+    kind?: "docs" | "private_gpt";
+    email?: string;
+  }): Promise<{ deploymentId: string; apiKey: string; accountId: number; email: string }>;
   stop(): Promise<void>;
 }
 
@@ -33,7 +38,12 @@ export async function startTestServer(env: Record<string, string> = {}, opts: { 
     async seed(o = {}) {
       const email = o.email ?? `owner${++seq}-${Date.now()}@example.com`;
       const account = await services.accounts.create({ email, tokens: o.tokens ?? 100_000 });
-      const { deployment, apiKey } = services.deployments.create({ accountId: account.id, name: "Test deployment", kind: o.kind ?? "docs", published: o.published ?? true });
+      const { deployment, apiKey } = await services.deployments.create({
+        accountId: account.id,
+        name: "Test deployment",
+        kind: o.kind ?? "docs",
+        published: o.published ?? true,
+      });
       return { deploymentId: deployment.id, apiKey, accountId: account.id, email };
     },
     async stop() {
@@ -45,7 +55,10 @@ export async function startTestServer(env: Record<string, string> = {}, opts: { 
 }
 
 /** Runs the real CLI in a child process. */
-export async function runCliProcess(args: string[], env: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
+export async function runCliProcess(
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<{ code: number; stdout: string; stderr: string }> {
   const proc = Bun.spawn([process.execPath, join(import.meta.dir, "../../src/main.ts"), ...args], {
     env: { ...process.env, ...env },
     stdout: "pipe",

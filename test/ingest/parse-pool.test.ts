@@ -4,7 +4,14 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { isAppError } from "../../src/errors/index.ts";
 import { DEFAULT_CHUNK_OPTIONS } from "../../src/ingest/chunk.ts";
-import { createParsePool, defaultWorkerCommand, discardPrepared, type ParsePoolOptions, type PreparedDocument, preparedParts } from "../../src/ingest/parse-pool.ts";
+import {
+  createParsePool,
+  defaultWorkerCommand,
+  discardPrepared,
+  type ParsePoolOptions,
+  type PreparedDocument,
+  preparedParts,
+} from "../../src/ingest/parse-pool.ts";
 import { PARSE_WORKER_COMMAND } from "../../src/ingest/parse-worker.ts";
 import { prepareDocument, readPreparedLines } from "../../src/ingest/prepare.ts";
 import { FIXTURE_DOCS, SHARED_DOCS, TEST_PARSE_OPTIONS } from "./helpers/docs.ts";

@@ -91,9 +91,7 @@ for (const subject of subjects) {
     test("a request whose signal is already aborted yields nothing", async () => {
       const controller = new AbortController();
       controller.abort();
-      const events = await collectEvents(
-        subject.backend.generate(subject.request({ long: true, signal: controller.signal })),
-      );
+      const events = await collectEvents(subject.backend.generate(subject.request({ long: true, signal: controller.signal })));
       expect(events).toEqual([]);
     });
 

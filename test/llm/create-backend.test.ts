@@ -34,9 +34,7 @@ describe("createLlmBackend", () => {
       concurrency: 2,
       maxQueue: 2,
     });
-    const events = await collectEvents(
-      backend.generate({ messages: [{ role: "user", content: "hi" }], temperature: 0, maxTokens: 8 }),
-    );
+    const events = await collectEvents(backend.generate({ messages: [{ role: "user", content: "hi" }], temperature: 0, maxTokens: 8 }));
     expect(textOf(events)).toBe("Hi there.");
     expect(upstream.calls[0]?.headers.authorization).toBe("Bearer k");
     await upstream.close();

@@ -56,9 +56,7 @@ describe("extractive backend", () => {
   });
 
   test("a tight maxTokens budget cuts the answer at a word boundary and reports length", async () => {
-    const events = await collectEvents(
-      backend.generate(ask("When is a refund issued after a return?", { maxTokens: 4 })),
-    );
+    const events = await collectEvents(backend.generate(ask("When is a refund issued after a return?", { maxTokens: 4 })));
     expect(handbook.text.startsWith(textOf(events), handbook.text.indexOf("Refunds"))).toBe(true);
     expect(events.at(-1)).toMatchObject({ type: "done", finishReason: "length" });
   });

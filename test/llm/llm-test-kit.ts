@@ -1,12 +1,10 @@
-import { fileURLToPath } from "node:url";
 import { expect } from "bun:test";
+import { fileURLToPath } from "node:url";
 import { isAppError } from "../../src/errors/index.ts";
 import type { GenerateEvent } from "../../src/llm/backend.ts";
 
 /** The shared test model: random weights, no chat template (see ../shared/models/README.md). */
-export const TINY_LLAMA_PATH = fileURLToPath(
-  new URL("../../../shared/models/llama-2-tiny-random.gguf", import.meta.url),
-);
+export const TINY_LLAMA_PATH = fileURLToPath(new URL("../../../shared/models/llama-2-tiny-random.gguf", import.meta.url));
 
 export async function collectEvents(events: AsyncIterable<GenerateEvent>): Promise<GenerateEvent[]> {
   const out: GenerateEvent[] = [];

@@ -1,9 +1,6 @@
 import { afterAll, afterEach, describe, expect, test } from "bun:test";
 import type { GenerateEvent, GenerateRequest } from "../../src/llm/backend.ts";
-import {
-  createOpenAiCompatibleBackend,
-  type OpenAiCompatibleOptions,
-} from "../../src/llm/backends/openai-compatible.backend.ts";
+import { createOpenAiCompatibleBackend, type OpenAiCompatibleOptions } from "../../src/llm/backends/openai-compatible.backend.ts";
 import { FAKE_UPSTREAM_REPLY, startFakeUpstream } from "../helpers/fake-upstream.ts";
 import { collectEvents as collect, expectAppErrorWithRetry } from "./llm-test-kit.ts";
 
@@ -67,9 +64,7 @@ describe("openai-compatible backend", () => {
   test("a refused connection becomes backend_down", async () => {
     const gone = startFakeUpstream();
     await gone.close();
-    await expectBackendDown(
-      collect(createOpenAiCompatibleBackend({ baseUrl: gone.url, model: "m" }).generate(request())),
-    );
+    await expectBackendDown(collect(createOpenAiCompatibleBackend({ baseUrl: gone.url, model: "m" }).generate(request())));
   });
 
   test("an upstream that never sends headers trips the connect timeout", async () => {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createLogger } from "../../src/log.ts";
 import { createLogMailer } from "../../src/mail/log.mailer.ts";
-import { type MailMessage, type Mailer, newMessageId, UnsafeMailError } from "../../src/mail/mailer.ts";
+import { type Mailer, type MailMessage, newMessageId, UnsafeMailError } from "../../src/mail/mailer.ts";
 import { createSmtpMailer } from "../../src/mail/smtp.mailer.ts";
 import { type SmtpSink, startSmtpSink } from "../helpers/smtp-sink.ts";
 

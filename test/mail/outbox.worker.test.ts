@@ -2,12 +2,13 @@ import { afterEach, describe, expect, test } from "bun:test";
 import { rmSync } from "node:fs";
 import { createLogger } from "../../src/log.ts";
 import { retryDelayMs } from "../../src/mail/backoff.ts";
-import { type MailMessage, type Mailer, newMessageId } from "../../src/mail/mailer.ts";
+import { type Mailer, type MailMessage, newMessageId } from "../../src/mail/mailer.ts";
 import { createOutboxWorker } from "../../src/mail/outbox.worker.ts";
 import { closeDatabase, type Db, openDatabase } from "../../src/store/db.ts";
 import { createOutboxRepo, type OutboxRepo } from "../../src/store/repos/outbox.repo.ts";
-import { waitUntil } from "../helpers/smtp-sink.ts";
+import { asyncRepo } from "../../src/store/sqlite/sqlite-store.ts";
 import { tempDir } from "../helpers/server.ts";
+import { waitUntil } from "../helpers/smtp-sink.ts";
 
 /** A real, deterministic driver: fails the first `failures` sends, then accepts; records every attempt. */
 function scriptedMailer(failures = 0, opts: { gate?: Promise<void> } = {}) {
@@ -50,7 +51,7 @@ const enqueue = (at = 0) =>
 
 const worker = (mailer: Mailer, clock: { t: number }, over: Partial<Parameters<typeof createOutboxWorker>[0]> = {}) =>
   createOutboxWorker({
-    outbox,
+    outbox: asyncRepo(outbox),
     mailer,
     from: "docchat@example.com",
     log: silent,

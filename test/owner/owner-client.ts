@@ -12,7 +12,12 @@ export interface OwnerResponse<T = Record<string, unknown>> {
  */
 export function ownerClient(server: { url: string }) {
   let cookie = "";
-  async function call<T = Record<string, unknown>>(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<OwnerResponse<T>> {
+  async function call<T = Record<string, unknown>>(
+    method: string,
+    path: string,
+    body?: unknown,
+    headers: Record<string, string> = {},
+  ): Promise<OwnerResponse<T>> {
     const h: Record<string, string> = { origin: server.url, ...headers };
     if (cookie) h.cookie = cookie;
     let payload: BodyInit | undefined;
@@ -34,7 +39,8 @@ export function ownerClient(server: { url: string }) {
   return {
     call,
     get: <T = Record<string, unknown>>(path: string) => call<T>("GET", `/owner/api${path}`),
-    post: <T = Record<string, unknown>>(path: string, body?: unknown, headers?: Record<string, string>) => call<T>("POST", `/owner/api${path}`, body ?? {}, headers),
+    post: <T = Record<string, unknown>>(path: string, body?: unknown, headers?: Record<string, string>) =>
+      call<T>("POST", `/owner/api${path}`, body ?? {}, headers),
     patch: <T = Record<string, unknown>>(path: string, body?: unknown) => call<T>("PATCH", `/owner/api${path}`, body ?? {}),
     put: <T = Record<string, unknown>>(path: string, body?: unknown) => call<T>("PUT", `/owner/api${path}`, body ?? {}),
     del: <T = Record<string, unknown>>(path: string) => call<T>("DELETE", `/owner/api${path}`),

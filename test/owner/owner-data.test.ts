@@ -3,6 +3,7 @@ import { readFileSync } from "node:fs";
 import { insertChatLog } from "../helpers/chat-logs.ts";
 import { fixture } from "../helpers/paths.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
+import { waitUntil } from "../helpers/smtp-sink.ts";
 import { type OwnerClient, signedInOwner } from "./owner-client.ts";
 
 setDefaultTimeout(30_000);
@@ -64,21 +65,30 @@ describe("corrections, chat logs and leads", () => {
   test("answers rated 0 are listed with question, answer, sources and time; a correction is written, edited and its servings counted", async () => {
     const s = server.services;
     const log = insertChatLog(s.db, { deploymentId: dep, question: "When do you open?", answer: "Wrong answer", sources: ["hours"] });
-    s.feedback.rate(dep, log.id, 0);
+    await s.feedback.rate(dep, log.id, 0);
     const list = await owner.get<{ open: Record<string, unknown>[] }>(`/deployments/${dep}/corrections`);
-    expect(list.body.open[0]).toMatchObject({ chat_log_id: log.id, question: "When do you open?", answer: "Wrong answer", sources: ["hours"], correction: null });
+    expect(list.body.open[0]).toMatchObject({
+      chat_log_id: log.id,
+      question: "When do you open?",
+      answer: "Wrong answer",
+      sources: ["hours"],
+      correction: null,
+    });
     expect(typeof list.body.open[0]?.rated_at).toBe("number");
     expect((await owner.put(`/deployments/${dep}/corrections/${log.id}`, { answer: "  " })).status).toBe(400);
     const put = await owner.put(`/deployments/${dep}/corrections/${log.id}`, { answer: "We open at 9." });
     expect(put.body).toMatchObject({ chat_log_id: log.id, answer: "We open at 9.", active: true, served_count: 0 });
     await owner.put(`/deployments/${dep}/corrections/${log.id}`, { answer: "We open at 8." });
-    s.corrections.findFor(dep, "when do you open");
-    s.corrections.findFor(dep, "When do you open??");
-    const after = await owner.get<{ open: { correction: { answer: string; served_count: number } }[]; corrections: { answer: string; served_count: number }[] }>(`/deployments/${dep}/corrections`);
+    await s.corrections.findFor(dep, "when do you open");
+    await s.corrections.findFor(dep, "When do you open??");
+    const after = await owner.get<{
+      open: { correction: { answer: string; served_count: number } }[];
+      corrections: { answer: string; served_count: number }[];
+    }>(`/deployments/${dep}/corrections`);
     expect(after.body.open[0]?.correction).toMatchObject({ answer: "We open at 8.", served_count: 2 });
     expect(after.body.corrections).toEqual([expect.objectContaining({ answer: "We open at 8.", served_count: 2, active: true })]);
     expect((await owner.del(`/deployments/${dep}/corrections/${log.id}`)).status).toBe(200);
-    expect(s.corrections.findFor(dep, "When do you open?")).toBeNull();
+    expect(await s.corrections.findFor(dep, "When do you open?")).toBeNull();
   });
 
   test("chat logs are listed newest first and readable by id", async () => {
@@ -96,21 +106,34 @@ describe("corrections, chat logs and leads", () => {
   test("leads are listed with their mail delivery state and exported as formula-safe CSV", async () => {
     const s = server.services;
     const refusal = insertChatLog(s.db, { deploymentId: dep, refused: true, question: "Can I pay by cheque?" });
-    const deployment = s.repos.deployments.findById(dep);
+    const deployment = s.sync.deployments.findById(dep);
     if (!deployment) throw new Error("missing");
-    const { lead } = s.leads.handoff({ deployment, ownerEmail: "owner@example.com", email: "v@example.com", name: "=HYPERLINK(\"x\")", message: "Call me", conversationId: refusal.conversationId });
+    const { lead } = await s.leads.handoff({
+      deployment,
+      ownerEmail: "owner@example.com",
+      email: "v@example.com",
+      name: '=HYPERLINK("x")',
+      message: "Call me",
+      conversationId: refusal.conversationId,
+    });
     const outbox = s.db.query<{ id: number }, [number]>("SELECT id FROM mail_outbox WHERE lead_id = ?").get(lead.id);
-    const state = async () => (await owner.get<{ data: { delivery: string; id: number }[] }>(`/deployments/${dep}/leads`)).body.data.find((l) => l.id === lead.id)?.delivery;
+    const state = async () =>
+      (await owner.get<{ data: { delivery: string; id: number }[] }>(`/deployments/${dep}/leads`)).body.data.find((l) => l.id === lead.id)
+        ?.delivery;
     const outboxId = outbox?.id ?? 0;
+    await waitUntil(() => s.sync.outbox.findById(outboxId)?.status === "sent", "the log driver to take the mail");
     // Rewind the (already logged) mail and keep the worker away from it while the states are checked.
-    s.db.run("UPDATE mail_outbox SET status = 'pending', attempts = 0, last_error = NULL, sent_at = NULL, sent_via = NULL, next_attempt_at = ? WHERE id = ?", [Date.now() + 3_600_000, outboxId]);
+    s.db.run(
+      "UPDATE mail_outbox SET status = 'pending', attempts = 0, last_error = NULL, sent_at = NULL, sent_via = NULL, next_attempt_at = ? WHERE id = ?",
+      [Date.now() + 3_600_000, outboxId],
+    );
     expect(await state()).toBe("queued");
-    s.repos.outbox.markRetry(outboxId, Date.now() + 60_000, "connection refused");
+    s.sync.outbox.markRetry(outboxId, Date.now() + 60_000, "connection refused");
     s.db.run("UPDATE mail_outbox SET attempts = 2 WHERE id = ?", [outboxId]);
     expect(await state()).toBe("retrying");
-    s.repos.outbox.markDead(outboxId, "gave up");
+    s.sync.outbox.markDead(outboxId, "gave up");
     expect(await state()).toBe("dead-lettered");
-    s.repos.outbox.markSent(outboxId, "smtp");
+    s.sync.outbox.markSent(outboxId, "smtp");
     expect(await state()).toBe("sent");
     const res = await owner.call("GET", `/owner/api/deployments/${dep}/leads.csv`);
     expect(res.headers.get("content-type")).toContain("text/csv");
@@ -127,15 +150,16 @@ describe("reports", () => {
       const o = (await signedInOwner(s)).client;
       const id = (await o.post<{ deployment: { id: string } }>("/deployments", { name: "R" })).body.deployment.id;
       const at = (day: string, hour: number) => Date.parse(`${day}T${String(hour).padStart(2, "0")}:00:00Z`);
-      const add = (day: string, q: string, opts: { refused?: boolean; rating?: 0 | 1; tokens?: number; corrected?: boolean; hour?: number } = {}) => {
+      const add = (
+        day: string,
+        q: string,
+        opts: { refused?: boolean; rating?: 0 | 1; tokens?: number; corrected?: boolean; hour?: number } = {},
+      ) => {
         const l = insertChatLog(s.services.db, { deploymentId: id, question: q, refused: opts.refused });
-        s.services.db.run("UPDATE chat_logs SET created_at = ?, rating = ?, prompt_tokens = ?, completion_tokens = 5, correction_id = ? WHERE id = ?", [
-          at(day, opts.hour ?? 12),
-          opts.rating ?? null,
-          opts.tokens ?? 10,
-          opts.corrected ? 1 : null,
-          l.id,
-        ]);
+        s.services.db.run(
+          "UPDATE chat_logs SET created_at = ?, rating = ?, prompt_tokens = ?, completion_tokens = 5, correction_id = ? WHERE id = ?",
+          [at(day, opts.hour ?? 12), opts.rating ?? null, opts.tokens ?? 10, opts.corrected ? 1 : null, l.id],
+        );
         return l;
       };
       add("2025-03-01", "Opening hours?", { rating: 1 });
@@ -145,20 +169,63 @@ describe("reports", () => {
       add("2025-03-03", "Bake bread?", { refused: true, tokens: 0, hour: 23 });
       add("2025-03-05", "Outside the range");
       const lead = add("2025-03-03", "Parking?", { refused: true, tokens: 0 });
-      s.services.db.run("INSERT INTO leads (deployment_id, conversation_id, chat_log_id, email, created_at) VALUES (?, ?, ?, 'v@example.com', ?)", [id, lead.conversationId, lead.id, at("2025-03-03", 9)]);
-      const r = await o.get<{ days: Record<string, unknown>[]; totals: Record<string, number>; top_questions: unknown[]; top_refused: unknown[] }>(`/deployments/${id}/reports?from=2025-03-01&to=2025-03-03`);
+      s.services.db.run(
+        "INSERT INTO leads (deployment_id, conversation_id, chat_log_id, email, created_at) VALUES (?, ?, ?, 'v@example.com', ?)",
+        [id, lead.conversationId, lead.id, at("2025-03-03", 9)],
+      );
+      const r = await o.get<{
+        days: Record<string, unknown>[];
+        totals: Record<string, number>;
+        top_questions: unknown[];
+        top_refused: unknown[];
+      }>(`/deployments/${id}/reports?from=2025-03-01&to=2025-03-03`);
       expect(r.body).toMatchObject({ from: "2025-03-01" });
       expect(r.body.days).toEqual([
-        { day: "2025-03-01", questions: 3, answers: 2, refusals: 1, tokens: 35, rated_up: 1, rated_down: 1, corrections_served: 0, leads: 0 },
-        { day: "2025-03-02", questions: 0, answers: 0, refusals: 0, tokens: 0, rated_up: 0, rated_down: 0, corrections_served: 0, leads: 0 },
-        { day: "2025-03-03", questions: 3, answers: 1, refusals: 2, tokens: 15, rated_up: 0, rated_down: 0, corrections_served: 1, leads: 1 },
+        {
+          day: "2025-03-01",
+          questions: 3,
+          answers: 2,
+          refusals: 1,
+          tokens: 35,
+          rated_up: 1,
+          rated_down: 1,
+          corrections_served: 0,
+          leads: 0,
+        },
+        {
+          day: "2025-03-02",
+          questions: 0,
+          answers: 0,
+          refusals: 0,
+          tokens: 0,
+          rated_up: 0,
+          rated_down: 0,
+          corrections_served: 0,
+          leads: 0,
+        },
+        {
+          day: "2025-03-03",
+          questions: 3,
+          answers: 1,
+          refusals: 2,
+          tokens: 15,
+          rated_up: 0,
+          rated_down: 0,
+          corrections_served: 1,
+          leads: 1,
+        },
       ]);
       expect(r.body.totals).toMatchObject({ questions: 6, refusals: 3, leads: 1 });
       expect(r.body.top_questions[0]).toEqual({ question: "Opening hours?", count: 3 });
       expect(r.body.top_refused[0]).toEqual({ question: "Bake bread?", count: 2 });
       // In UTC+2 the 23:00 UTC refusal of 3 March falls on 4 March.
-      const shifted = await o.get<{ days: { day: string; refusals: number }[] }>(`/deployments/${id}/reports?from=2025-03-03&to=2025-03-04&tz_offset=120`);
-      expect(shifted.body.days.map((d) => [d.day, d.refusals])).toEqual([["2025-03-03", 1], ["2025-03-04", 1]]);
+      const shifted = await o.get<{ days: { day: string; refusals: number }[] }>(
+        `/deployments/${id}/reports?from=2025-03-03&to=2025-03-04&tz_offset=120`,
+      );
+      expect(shifted.body.days.map((d) => [d.day, d.refusals])).toEqual([
+        ["2025-03-03", 1],
+        ["2025-03-04", 1],
+      ]);
       for (const q of ["from=2025-03-05&to=2025-03-01", "from=2025-02-30&to=2025-03-01", "from=2024-01-01&to=2025-06-01", "from=x&to=y"]) {
         const bad = await o.get(`/deployments/${id}/reports?${q}`);
         expect(bad.status).toBe(400);
@@ -171,7 +238,7 @@ describe("reports", () => {
 
 describe("account, documentation and assets", () => {
   test("the account shows the balance and its ledger, newest first", async () => {
-    server.services.repos.accounts.setTokens((await owner.get<{ id: number }>("/account")).body.id, 4200);
+    server.services.sync.accounts.setTokens((await owner.get<{ id: number }>("/account")).body.id, 4200);
     const r = await owner.get<{ tokens: number; ledger: { delta: number; reason: string }[] }>("/account");
     expect(r.body.tokens).toBe(4200);
     expect(r.body.ledger.map((l) => [l.reason, l.delta])).toEqual([
@@ -182,11 +249,23 @@ describe("account, documentation and assets", () => {
 
   test("the owner API's OpenAPI document is served locally and generated from the route schemas", async () => {
     const r = await fetch(`${server.url}/owner/api/openapi.json`);
-    const spec = (await r.json()) as { openapi: string; paths: Record<string, Record<string, { requestBody?: { content: Record<string, unknown> } }>> };
+    const spec = (await r.json()) as {
+      openapi: string;
+      paths: Record<string, Record<string, { requestBody?: { content: Record<string, unknown> } }>>;
+    };
     expect(spec.openapi).toBe("3.1.0");
-    expect(Object.keys(spec.paths)).toEqual(expect.arrayContaining(["/owner/api/session", "/owner/api/deployments/{id}", "/owner/api/deployments/{id}/reports", "/owner/api/deployments/{id}/leads.csv"]));
+    expect(Object.keys(spec.paths)).toEqual(
+      expect.arrayContaining([
+        "/owner/api/session",
+        "/owner/api/deployments/{id}",
+        "/owner/api/deployments/{id}/reports",
+        "/owner/api/deployments/{id}/leads.csv",
+      ]),
+    );
     expect(Object.keys(spec.paths).every((p) => p.startsWith("/owner/api/"))).toBe(true);
-    expect(Object.keys(spec.paths["/owner/api/deployments/{id}/documents"]?.post?.requestBody?.content ?? {})).toEqual(["multipart/form-data"]);
+    expect(Object.keys(spec.paths["/owner/api/deployments/{id}/documents"]?.post?.requestBody?.content ?? {})).toEqual([
+      "multipart/form-data",
+    ]);
     expect(Object.keys(spec.paths["/owner/api/deployments/{id}"]?.patch?.requestBody?.content ?? {})).toEqual(["application/json"]);
   });
 

@@ -30,7 +30,11 @@ describe("deployments and keys", () => {
     expect(c.body.api_key.startsWith(c.body.key_prefix)).toBe(true);
     expect(c.body.deployment.published).toBe(false);
     const id = c.body.deployment.id;
-    const reads = [await owner.get(`/deployments/${id}`), await owner.get("/deployments"), await owner.patch(`/deployments/${id}`, { name: "Help desk 2" })];
+    const reads = [
+      await owner.get(`/deployments/${id}`),
+      await owner.get("/deployments"),
+      await owner.patch(`/deployments/${id}`, { name: "Help desk 2" }),
+    ];
     for (const r of reads) {
       expect(JSON.stringify(r.body)).not.toContain(c.body.api_key);
       expect(JSON.stringify(r.body)).toContain(c.body.key_prefix);
@@ -81,8 +85,15 @@ describe("deployments and keys", () => {
       handoff_enabled: true,
       ip_allow: ["127.0.0.1", "10.0.0.0/8", "2001:db8::/32"],
     });
-    const config = await fetch(`${server.url}/api/v1/widget/config`, { method: "POST", headers: { authorization: `Bearer ${c.body.api_key}` } });
-    expect(await config.json()).toMatchObject({ name: "Renamed", starter_questions: ["What are the opening hours?", "Where are you?"], handoff_enabled: true });
+    const config = await fetch(`${server.url}/api/v1/widget/config`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${c.body.api_key}` },
+    });
+    expect(await config.json()).toMatchObject({
+      name: "Renamed",
+      starter_questions: ["What are the opening hours?", "Where are you?"],
+      handoff_enabled: true,
+    });
   });
 
   test("invalid settings are refused with the field named and nothing changes", async () => {

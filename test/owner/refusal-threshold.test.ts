@@ -77,12 +77,12 @@ describe("a deployment's own refusal threshold", () => {
       return ((await res.json()) as { choices: { message: { content: string } }[] }).choices[0]?.message.content;
     };
     expect(await ask()).not.toBe(REFUSAL_TEXT);
-    server.services.repos.deployments.update(deploymentId, { refusalThreshold: 0.95 });
+    server.services.sync.deployments.update(deploymentId, { refusalThreshold: 0.95 });
     expect(await ask()).toBe(REFUSAL_TEXT);
   });
 
   test("docchat deployment update --refusal-threshold sets it, deployment show shows it, default clears it", async () => {
-    const dep = server.services.deployments.create({ accountId, name: "CLI", published: false }).deployment;
+    const dep = (await server.services.deployments.create({ accountId, name: "CLI", published: false })).deployment;
     const env = {
       DOCCHAT_DATA: server.dataDir,
       DOCCHAT_LOG_LEVEL: "silent",

@@ -9,11 +9,15 @@ describe("deterministic follow-up rewrite", () => {
   });
 
   test("a standalone question is returned unchanged even with history", () => {
-    expect(rewriteFollowUp("When is the support desk open?", history("How much does the Pro plan cost?"))).toBe("When is the support desk open?");
+    expect(rewriteFollowUp("When is the support desk open?", history("How much does the Pro plan cost?"))).toBe(
+      "When is the support desk open?",
+    );
   });
 
   test("a pronoun is replaced by the subject of the earlier question", () => {
-    expect(rewriteFollowUp("Does it include single sign-on?", history("How much does the Pro plan cost?"))).toBe("Does the Pro plan include single sign-on?");
+    expect(rewriteFollowUp("Does it include single sign-on?", history("How much does the Pro plan cost?"))).toBe(
+      "Does the Pro plan include single sign-on?",
+    );
     expect(rewriteFollowUp("When did they arrive?", history("Who were the Huguenots?"))).toBe("When did the Huguenots arrive?");
   });
 
@@ -22,7 +26,9 @@ describe("deterministic follow-up rewrite", () => {
   });
 
   test("an elliptic question carries the subject in parentheses", () => {
-    expect(rewriteFollowUp("What about monthly plans?", history("What is the refund policy for annual plans?"))).toBe("What about monthly plans? (the refund policy for annual plans)");
+    expect(rewriteFollowUp("What about monthly plans?", history("What is the refund policy for annual plans?"))).toBe(
+      "What about monthly plans? (the refund policy for annual plans)",
+    );
     expect(rewriteFollowUp("Why?", history("Tell me about the Pro plan"))).toBe("Why? (the Pro plan)");
   });
 

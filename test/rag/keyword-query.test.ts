@@ -35,7 +35,18 @@ describe("keyword search with hostile input", () => {
   afterAll(() => server.stop());
 
   test("never reaches SQLite as FTS5 syntax: every attempt runs and finds only real words", async () => {
-    const hostile = ['"', "NEAR(", "refund*", "text:annual", "a AND OR NOT", "(((", "^refund", "'; DROP TABLE chunks; --", "refund\u0000annual", "ünïcödé refünd"];
+    const hostile = [
+      '"',
+      "NEAR(",
+      "refund*",
+      "text:annual",
+      "a AND OR NOT",
+      "(((",
+      "^refund",
+      "'; DROP TABLE chunks; --",
+      "refund\u0000annual",
+      "ünïcödé refünd",
+    ];
     for (const query of hostile) {
       const r = await server.services.retriever.retrieve({ deploymentId, query, topK: 5 });
       expect(Array.isArray(r.hits)).toBe(true);
@@ -46,7 +57,13 @@ describe("keyword search with hostile input", () => {
 });
 
 describe("searchTerms", () => {
-  const df = new Map([["cells", 9000], ["tumour", 40], ["apoptosis", 12], ["increase", 8000], ["mice", 3000]]);
+  const df = new Map([
+    ["cells", 9000],
+    ["tumour", 40],
+    ["apoptosis", 12],
+    ["increase", 8000],
+    ["mice", 3000],
+  ]);
   const terms = ["cells", "tumour", "apoptosis", "increase", "mice"];
 
   test("keeps the rarest words, in the question's order, within the row budget", () => {

@@ -20,7 +20,12 @@ describe("model rewrite of follow-ups", () => {
       },
       countTokens,
     };
-    const r = await rewriteWithModel(model, { question: "Does it include SSO?", history: [{ question: "Pro plan price?", answer: "49 euros." }], timeoutMs: 1500, maxTokens: 64 });
+    const r = await rewriteWithModel(model, {
+      question: "Does it include SSO?",
+      history: [{ question: "Pro plan price?", answer: "49 euros." }],
+      timeoutMs: 1500,
+      maxTokens: 64,
+    });
     expect(r?.query).toBe("Does the Pro plan include single sign-on?");
     expect(r?.completionTokens).toBeGreaterThan(0);
     expect(seen[0]).toMatchObject({ maxTokens: 64, timeoutMs: 1500, temperature: 0 });

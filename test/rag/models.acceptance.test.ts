@@ -71,7 +71,14 @@ async function trained(s: TestServer, apiKey: string, ids: string[]): Promise<vo
   await s.services.documents.waitFor(ids, 20_000);
   // each document's status through its status_url (listing needs the owner's opt-in: the key is public)
   const statuses = await Promise.all(
-    ids.map(async (id) => ((await (await fetch(`${s.url}/api/v1/documents/${id}`, { headers: { authorization: `Bearer ${apiKey}` } })).json()) as { status: string }).status),
+    ids.map(
+      async (id) =>
+        (
+          (await (await fetch(`${s.url}/api/v1/documents/${id}`, { headers: { authorization: `Bearer ${apiKey}` } })).json()) as {
+            status: string;
+          }
+        ).status,
+    ),
   );
   expect(statuses.every((st) => st === "completed")).toBe(true);
 }
@@ -204,7 +211,7 @@ describe("embeddings from an OpenAI-compatible server", () => {
     const s = await server(embeddingsEnv(fake));
     const { apiKey, deploymentId } = await s.seed();
     // the owner lets this (secret) key list documents, to watch their state as an operator would
-    s.services.deployments.update(deploymentId, { keyManagesDocuments: true });
+    await s.services.deployments.update(deploymentId, { keyManagesDocuments: true });
     await trained(
       s,
       apiKey,
@@ -236,7 +243,7 @@ describe("embeddings from an OpenAI-compatible server", () => {
       apiKey,
       pushed.map((d) => d.id),
     );
-    const all = s.services.documents.list((await s.services.repos.deployments.list())[0]?.id ?? "");
+    const all = await s.services.documents.list((await s.services.sync.deployments.list())[0]?.id ?? "");
     expect(all.every((d) => d.status === "completed" && d.errorCode === null)).toBe(true);
     const vectors = s.services.db.query<{ n: number }, []>("SELECT COUNT(*) AS n FROM chunks").get()?.n ?? 0;
     expect(vectors).toBeGreaterThanOrEqual(DOCS.length);
@@ -327,8 +334,9 @@ test("an embeddings server down at the very first start: docchat starts, documen
   const s = await server(embeddingsEnv(fake));
   const { apiKey, deploymentId } = await s.seed();
   const [doc] = await pushAll(s, apiKey, DOCS.slice(3));
-  for (let i = 0; i < 100 && s.services.documents.list(deploymentId)[0]?.errorCode !== "waiting_for_embeddings"; i++) await Bun.sleep(50);
-  expect(s.services.documents.list(deploymentId)[0]).toMatchObject({ status: "queued", errorCode: "waiting_for_embeddings" });
+  for (let i = 0; i < 100 && (await s.services.documents.list(deploymentId))[0]?.errorCode !== "waiting_for_embeddings"; i++)
+    await Bun.sleep(50);
+  expect((await s.services.documents.list(deploymentId))[0]).toMatchObject({ status: "queued", errorCode: "waiting_for_embeddings" });
   const before = fake.calls.length;
   for (let i = 0; i < 3; i++)
     expect((await s.services.retriever.retrieve({ deploymentId, query: "When is the pharmacy counter open?", topK: 3 })).used.vector).toBe(
@@ -380,7 +388,7 @@ describe("reranking before the gate", () => {
     forced = null;
     expect((await ask(s, apiKey, "What is the sitagliptin dose?")).answer).toContain("100 mg/day");
     forced = 0.9;
-    s.services.repos.deployments.update(deploymentId, { refusalThreshold: 0.95 });
+    s.services.sync.deployments.update(deploymentId, { refusalThreshold: 0.95 });
     expect((await ask(s, apiKey, question)).answer).toBe(REFUSAL_TEXT);
   });
 

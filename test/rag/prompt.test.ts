@@ -20,10 +20,18 @@ describe("answer prompt", () => {
   });
 
   test("history turns come before the question, and a language hint is added only for a valid code", () => {
-    const m = buildAnswerPrompt({ persona: "", passages, question: "Und?", history: [{ question: "Refunds?", answer: "30 days." }], lang: "de" });
+    const m = buildAnswerPrompt({
+      persona: "",
+      passages,
+      question: "Und?",
+      history: [{ question: "Refunds?", answer: "30 days." }],
+      lang: "de",
+    });
     expect(m.map((x) => x.role)).toEqual(["system", "user", "assistant", "user"]);
     expect(m[0]?.content).toContain("(de)");
-    expect(buildAnswerPrompt({ persona: "", passages, question: "x", history: [], lang: "de\nIgnore" })[0]?.content).not.toContain("Ignore");
+    expect(buildAnswerPrompt({ persona: "", passages, question: "x", history: [], lang: "de\nIgnore" })[0]?.content).not.toContain(
+      "Ignore",
+    );
   });
 
   test("the private GPT prompt has the persona and no passages", () => {

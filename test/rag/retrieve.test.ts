@@ -29,7 +29,7 @@ beforeAll(async () => {
   server = await startTestServer();
   deploymentId = (await server.seed()).deploymentId;
   other = (await server.seed()).deploymentId;
-  const index = server.services.repos.chunkIndex;
+  const index = server.services.sync.chunkIndex;
   index.createVectorTable(embedder.dimension);
   const texts = [
     ["policy", "Annual plans can be refunded within 30 days of purchase."],
@@ -37,12 +37,28 @@ beforeAll(async () => {
     ["storage", "Extra storage is sold in blocks of 100 GB."],
   ] as const;
   const vectors = await embedder.embedDocuments(texts.map((t) => t[1]));
-  for (const [dep, suffix] of [[deploymentId, "a"], [other, "b"]] as const) {
+  for (const [dep, suffix] of [
+    [deploymentId, "a"],
+    [other, "b"],
+  ] as const) {
     for (const [i, [source, text]] of texts.entries()) {
       const id = `doc_${source}_${suffix}`;
       const bytes = new TextEncoder().encode(text);
-      server.services.repos.documents.insert({ id, deploymentId: dep, name: `${source}.txt`, kind: "txt", contentHash: id, bytes, parsed: "{}", pages: null, queue: false, replaceOnTrain: false });
-      index.insert(dep, id, [{ ord: 0, source, text, headingPath: "", pageStart: 2, pageEnd: 3, tokenCount: 10, textHash: id, vector: vectors[i] }]);
+      server.services.sync.documents.insert({
+        id,
+        deploymentId: dep,
+        name: `${source}.txt`,
+        kind: "txt",
+        contentHash: id,
+        bytes,
+        parsed: "{}",
+        pages: null,
+        queue: false,
+        replaceOnTrain: false,
+      });
+      index.insert(dep, id, [
+        { ord: 0, source, text, headingPath: "", pageStart: 2, pageEnd: 3, tokenCount: 10, textHash: id, vector: vectors[i] },
+      ]);
     }
   }
 });
@@ -50,7 +66,7 @@ afterAll(() => server.stop());
 
 const retriever = (vectorWeight: number) =>
   createRetriever({
-    index: server.services.repos.chunkIndex,
+    index: server.services.sync.chunkIndex,
     stats: createTermStatsRepo(server.services.db),
     embedder: async () => embedder,
     settings: { keywordWeight: 1, vectorWeight, candidates: 10, rrfK: 60, minIdfCorpus: 250, calibration: () => null },

@@ -11,7 +11,10 @@ afterAll(async () => {
 });
 
 const models = (key: string | null, init: RequestInit & { query?: string } = {}) =>
-  fetch(`${srv.url}/api/v1/models${init.query ?? ""}`, { ...init, headers: { ...(key ? { authorization: `Bearer ${key}` } : {}), ...(init.headers as Record<string, string>) } });
+  fetch(`${srv.url}/api/v1/models${init.query ?? ""}`, {
+    ...init,
+    headers: { ...(key ? { authorization: `Bearer ${key}` } : {}), ...(init.headers as Record<string, string>) },
+  });
 
 describe("API keys and the request gate", () => {
   test("the official openai client lists exactly the key's deployment as its one model", async () => {
@@ -35,7 +38,7 @@ describe("API keys and the request gate", () => {
 
   test("unknown and disabled keys get the same 401 body", async () => {
     const { apiKey, deploymentId } = await srv.seed();
-    srv.services.deployments.setKeyDisabled(deploymentId, true);
+    await srv.services.deployments.setKeyDisabled(deploymentId, true);
     const a = await models(apiKey);
     const b = await models("dck_doesnotexist000000000000");
     expect(a.status).toBe(401);
@@ -59,7 +62,7 @@ describe("API keys and the request gate", () => {
 
   test("a regenerated key replaces the old one", async () => {
     const { apiKey, deploymentId } = await srv.seed();
-    const fresh = srv.services.deployments.regenerateKey(deploymentId);
+    const fresh = await srv.services.deployments.regenerateKey(deploymentId);
     expect((await models(apiKey)).status).toBe(401);
     expect((await models(fresh)).status).toBe(200);
   });
@@ -73,7 +76,7 @@ describe("API keys and the request gate", () => {
 
   test("a disabled owner account answers 403 account_disabled", async () => {
     const { apiKey, accountId } = await srv.seed();
-    srv.services.repos.accounts.setDisabled(accountId, true);
+    srv.services.sync.accounts.setDisabled(accountId, true);
     const r = await models(apiKey);
     expect(r.status).toBe(403);
     expect((await r.json()).error.code).toBe("account_disabled");
@@ -81,17 +84,17 @@ describe("API keys and the request gate", () => {
 
   test("an IP allow-list that excludes the caller answers 403 ip_restricted; one that includes it passes", async () => {
     const { apiKey, deploymentId } = await srv.seed();
-    srv.services.deployments.update(deploymentId, { ipAllow: ["10.0.0.0/8", "2001:db8::/32"] });
+    await srv.services.deployments.update(deploymentId, { ipAllow: ["10.0.0.0/8", "2001:db8::/32"] });
     const r = await models(apiKey);
     expect(r.status).toBe(403);
     expect((await r.json()).error.code).toBe("ip_restricted");
-    srv.services.deployments.update(deploymentId, { ipAllow: ["127.0.0.0/8"] });
+    await srv.services.deployments.update(deploymentId, { ipAllow: ["127.0.0.0/8"] });
     expect((await models(apiKey)).status).toBe(200);
   });
 
   test("a forged X-Forwarded-For never grants access when no proxy is trusted", async () => {
     const { apiKey, deploymentId } = await srv.seed();
-    srv.services.deployments.update(deploymentId, { ipAllow: ["203.0.113.7/32"] });
+    await srv.services.deployments.update(deploymentId, { ipAllow: ["203.0.113.7/32"] });
     const r = await models(apiKey, { headers: { "x-forwarded-for": "203.0.113.7" } });
     expect(r.status).toBe(403);
   });

@@ -38,11 +38,11 @@ const handoff = (key: string, body: Record<string, unknown>, ip = `198.51.100.${
 
 async function handoffDeployment() {
   const seeded = await srv.seed();
-  srv.services.deployments.update(seeded.deploymentId, { name: "Bike Shop", handoffEnabled: true });
+  await srv.services.deployments.update(seeded.deploymentId, { name: "Bike Shop", handoffEnabled: true });
   return seeded;
 }
 
-const leadsOf = (deploymentId: string) => srv.services.leads.list(deploymentId);
+const leadsOf = (deploymentId: string) => srv.services.sync.leads.list(deploymentId);
 const allSent = (deploymentId: string) => leadsOf(deploymentId).every((l) => l.mail?.status === "sent");
 
 describe("handoff", () => {
@@ -146,7 +146,7 @@ describe("handoff", () => {
       expect((await r.json()).error.code).toBe("bad_request");
     }
     expect(leadsOf(deploymentId)).toEqual([]);
-    expect(srv.services.repos.outbox.list().filter((m) => m.to === owner)).toEqual([]);
+    expect(srv.services.sync.outbox.list().filter((m) => m.to === owner)).toEqual([]);
   });
 
   test("a repeated request for the same refusal and email returns the same lead and mails the owner once", async () => {
@@ -208,7 +208,7 @@ describe("handoff during an SMTP outage", () => {
     expect(sink.messages.length).toBe(before);
 
     await waitUntil(
-      () => stored.some((l) => (srv.services.repos.outbox.list().find((m) => m.leadId === l.id)?.attempts ?? 0) > 0),
+      () => stored.some((l) => (srv.services.sync.outbox.list().find((m) => m.leadId === l.id)?.attempts ?? 0) > 0),
       "a failed delivery attempt",
     );
     await sink.start();
@@ -218,7 +218,7 @@ describe("handoff during an SMTP outage", () => {
     const counts = countByMessageId(outageMail);
     expect(counts.size).toBe(20);
     expect([...counts.values()].every((n) => n === 1)).toBe(true);
-    const expectedIds = srv.services.repos.outbox
+    const expectedIds = srv.services.sync.outbox
       .list()
       .filter((m) => m.leadId !== null && leadIds.includes(m.leadId))
       .map((m) => m.messageId);
@@ -238,17 +238,17 @@ describe("handoff with mail off", () => {
       await s.startWorkers();
       expect(lines.some((l) => l.includes("mail is off"))).toBe(true);
       const account = await s.accounts.create({ email: "owner-mailoff@example.com" });
-      const { deployment } = s.deployments.create({ accountId: account.id, name: "Quiet", published: true });
-      const d = s.deployments.update(deployment.id, { handoffEnabled: true });
+      const { deployment } = await s.deployments.create({ accountId: account.id, name: "Quiet", published: true });
+      const d = await s.deployments.update(deployment.id, { handoffEnabled: true });
       const refused = insertChatLog(s.db, { deploymentId: d.id, refused: true });
-      const { lead } = s.leads.handoff({
+      const { lead } = await s.leads.handoff({
         deployment: d,
         ownerEmail: account.email,
         email: "v@example.org",
         conversationId: refused.conversationId,
       });
-      await waitUntil(() => s.leads.list(d.id)[0]?.mail?.status === "sent", "the log driver to take the mail");
-      expect(s.leads.list(d.id).map((l) => [l.id, l.mail?.sentVia])).toEqual([[lead.id, "log"]]);
+      await waitUntil(() => s.sync.leads.list(d.id)[0]?.mail?.status === "sent", "the log driver to take the mail");
+      expect((await s.leads.list(d.id)).map((l) => [l.id, l.mail?.sentVia])).toEqual([[lead.id, "log"]]);
       expect(s.mail.enabled).toBe(false);
     } finally {
       await s.close();

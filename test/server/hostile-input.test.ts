@@ -6,8 +6,8 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createServer } from "../../src/server/create-server.ts";
-import { PUBLIC_OPENAPI_PATH } from "../../src/server/openapi/public-openapi.ts";
 import { endpointFor, isNative } from "../../src/server/endpoints.ts";
+import { PUBLIC_OPENAPI_PATH } from "../../src/server/openapi/public-openapi.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
 
 const LIMIT = 16 * 1024;
@@ -24,7 +24,10 @@ beforeAll(async () => {
   const seeded = await server.seed();
   apiKey = seeded.apiKey;
   // Trained, so chat endpoints get past the gate and really parse their bodies.
-  server.services.db.run("UPDATE deployments SET training_status = 'completed', trained_at = ? WHERE id = ?", [Date.now(), seeded.deploymentId]);
+  server.services.db.run("UPDATE deployments SET training_status = 'completed', trained_at = ? WHERE id = ?", [
+    Date.now(),
+    seeded.deploymentId,
+  ]);
   routes = createServer(server.services)
     // The OpenAPI document is public (no key, nothing to attack); its own test covers it.
     .routes.filter((r) => r.path.startsWith("/api/") && r.method !== "OPTIONS" && r.path !== PUBLIC_OPENAPI_PATH)
@@ -59,18 +62,48 @@ const payloads: Payload[] = [
   { name: "malformed JSON without a content type", body: "{oops" },
   { name: "deeply nested arrays", body: `${"[".repeat(50_000)}${"]".repeat(50_000)}`, type: "application/json" },
   { name: "deeply nested objects", body: `${'{"a":'.repeat(2_000)}1${"}".repeat(2_000)}`, type: "application/json" },
-  { name: "invalid UTF-8", body: new Uint8Array([0x7b, 0x22, 0x74, 0x22, 0x3a, 0x22, 0xff, 0xfe, 0xc3, 0x28, 0x22, 0x7d]), type: "application/json" },
+  {
+    name: "invalid UTF-8",
+    body: new Uint8Array([0x7b, 0x22, 0x74, 0x22, 0x3a, 0x22, 0xff, 0xfe, 0xc3, 0x28, 0x22, 0x7d]),
+    type: "application/json",
+  },
   { name: "invalid UTF-8 in a form", body: new Uint8Array([0x61, 0x3d, 0xff, 0xfe]), type: "application/x-www-form-urlencoded" },
   { name: "oversize body with Content-Length", body: () => big(LIMIT * 4), type: "application/json", length: true },
   { name: "oversize chunked body without Content-Length", body: () => chunked(LIMIT * 8), type: "application/json" },
-  { name: "oversize multipart body", body: () => { const f = new FormData(); f.append("file", new Blob([new Uint8Array(LIMIT * 4)]), "big.pdf"); return f; } },
+  {
+    name: "oversize multipart body",
+    body: () => {
+      const f = new FormData();
+      f.append("file", new Blob([new Uint8Array(LIMIT * 4)]), "big.pdf");
+      return f;
+    },
+  },
   {
     name: "wrong types",
-    body: JSON.stringify({ model: 5, messages: "hello", stream: "yes", temperature: "hot", max_tokens: [], chat_log_id: {}, feedback: "great", text: 7, title: [], file: 1, name: {}, email: 3, question: [] }),
+    body: JSON.stringify({
+      model: 5,
+      messages: "hello",
+      stream: "yes",
+      temperature: "hot",
+      max_tokens: [],
+      chat_log_id: {},
+      feedback: "great",
+      text: 7,
+      title: [],
+      file: 1,
+      name: {},
+      email: 3,
+      question: [],
+    }),
     type: "application/json",
     wellFormed: true,
   },
-  { name: "messages with wrong element types", body: JSON.stringify({ model: "m", messages: [1, null, { role: 7, content: {} }] }), type: "application/json", wellFormed: true },
+  {
+    name: "messages with wrong element types",
+    body: JSON.stringify({ model: "m", messages: [1, null, { role: 7, content: {} }] }),
+    type: "application/json",
+    wellFormed: true,
+  },
   { name: "a JSON array", body: "[]", type: "application/json" },
   { name: "a JSON string", body: '"hello"', type: "application/json" },
   { name: "a JSON number", body: "42", type: "application/json" },
@@ -80,7 +113,12 @@ const payloads: Payload[] = [
   { name: "multipart without a boundary", body: "--x\r\n\r\n", type: "multipart/form-data" },
   { name: "multipart with a broken body", body: "garbage", type: "multipart/form-data; boundary=zzz" },
   { name: "raw NUL bytes", body: new Uint8Array([0x7b, 0x00, 0x7d, 0x00]), type: "application/json" },
-  { name: "NUL characters inside strings", body: JSON.stringify({ model: "\u0000", messages: [{ role: "user\u0000", content: 5 }], text: 5, chat_log_id: "\u0000" }), type: "application/json", wellFormed: true },
+  {
+    name: "NUL characters inside strings",
+    body: JSON.stringify({ model: "\u0000", messages: [{ role: "user\u0000", content: 5 }], text: 5, chat_log_id: "\u0000" }),
+    type: "application/json",
+    wellFormed: true,
+  },
 ];
 
 interface Failure {
@@ -159,12 +197,19 @@ describe("hostile input never produces a 500", () => {
     const failures: Failure[] = [];
     for (const route of routes) {
       for (const q of queries) {
-        const res = await fetch(`${server.url}${route.path}${q}`, { method: route.method, headers: route.method === "GET" ? {} : { "content-type": "application/json" }, body: route.method === "GET" || route.method === "DELETE" ? undefined : "{}" });
+        const res = await fetch(`${server.url}${route.path}${q}`, {
+          method: route.method,
+          headers: route.method === "GET" ? {} : { "content-type": "application/json" },
+          body: route.method === "GET" || route.method === "DELETE" ? undefined : "{}",
+        });
         const text = await res.text();
         const f = check(route, `query ${q.slice(0, 40)}`, res.status, text);
         if (f) failures.push(f);
       }
-      const wrongKey = await fetch(`${server.url}${route.path}`, { method: route.method, headers: { authorization: "Bearer \u00ff\u00fe", "x-api-key": "\u0000".repeat(3) } }).catch(() => null);
+      const wrongKey = await fetch(`${server.url}${route.path}`, {
+        method: route.method,
+        headers: { authorization: "Bearer \u00ff\u00fe", "x-api-key": "\u0000".repeat(3) },
+      }).catch(() => null);
       if (wrongKey) {
         const f = check(route, "non-ASCII bearer", wrongKey.status, await wrongKey.text());
         if (f) failures.push(f);

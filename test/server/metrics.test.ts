@@ -68,7 +68,7 @@ describe("GET /metrics", () => {
   test("answers are counted by outcome and the tokens debited match the balance", async () => {
     world.upstream!.setMode({ kind: "reply" });
     const before = await scrape();
-    const balance = () => world.server.services.repos.accounts.findById(seeded.accountId)?.tokens ?? 0;
+    const balance = () => world.server.services.sync.accounts.findById(seeded.accountId)?.tokens ?? 0;
     const startBalance = balance();
     const answered = await openaiClient(world.server, seeded.apiKey).chat.completions.create({
       model: "m",
@@ -85,7 +85,7 @@ describe("GET /metrics", () => {
     // An owner-written correction is served instead of an answer.
     const chatLogId = (answered as unknown as { chat_log_id: number }).chat_log_id;
     await postJson(world.server, "/api/v1/widget/feedback", seeded.apiKey, { chat_log_id: chatLogId, feedback: 0 });
-    world.server.services.corrections.set(chatLogId, "Yes, within 30 days.", { deploymentId: seeded.deploymentId });
+    await world.server.services.corrections.set(chatLogId, "Yes, within 30 days.", { deploymentId: seeded.deploymentId });
     const corrected = await postJson(world.server, "/api/v1/chat/completions", seeded.apiKey, {
       model: "m",
       messages: [{ role: "user", content: "Can annual plans be refunded?" }],
@@ -142,7 +142,7 @@ describe("GET /metrics", () => {
       { deploymentId: seeded.deploymentId, name: "harbour-museum.txt", bytes, train: true, replace: true },
       { waitMs: 0 },
     );
-    services.repos.outbox.enqueue(
+    services.sync.outbox.enqueue(
       { messageId: "<m1@test>", to: "owner@example.com", subject: "s", body: "b", leadId: null },
       Date.now() + 3_600_000,
     );

@@ -7,11 +7,12 @@ beforeAll(async () => {
 });
 afterAll(() => srv.stop());
 
-const models = (key: string, xff: string) => fetch(`${srv.url}/api/v1/models`, { headers: { authorization: `Bearer ${key}`, "x-forwarded-for": xff } });
+const models = (key: string, xff: string) =>
+  fetch(`${srv.url}/api/v1/models`, { headers: { authorization: `Bearer ${key}`, "x-forwarded-for": xff } });
 
 test("behind a trusted proxy the allow-list applies to the forwarded client address", async () => {
   const { apiKey, deploymentId } = await srv.seed();
-  srv.services.deployments.update(deploymentId, { ipAllow: ["203.0.113.0/24"] });
+  await srv.services.deployments.update(deploymentId, { ipAllow: ["203.0.113.0/24"] });
   expect((await models(apiKey, "203.0.113.9")).status).toBe(200);
   const blocked = await models(apiKey, "198.51.100.4");
   expect(blocked.status).toBe(403);

@@ -25,7 +25,7 @@ const ratingOf = (id: number) =>
 describe("widget config", () => {
   test("returns the deployment's name, starter questions, Q&A pairs and handoff_enabled for the key alone", async () => {
     const { apiKey, deploymentId } = await srv.seed();
-    srv.services.deployments.update(deploymentId, {
+    await srv.services.deployments.update(deploymentId, {
       name: "Bike Shop",
       starterQuestions: ["Do you repair e-bikes?"],
       qaPairs: [{ question: "Where are you?", answer: "Main Street 1." }],
@@ -71,9 +71,9 @@ describe("widget feedback", () => {
     const { apiKey, deploymentId } = await srv.seed();
     const log = insertChatLog(srv.services.db, { deploymentId, question: "Can I pay by invoice?", answer: "I don't know." });
     await postJson("/api/v1/widget/feedback", apiKey, { chat_log_id: log.id, feedback: 0 });
-    expect(srv.services.corrections.list(deploymentId).map((i) => i.turn.id)).toEqual([log.id]);
-    srv.services.corrections.set(log.id, "Yes, for business customers.", { deploymentId });
-    expect(srv.services.corrections.findFor(deploymentId, "can i pay by INVOICE")?.answer).toBe("Yes, for business customers.");
+    expect((await srv.services.corrections.list(deploymentId)).map((i) => i.turn.id)).toEqual([log.id]);
+    await srv.services.corrections.set(log.id, "Yes, for business customers.", { deploymentId });
+    expect((await srv.services.corrections.findFor(deploymentId, "can i pay by INVOICE"))?.answer).toBe("Yes, for business customers.");
   });
 
   test("rejects ratings other than exactly 1 or 0 and ids that are not positive integers with 400", async () => {
@@ -108,7 +108,10 @@ describe("widget feedback", () => {
 describe("native visitor endpoints", () => {
   test("/api/faq/details/ returns the name and Q&A pairs for the form api_key", async () => {
     const { apiKey, deploymentId } = await srv.seed();
-    srv.services.deployments.update(deploymentId, { name: "Bakery", qaPairs: [{ question: "Gluten free?", answer: "Some breads." }] });
+    await srv.services.deployments.update(deploymentId, {
+      name: "Bakery",
+      qaPairs: [{ question: "Gluten free?", answer: "Some breads." }],
+    });
     const r = await postForm("/api/faq/details/", { api_key: apiKey });
     expect(r.status).toBe(200);
     expect(await r.json()).toEqual({ details: { name: "Bakery", questions: [{ question: "Gluten free?", answer: "Some breads." }] } });
@@ -167,14 +170,14 @@ describe("deployment isolation", () => {
     const native = await postForm("/api/feedback/", { api_key: a.apiKey, chat_log_id: String(bLog.id), feedback: "0" });
     expect(native.status).toBe(404);
     expect(ratingOf(bLog.id)).toBeNull();
-    expect(srv.services.corrections.list(a.deploymentId)).toEqual([]);
-    expect(srv.services.corrections.list(b.deploymentId)).toEqual([]);
+    expect(await srv.services.corrections.list(a.deploymentId)).toEqual([]);
+    expect(await srv.services.corrections.list(b.deploymentId)).toEqual([]);
   });
 
   test("deployment A's key reads only A's widget config and Q&A pairs", async () => {
     const a = await srv.seed();
     const b = await srv.seed();
-    srv.services.deployments.update(b.deploymentId, { name: "Secret B", qaPairs: [{ question: "B only?", answer: "Yes." }] });
+    await srv.services.deployments.update(b.deploymentId, { name: "Secret B", qaPairs: [{ question: "B only?", answer: "Yes." }] });
     const cfg = await (await postJson("/api/v1/widget/config", a.apiKey)).json();
     expect(cfg.id).toBe(a.deploymentId);
     expect(cfg.qa_pairs).toEqual([]);

@@ -17,7 +17,7 @@ const node = () => {
 beforeAll(async () => {
   cluster = await startPostgres();
   await migratePg(node());
-});
+}, 60_000);
 afterAll(async () => {
   for (const c of clients) await c.close();
   await cluster.stop();

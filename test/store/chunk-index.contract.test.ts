@@ -38,7 +38,7 @@ describe.each(ENGINES)("chunk index contract on %s", (engine) => {
   beforeAll(async () => {
     d = await openDriver(engine);
     await d.createVectorTable(DIM);
-  });
+  }, 60_000);
   afterAll(() => d.close());
 
   test("keyword search ranks the deployment's chunks by BM25, best first, as negative scores", async () => {

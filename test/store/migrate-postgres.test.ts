@@ -7,6 +7,7 @@ import { migrate } from "../../src/store/migrate.ts";
 import { migrations } from "../../src/store/migrations/index.ts";
 import { migratePg } from "../../src/store/postgres/migrate.pg.ts";
 import { pgMigrations } from "../../src/store/postgres/migrations/index.ts";
+import { createPgStore } from "../../src/store/postgres/pg-store.ts";
 import { extractVecExtension } from "../../src/store/vec-extension.ts";
 import { type PgCluster, startPostgres } from "../helpers/postgres.ts";
 import { tempDir } from "../helpers/server.ts";
@@ -14,7 +15,7 @@ import { tempDir } from "../helpers/server.ts";
 let cluster: PgCluster;
 beforeAll(async () => {
   cluster = await startPostgres();
-});
+}, 60_000);
 afterAll(() => cluster.stop());
 
 describe("PostgreSQL migrations", () => {
@@ -132,6 +133,36 @@ describe("PostgreSQL migrations", () => {
       lite.close();
       await sql.close();
       rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test("on a database whose default collation ignores case, text still sorts and folds as SQLite's does", async () => {
+    const admin = new SQL(cluster.url, { max: 1 });
+    await admin.unsafe(`CREATE DATABASE icu_order TEMPLATE template0 LOCALE_PROVIDER icu ICU_LOCALE 'en-US' LOCALE 'C.UTF-8'`);
+    await admin.close();
+    const url = cluster.url.replace(/\/docchat$/, "/icu_order");
+    const sql = new SQL(url, { max: 1 });
+    try {
+      await sql`CREATE EXTENSION IF NOT EXISTS vector`;
+      await migratePg(sql);
+      const store = await createPgStore(url, { max: 2 });
+      try {
+        const [owner] = (await sql`INSERT INTO accounts (email, created_at) VALUES ('Bob@example.com', 1) RETURNING id`) as {
+          id: string;
+        }[];
+        for (const id of ["dep_b", "dep_a", "dep_B", "dep_A"])
+          await sql`INSERT INTO deployments (id, account_id, name, created_at, updated_at) VALUES (${id}, ${owner?.id}, 'x', 5, 5)`;
+        // SQLite BINARY: upper case before lower case
+        expect((await store.repos.deployments.list(Number(owner?.id))).map((d) => d.id)).toEqual(["dep_A", "dep_B", "dep_a", "dep_b"]);
+        // NOCASE folds ASCII only: bob@ clashes with Bob@, élan@ does not clash with ÉLAN@
+        await expect(sql`INSERT INTO accounts (email, created_at) VALUES ('bob@EXAMPLE.com', 1)`).rejects.toThrow();
+        await sql`INSERT INTO accounts (email, created_at) VALUES ('ÉLAN@example.com', 1)`;
+        await sql`INSERT INTO accounts (email, created_at) VALUES ('élan@example.com', 1)`;
+      } finally {
+        await store.close();
+      }
+    } finally {
+      await sql.close();
     }
   });
 });

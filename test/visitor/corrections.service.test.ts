@@ -20,7 +20,7 @@ afterAll(async () => {
 
 async function deployment() {
   const account = await s.accounts.create({ email: `corr${++seq}@example.com` });
-  return s.deployments.create({ accountId: account.id, name: "Shop", published: true }).deployment.id;
+  return (await s.deployments.create({ accountId: account.id, name: "Shop", published: true })).deployment.id;
 }
 
 describe("question normalisation", () => {
@@ -37,8 +37,8 @@ describe("the corrections service", () => {
     const dep = await deployment();
     const log = insertChatLog(s.db, { deploymentId: dep, question: "Do you ship abroad?", answer: "Maybe.", sources: ["shipping"] });
     insertChatLog(s.db, { deploymentId: dep, question: "Unrated?" });
-    s.feedback.rate(dep, log.id, 0);
-    const items = s.corrections.list(dep);
+    await s.feedback.rate(dep, log.id, 0);
+    const items = await s.corrections.list(dep);
     expect(items.map((i) => [i.turn.id, i.turn.question, i.turn.answer, i.turn.sources, i.correction])).toEqual([
       [log.id, "Do you ship abroad?", "Maybe.", ["shipping"], null],
     ]);
@@ -47,82 +47,82 @@ describe("the corrections service", () => {
   test("findFor returns the written correction for the same question in other wording and counts each serving", async () => {
     const dep = await deployment();
     const log = insertChatLog(s.db, { deploymentId: dep, question: "Do you ship abroad?" });
-    s.feedback.rate(dep, log.id, 0);
-    const c = s.corrections.set(log.id, "Yes, to all EU countries.");
-    expect(s.corrections.findFor(dep, "do you ship  ABROAD")).toEqual({
+    await s.feedback.rate(dep, log.id, 0);
+    const c = await s.corrections.set(log.id, "Yes, to all EU countries.");
+    expect(await s.corrections.findFor(dep, "do you ship  ABROAD")).toEqual({
       correctionId: c.id,
       answer: "Yes, to all EU countries.",
       chatLogId: log.id,
       question: "Do you ship abroad?",
     });
-    expect(s.corrections.findFor(dep, "Do you ship abroad?!")?.answer).toBe("Yes, to all EU countries.");
-    expect(s.corrections.list(dep)[0]?.correction?.servedCount).toBe(2);
+    expect((await s.corrections.findFor(dep, "Do you ship abroad?!"))?.answer).toBe("Yes, to all EU countries.");
+    expect((await s.corrections.list(dep))[0]?.correction?.servedCount).toBe(2);
   });
 
   test("findFor returns null for a different question, an empty one or another deployment", async () => {
     const dep = await deployment();
     const other = await deployment();
     const log = insertChatLog(s.db, { deploymentId: dep, question: "Do you ship abroad?" });
-    s.corrections.set(log.id, "Yes.");
-    expect(s.corrections.findFor(dep, "Do you ship to the moon?")).toBeNull();
-    expect(s.corrections.findFor(dep, "???")).toBeNull();
-    expect(s.corrections.findFor(other, "Do you ship abroad?")).toBeNull();
+    await s.corrections.set(log.id, "Yes.");
+    expect(await s.corrections.findFor(dep, "Do you ship to the moon?")).toBeNull();
+    expect(await s.corrections.findFor(dep, "???")).toBeNull();
+    expect(await s.corrections.findFor(other, "Do you ship abroad?")).toBeNull();
   });
 
   test("setting again replaces the answer of the same chat log", async () => {
     const dep = await deployment();
     const log = insertChatLog(s.db, { deploymentId: dep, question: "Price?" });
-    const first = s.corrections.set(log.id, "10 EUR");
-    const second = s.corrections.set(log.id, "12 EUR");
+    const first = await s.corrections.set(log.id, "10 EUR");
+    const second = await s.corrections.set(log.id, "12 EUR");
     expect(second.id).toBe(first.id);
-    expect(s.corrections.findFor(dep, "price")?.answer).toBe("12 EUR");
+    expect((await s.corrections.findFor(dep, "price"))?.answer).toBe("12 EUR");
   });
 
   test("a newer correction for the same question supersedes the older one", async () => {
     const dep = await deployment();
     const a = insertChatLog(s.db, { deploymentId: dep, question: "Opening hours?" });
     const b = insertChatLog(s.db, { deploymentId: dep, question: "opening hours" });
-    s.corrections.set(a.id, "9 to 5");
-    s.corrections.set(b.id, "8 to 6");
-    expect(s.corrections.findFor(dep, "Opening hours")?.answer).toBe("8 to 6");
-    s.feedback.rate(dep, a.id, 0);
-    expect(s.corrections.list(dep)[0]?.correction).toMatchObject({ answer: "9 to 5", active: false });
+    await s.corrections.set(a.id, "9 to 5");
+    await s.corrections.set(b.id, "8 to 6");
+    expect((await s.corrections.findFor(dep, "Opening hours"))?.answer).toBe("8 to 6");
+    await s.feedback.rate(dep, a.id, 0);
+    expect((await s.corrections.list(dep))[0]?.correction).toMatchObject({ answer: "9 to 5", active: false });
   });
 
   test("a later rating of 1 takes the answer off the open list but keeps its correction in service", async () => {
     const dep = await deployment();
     const log = insertChatLog(s.db, { deploymentId: dep, question: "Refunds?" });
-    s.feedback.rate(dep, log.id, 0);
-    s.corrections.set(log.id, "Within 30 days.");
-    s.feedback.rate(dep, log.id, 1);
-    expect(s.corrections.list(dep)).toEqual([]);
-    expect(s.corrections.findFor(dep, "refunds")?.answer).toBe("Within 30 days.");
+    await s.feedback.rate(dep, log.id, 0);
+    await s.corrections.set(log.id, "Within 30 days.");
+    await s.feedback.rate(dep, log.id, 1);
+    expect(await s.corrections.list(dep)).toEqual([]);
+    expect((await s.corrections.findFor(dep, "refunds"))?.answer).toBe("Within 30 days.");
   });
 
   test("removing a correction stops it being served", async () => {
     const dep = await deployment();
     const log = insertChatLog(s.db, { deploymentId: dep, question: "Parking?" });
-    s.corrections.set(log.id, "Behind the shop.");
-    expect(s.corrections.remove(log.id)).toBe(true);
-    expect(s.corrections.findFor(dep, "parking")).toBeNull();
-    expect(s.corrections.remove(log.id)).toBe(false);
+    await s.corrections.set(log.id, "Behind the shop.");
+    expect(await s.corrections.remove(log.id)).toBe(true);
+    expect(await s.corrections.findFor(dep, "parking")).toBeNull();
+    expect(await s.corrections.remove(log.id)).toBe(false);
   });
 
   test("set refuses an empty answer, an unknown chat log and, when scoped, another deployment's chat log", async () => {
     const dep = await deployment();
     const other = await deployment();
     const log = insertChatLog(s.db, { deploymentId: dep, question: "Parking?" });
-    const codeOf = (f: () => unknown) => {
+    const codeOf = async (f: () => Promise<unknown>) => {
       try {
-        f();
+        await f();
         return "none";
       } catch (e) {
         return isAppError(e) ? e.code : "other";
       }
     };
-    expect(codeOf(() => s.corrections.set(log.id, "   "))).toBe("bad_request");
-    expect(codeOf(() => s.corrections.set(99_999_999, "x"))).toBe("not_found");
-    expect(codeOf(() => s.corrections.set(log.id, "x", { deploymentId: other }))).toBe("not_found");
-    expect(codeOf(() => s.feedback.rate(other, log.id, 0))).toBe("not_found");
+    expect(await codeOf(() => s.corrections.set(log.id, "   "))).toBe("bad_request");
+    expect(await codeOf(() => s.corrections.set(99_999_999, "x"))).toBe("not_found");
+    expect(await codeOf(() => s.corrections.set(log.id, "x", { deploymentId: other }))).toBe("not_found");
+    expect(await codeOf(() => s.feedback.rate(other, log.id, 0))).toBe("not_found");
   });
 });

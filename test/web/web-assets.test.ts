@@ -9,6 +9,7 @@ describe("embedded web assets", () => {
 
   test("the bundles build DOM from text only: no HTML parsing sinks", async () => {
     const text = readFileSync(GENERATED, "utf8");
-    for (const sink of ["innerHTML", "outerHTML", "insertAdjacentHTML", "document.write", "eval(", "new Function"]) expect(text).not.toContain(sink);
+    for (const sink of ["innerHTML", "outerHTML", "insertAdjacentHTML", "document.write", "eval(", "new Function"])
+      expect(text).not.toContain(sink);
   });
 });

@@ -18,9 +18,9 @@ export const accountCommands: Command[] = [
     async run(ctx) {
       if (typeof ctx.values.email !== "string") throw appError("bad_request", { message: "--email is required.", param: "email" });
       const s = await ctx.services();
-      const email = s.accounts.getByEmailOrThrow(ctx.values.email).email.toLowerCase();
+      const email = (await s.accounts.getByEmailOrThrow(ctx.values.email)).email.toLowerCase();
       const ip = typeof ctx.values.ip === "string" ? ctx.values.ip : undefined;
-      ctx.print({ email, ip: ip ?? null, cleared_attempts: s.repos.loginAttempts.clear({ email, ip }) });
+      ctx.print({ email, ip: ip ?? null, cleared_attempts: await s.repos.loginAttempts.clear({ email, ip }) });
       return 0;
     },
   },
@@ -54,7 +54,7 @@ export const accountCommands: Command[] = [
       if (typeof email !== "string") throw appError("bad_request", { message: "--account is required.", param: "account" });
       const tokens = intArg(ctx.positionals[0], "tokens");
       const s = await ctx.services();
-      const a = s.accounts.setTokens(email, tokens);
+      const a = await s.accounts.setTokens(email, tokens);
       ctx.print({ email: a.email, tokens: a.tokens });
       return 0;
     },

@@ -27,22 +27,34 @@ function patchFrom(values: Record<string, unknown>): DeploymentPatch {
   if (typeof values.persona === "string") patch.persona = values.persona;
   if (typeof values.temperature === "string") {
     const t = Number(values.temperature);
-    if (values.temperature.trim() === "" || !Number.isFinite(t)) throw appError("bad_request", { message: "--temperature must be a number.", param: "temperature" });
+    if (values.temperature.trim() === "" || !Number.isFinite(t))
+      throw appError("bad_request", { message: "--temperature must be a number.", param: "temperature" });
     patch.temperature = t;
   }
   if (typeof values.handoff === "string") {
-    if (values.handoff !== "on" && values.handoff !== "off") throw appError("bad_request", { message: "--handoff must be on or off.", param: "handoff" });
+    if (values.handoff !== "on" && values.handoff !== "off")
+      throw appError("bad_request", { message: "--handoff must be on or off.", param: "handoff" });
     patch.handoffEnabled = values.handoff === "on";
   }
   if (typeof values["refusal-threshold"] === "string") {
     const raw = values["refusal-threshold"].trim();
     const x = Number(raw);
-    if (raw !== "default" && (raw === "" || !Number.isFinite(x))) throw appError("bad_request", { message: "--refusal-threshold must be a number from 0 to 1, or default.", param: "refusal_threshold" });
+    if (raw !== "default" && (raw === "" || !Number.isFinite(x)))
+      throw appError("bad_request", {
+        message: "--refusal-threshold must be a number from 0 to 1, or default.",
+        param: "refusal_threshold",
+      });
     patch.refusalThreshold = raw === "default" ? null : x;
   }
   if (typeof values["ip-allow"] === "string") {
     const v = values["ip-allow"].trim();
-    patch.ipAllow = v === "none" || v === "" ? [] : v.split(",").map((c) => c.trim()).filter(Boolean);
+    patch.ipAllow =
+      v === "none" || v === ""
+        ? []
+        : v
+            .split(",")
+            .map((c) => c.trim())
+            .filter(Boolean);
   }
   const onOff = (flag: string): boolean | undefined => {
     const v = values[flag];
@@ -54,7 +66,13 @@ function patchFrom(values: Record<string, unknown>): DeploymentPatch {
   patch.pushEnabled = onOff("push");
   if (typeof values["push-ip-allow"] === "string") {
     const v = values["push-ip-allow"].trim();
-    patch.pushIpAllow = v === "none" || v === "" ? [] : v.split(",").map((c) => c.trim()).filter(Boolean);
+    patch.pushIpAllow =
+      v === "none" || v === ""
+        ? []
+        : v
+            .split(",")
+            .map((c) => c.trim())
+            .filter(Boolean);
   }
   const starters = values["starter-question"] as string[] | undefined;
   if (starters?.length) patch.starterQuestions = starters.length === 1 && starters[0] === "none" ? [] : starters;
@@ -78,8 +96,8 @@ export const deploymentCommands: Command[] = [
       if (typeof ctx.values.account !== "string") throw appError("bad_request", { message: "--account is required.", param: "account" });
       if (typeof ctx.values.name !== "string") throw appError("bad_request", { message: "--name is required.", param: "name" });
       const s = await ctx.services();
-      const owner = s.accounts.getByEmailOrThrow(ctx.values.account);
-      const { deployment, apiKey } = s.deployments.create({
+      const owner = await s.accounts.getByEmailOrThrow(ctx.values.account);
+      const { deployment, apiKey } = await s.deployments.create({
         accountId: owner.id,
         name: ctx.values.name,
         kind: (ctx.values.kind as "docs" | "private_gpt" | undefined) ?? "docs",
@@ -92,7 +110,8 @@ export const deploymentCommands: Command[] = [
   },
   {
     path: ["deployment", "update"],
-    usage: "deployment update ID [--publish|--unpublish] [--persona T] [--temperature X] [--handoff on|off] [--refusal-threshold X|default] [--ip-allow CIDR,...|none] [--push on|off] [--push-ip-allow CIDR,...|none] [--key-manages-documents on|off] [--starter-question Q]... [--qa \"Q=>A\"]...",
+    usage:
+      'deployment update ID [--publish|--unpublish] [--persona T] [--temperature X] [--handoff on|off] [--refusal-threshold X|default] [--ip-allow CIDR,...|none] [--push on|off] [--push-ip-allow CIDR,...|none] [--key-manages-documents on|off] [--starter-question Q]... [--qa "Q=>A"]...',
     summary: "Change a deployment's settings (repeatable lists replace the previous list; 'none' clears).",
     options: {
       name: { type: "string", doc: "new display name" },
@@ -101,19 +120,25 @@ export const deploymentCommands: Command[] = [
       persona: { type: "string", doc: "persona text that governs tone" },
       temperature: { type: "string", doc: "default temperature 0–2" },
       handoff: { type: "string", doc: "on|off" },
-      "refusal-threshold": { type: "string", doc: "lowest grounding score 0–1 that is answered; default = the service default for the retrieval mode (see deployment show)" },
+      "refusal-threshold": {
+        type: "string",
+        doc: "lowest grounding score 0–1 that is answered; default = the service default for the retrieval mode (see deployment show)",
+      },
       "ip-allow": { type: "string", doc: "comma-separated CIDRs, or none" },
       push: { type: "string", doc: "on|off: the API key may push documents (POST /api/v1/documents)" },
       "push-ip-allow": { type: "string", doc: "comma-separated CIDRs allowed to push documents, or none (any allowed address)" },
-      "key-manages-documents": { type: "string", doc: "on|off: the API key may list and remove documents (the key is public in the widget: keep off unless needed)" },
+      "key-manages-documents": {
+        type: "string",
+        doc: "on|off: the API key may list and remove documents (the key is public in the widget: keep off unless needed)",
+      },
       "starter-question": { type: "string", multiple: true, doc: "starter question shown by the widget" },
-      qa: { type: "string", multiple: true, doc: "pre-generated Q&A pair \"Question=>Answer\"" },
+      qa: { type: "string", multiple: true, doc: 'pre-generated Q&A pair "Question=>Answer"' },
     },
     async run(ctx) {
       const id = positionalId(ctx);
       const s = await ctx.services();
-      const d = s.deployments.update(id, patchFrom(ctx.values));
-      ctx.print(deploymentView(s, d));
+      const d = await s.deployments.update(id, patchFrom(ctx.values));
+      ctx.print(await deploymentView(s, d));
       return 0;
     },
   },
@@ -124,7 +149,7 @@ export const deploymentCommands: Command[] = [
     options: {},
     async run(ctx) {
       const s = await ctx.services();
-      ctx.print(deploymentView(s, s.deployments.getOrThrow(positionalId(ctx))));
+      ctx.print(await deploymentView(s, await s.deployments.getOrThrow(positionalId(ctx))));
       return 0;
     },
   },
@@ -135,8 +160,8 @@ export const deploymentCommands: Command[] = [
     options: { account: { type: "string", doc: "owner email" } },
     async run(ctx) {
       const s = await ctx.services();
-      const accountId = typeof ctx.values.account === "string" ? s.accounts.getByEmailOrThrow(ctx.values.account).id : undefined;
-      ctx.print({ deployments: s.repos.deployments.list(accountId).map((d) => deploymentView(s, d)) });
+      const accountId = typeof ctx.values.account === "string" ? (await s.accounts.getByEmailOrThrow(ctx.values.account)).id : undefined;
+      ctx.print({ deployments: await Promise.all((await s.repos.deployments.list(accountId)).map((d) => deploymentView(s, d))) });
       return 0;
     },
   },
@@ -147,7 +172,7 @@ export const deploymentCommands: Command[] = [
     options: {},
     async run(ctx) {
       const s = await ctx.services();
-      const apiKey = s.deployments.regenerateKey(positionalId(ctx));
+      const apiKey = await s.deployments.regenerateKey(positionalId(ctx));
       ctx.print({ id: positionalId(ctx), api_key: apiKey });
       return 0;
     },
@@ -159,8 +184,20 @@ export const deploymentCommands: Command[] = [
     options: {},
     async run(ctx) {
       const s = await ctx.services();
-      s.deployments.setKeyDisabled(positionalId(ctx), true);
+      await s.deployments.setKeyDisabled(positionalId(ctx), true);
       ctx.print({ id: positionalId(ctx), key_disabled: true });
+      return 0;
+    },
+  },
+  {
+    path: ["key", "enable"],
+    usage: "key enable ID",
+    summary: "Re-enable a disabled key.",
+    options: {},
+    async run(ctx) {
+      const s = await ctx.services();
+      await s.deployments.setKeyDisabled(positionalId(ctx), false);
+      ctx.print({ id: positionalId(ctx), key_disabled: false });
       return 0;
     },
   },

@@ -40,11 +40,12 @@ function need(ctx: CommandContext, i: number, what: string): string {
 /** Trains in this process until the queue is empty, with a progress bar on a terminal. */
 async function trainHere(s: Services, ctx: CommandContext, deploymentId: string) {
   const counts = () => s.repos.documents.statusCounts(deploymentId);
-  const start = counts();
+  const start = await counts();
   const bar = createProgressBar(ctx.status, { total: start.queued + start.processing, label: "training" });
   const off = s.training.onChange(() => {
-    const c = counts();
-    bar.set({ done: start.queued + start.processing - c.queued - c.processing, failed: c.failed - start.failed });
+    counts()
+      .then((c) => bar.set({ done: start.queued + start.processing - c.queued - c.processing, failed: c.failed - start.failed }))
+      .catch(() => {});
   });
   await s.embedder();
   await s.training.runUntilIdle();
@@ -56,7 +57,8 @@ export const documentsCommands: Command[] = [
   {
     path: ["documents", "add"],
     usage: "documents add ID FILE|DIR... [--recursive] [--no-train] [--wait] [--append]",
-    summary: "Add PDF, DOCX, TXT or CSV files (or folders of them) to a deployment (a file with the same name is replaced unless --append).",
+    summary:
+      "Add PDF, DOCX, TXT or CSV files (or folders of them) to a deployment (a file with the same name is replaced unless --append).",
     options: {
       recursive: { type: "boolean", short: "r", doc: "also add the files in sub-folders of each folder given" },
       "no-train": { type: "boolean", doc: "store only; train later with `docchat train`" },
@@ -68,9 +70,12 @@ export const documentsCommands: Command[] = [
       const paths = ctx.positionals.slice(1);
       if (paths.length === 0) throw appError("bad_request", { message: "At least one FILE or DIR is required.", param: "file" });
       const s = await ctx.services();
-      s.deployments.getOrThrow(id);
+      await s.deployments.getOrThrow(id);
       const { files, missing } = expandPaths(paths, ctx.values.recursive === true);
-      const results: Record<string, unknown>[] = missing.map((path) => ({ file: path, error: { code: "not_found", message: "No such file or folder." } }));
+      const results: Record<string, unknown>[] = missing.map((path) => ({
+        file: path,
+        error: { code: "not_found", message: "No such file or folder." },
+      }));
       let failed = missing.length;
       const bar = createProgressBar(ctx.status, { total: files.length, label: "adding" });
       const added: (Record<string, unknown> | undefined)[] = new Array(files.length);
@@ -99,8 +104,9 @@ export const documentsCommands: Command[] = [
       for (const r of added) if (r) results.push(r);
       // with --wait pushMany trained alongside; anything else still queued for this deployment is trained now
       if (ctx.values.wait && train) await trainHere(s, ctx, id);
-      const docs = results.map((r) => (typeof r.id === "string" ? { ...r, ...documentView(s.documents.getOrThrow(r.id, id)) } : r));
-      ctx.print({ deployment: id, documents: docs, training_status: s.deployments.getOrThrow(id).trainingStatus });
+      const docs = [];
+      for (const r of results) docs.push(typeof r.id === "string" ? { ...r, ...documentView(await s.documents.getOrThrow(r.id, id)) } : r);
+      ctx.print({ deployment: id, documents: docs, training_status: (await s.deployments.getOrThrow(id)).trainingStatus });
       return failed > 0 ? 1 : 0;
     },
   },
@@ -112,8 +118,8 @@ export const documentsCommands: Command[] = [
     async run(ctx) {
       const id = need(ctx, 0, "deployment ID");
       const s = await ctx.services();
-      s.deployments.getOrThrow(id);
-      ctx.print({ deployment: id, documents: s.documents.list(id).map(documentView) });
+      await s.deployments.getOrThrow(id);
+      ctx.print({ deployment: id, documents: (await s.documents.list(id)).map(documentView) });
       return 0;
     },
   },
@@ -126,7 +132,7 @@ export const documentsCommands: Command[] = [
       const id = need(ctx, 0, "deployment ID");
       const doc = need(ctx, 1, "document ID");
       const s = await ctx.services();
-      s.documents.remove(doc, id);
+      await s.documents.remove(doc, id);
       ctx.print({ deployment: id, id: doc, deleted: true });
       return 0;
     },
@@ -139,11 +145,11 @@ export const documentsCommands: Command[] = [
     async run(ctx) {
       const id = need(ctx, 0, "deployment ID");
       const s = await ctx.services();
-      s.deployments.getOrThrow(id);
-      const queued = s.documents.train(id);
+      await s.deployments.getOrThrow(id);
+      const queued = await s.documents.train(id);
       if (ctx.values.wait) await trainHere(s, ctx, id);
-      const d = s.deployments.getOrThrow(id);
-      ctx.print({ deployment: id, queued, training_status: d.trainingStatus, documents: s.repos.documents.statusCounts(id) });
+      const d = await s.deployments.getOrThrow(id);
+      ctx.print({ deployment: id, queued, training_status: d.trainingStatus, documents: await s.repos.documents.statusCounts(id) });
       return 0;
     },
   },

@@ -1,6 +1,7 @@
 import { createServer } from "../../server/create-server.ts";
 import { acquireServerLock } from "../../store/data-dir-lock.ts";
 import { ensurePrivateDir } from "../../store/db.ts";
+import { describePgUrl } from "../../store/postgres/pg-store.ts";
 import type { Command } from "../command.ts";
 import { drainServer, waitForShutdownSignal } from "../shutdown.ts";
 
@@ -53,9 +54,17 @@ export const serveCommand: Command = {
       maxRequestBodySize: Number.MAX_SAFE_INTEGER,
     });
     const port = app.server?.port;
-    services.log.info("docchat listening", { url: `http://${ctx.config.host}:${port}`, data: ctx.config.dataDir });
+    services.log.info("docchat listening", {
+      url: `http://${ctx.config.host}:${port}`,
+      data: ctx.config.dataDir,
+      store: ctx.config.databaseUrl ? `postgresql ${describePgUrl(ctx.config.databaseUrl)}` : "sqlite",
+    });
     // What a first-time operator opens next: the console, where they sign in with their account's email and password.
-    const local = ["0.0.0.0", "::", ""].includes(ctx.config.host) ? "127.0.0.1" : ctx.config.host.includes(":") ? `[${ctx.config.host}]` : ctx.config.host;
+    const local = ["0.0.0.0", "::", ""].includes(ctx.config.host)
+      ? "127.0.0.1"
+      : ctx.config.host.includes(":")
+        ? `[${ctx.config.host}]`
+        : ctx.config.host;
     services.log.info("owner console", { url: `${ctx.config.publicUrl || `http://${local}:${port}`}/console/` });
     const signal = await signalled;
     services.log.info("shutting down", { signal });

@@ -23,8 +23,8 @@ export const visitorCommands: Command[] = [
     options: {},
     async run(ctx) {
       const s = await ctx.services();
-      const id = s.deployments.getOrThrow(positional(ctx, "id", "deployment ID")).id;
-      ctx.print({ deployment_id: id, items: s.corrections.list(id).map(correctionItemView) });
+      const id = (await s.deployments.getOrThrow(positional(ctx, "id", "deployment ID"))).id;
+      ctx.print({ deployment_id: id, items: (await s.corrections.list(id)).map(correctionItemView) });
       return 0;
     },
   },
@@ -37,7 +37,7 @@ export const visitorCommands: Command[] = [
       const chatLogId = chatLogIdArg(ctx);
       if (typeof ctx.values.answer !== "string") throw appError("bad_request", { message: "--answer is required.", param: "answer" });
       const s = await ctx.services();
-      ctx.print({ correction: correctionView(s.corrections.set(chatLogId, ctx.values.answer)) });
+      ctx.print({ correction: correctionView(await s.corrections.set(chatLogId, ctx.values.answer)) });
       return 0;
     },
   },
@@ -49,7 +49,7 @@ export const visitorCommands: Command[] = [
     async run(ctx) {
       const chatLogId = chatLogIdArg(ctx);
       const s = await ctx.services();
-      ctx.print({ chat_log_id: chatLogId, deactivated: s.corrections.remove(chatLogId) });
+      ctx.print({ chat_log_id: chatLogId, deactivated: await s.corrections.remove(chatLogId) });
       return 0;
     },
   },
@@ -60,14 +60,14 @@ export const visitorCommands: Command[] = [
     options: { csv: { type: "boolean", doc: "print CSV (with --json: a `csv` field)" } },
     async run(ctx) {
       const s = await ctx.services();
-      const id = s.deployments.getOrThrow(positional(ctx, "id", "deployment ID")).id;
+      const id = (await s.deployments.getOrThrow(positional(ctx, "id", "deployment ID"))).id;
       if (ctx.values.csv === true) {
-        const csv = s.leads.csv(id);
+        const csv = await s.leads.csv(id);
         if (ctx.json) ctx.print({ deployment_id: id, csv });
         else ctx.stdout(csv);
         return 0;
       }
-      ctx.print({ deployment_id: id, mail_enabled: s.mail.enabled, leads: s.leads.list(id).map(leadView) });
+      ctx.print({ deployment_id: id, mail_enabled: s.mail.enabled, leads: (await s.leads.list(id)).map(leadView) });
       return 0;
     },
   },
@@ -78,7 +78,7 @@ export const visitorCommands: Command[] = [
     options: {},
     async run(ctx) {
       const s = await ctx.services();
-      ctx.print({ requeued: s.repos.outbox.retryDead() });
+      ctx.print({ requeued: await s.repos.outbox.retryDead() });
       return 0;
     },
   },

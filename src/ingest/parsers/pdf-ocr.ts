@@ -27,7 +27,12 @@ function getRecognizer(): Promise<Recognizer> {
     const require = createRequire(import.meta.url);
     const eng = require("@tesseract.js-data/eng") as { langPath: string };
     const Tesseract = await import("tesseract.js");
-    return (await Tesseract.createWorker("eng", 1, { langPath: eng.langPath, gzip: true, cacheMethod: "none", logger: () => {} })) as unknown as Recognizer;
+    return (await Tesseract.createWorker("eng", 1, {
+      langPath: eng.langPath,
+      gzip: true,
+      cacheMethod: "none",
+      logger: () => {},
+    })) as unknown as Recognizer;
   })();
   recognizer.catch(() => {
     recognizer = undefined;
@@ -40,7 +45,12 @@ function getRecognizer(): Promise<Recognizer> {
  * `opts.maxPages` pages and `opts.timeoutMs` for the document. Blank pages are passed over silently; a page
  * that yields no text, reads with low confidence, or is not reached is reported in `notes`.
  */
-export async function ocrPages(parser: PDFParse, pages: number[], opts: OcrOptions, onPage?: (done: number) => void): Promise<{ read: OcrPage[]; notes: PageNote[] }> {
+export async function ocrPages(
+  parser: PDFParse,
+  pages: number[],
+  opts: OcrOptions,
+  onPage?: (done: number) => void,
+): Promise<{ read: OcrPage[]; notes: PageNote[] }> {
   const read: OcrPage[] = [];
   const notes: PageNote[] = [];
   const deadline = performance.now() + opts.timeoutMs;

@@ -22,9 +22,11 @@ export const pdfParser: Parser = {
     const blocks: Block[] = pages.flatMap((p) =>
       pageTextToParagraphs(p.text, vocab).map((text): Block => ({ type: "paragraph", text, page: p.num })),
     );
-    if (blocks.length === 0) throw appError(ocr?.notes.some((n) => n.code === "ocr_unavailable") ? "ocr_unavailable" : "no_extractable_text");
+    if (blocks.length === 0)
+      throw appError(ocr?.notes.some((n) => n.code === "ocr_unavailable") ? "ocr_unavailable" : "no_extractable_text");
     const doc: ParsedDocument = { kind: "pdf", blocks, pages: pages.length };
-    if (ocr && ocr.read.length > 0) doc.ocr = { pages: ocr.read.length, confidence: ocr.read.reduce((n, p) => n + p.confidence, 0) / ocr.read.length };
+    if (ocr && ocr.read.length > 0)
+      doc.ocr = { pages: ocr.read.length, confidence: ocr.read.reduce((n, p) => n + p.confidence, 0) / ocr.read.length };
     if (ocr && ocr.notes.length > 0) doc.notes = ocr.notes;
     return doc;
   },

@@ -144,8 +144,7 @@ export function createLlamaCppBackend(opts: LlamaCppOptions): LlamaCppBackend {
     const timeout = req.timeoutMs === undefined ? undefined : AbortSignal.timeout(req.timeoutMs);
     const signals = [req.signal, timeout].filter((s): s is AbortSignal => s !== undefined);
     let text = "";
-    for await (const e of generate({ ...req, signal: AbortSignal.any(signals) }))
-      if (e.type === "delta") text += e.text;
+    for await (const e of generate({ ...req, signal: AbortSignal.any(signals) })) if (e.type === "delta") text += e.text;
     if (req.signal?.aborted) throw req.signal.reason;
     if (timeout?.aborted) throw down("complete timed out");
     return text;

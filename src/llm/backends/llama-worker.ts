@@ -68,8 +68,7 @@ export function runLlamaWorker(): Promise<void> {
   let queue = Promise.resolve();
   const aborts = new Map<string, AbortController>();
 
-  const fail = (id: string, e: unknown) =>
-    send({ type: "error", id, message: e instanceof Error ? e.message : String(e) });
+  const fail = (id: string, e: unknown) => send({ type: "error", id, message: e instanceof Error ? e.message : String(e) });
 
   process.on("message", (raw) => {
     const msg = raw as ToLlamaWorker;
@@ -85,9 +84,7 @@ export function runLlamaWorker(): Promise<void> {
     } else if (msg.type === "abort") {
       aborts.get(msg.id)?.abort();
     } else if (msg.type === "count") {
-      loaded
-        ?.then((l) => send({ type: "count", id: msg.id, tokens: l.model.tokenize(msg.text).length }))
-        .catch((e) => fail(msg.id, e));
+      loaded?.then((l) => send({ type: "count", id: msg.id, tokens: l.model.tokenize(msg.text).length })).catch((e) => fail(msg.id, e));
     } else if (msg.type === "generate") {
       const controller = new AbortController();
       aborts.set(msg.id, controller);

@@ -32,9 +32,7 @@ export function buildChatBody(opts: {
 export function parseChunk(data: string): ChatCompletionChunk | undefined {
   try {
     const value: unknown = JSON.parse(data);
-    return typeof value === "object" && value !== null && !Array.isArray(value)
-      ? (value as ChatCompletionChunk)
-      : undefined;
+    return typeof value === "object" && value !== null && !Array.isArray(value) ? (value as ChatCompletionChunk) : undefined;
   } catch {
     return undefined;
   }

@@ -20,11 +20,25 @@ export const chunksView = (s: SourcesEvent) =>
 export function flavourFields(flavour: CompletionFlavour, s: SourcesEvent, includeChunks: boolean): Record<string, unknown> {
   const common = { conversation_id: s.conversationId, sources: s.sources, refused: s.refused };
   if (flavour === "with-sources") return { ...common, chunks: chunksView(s) };
-  if (flavour === "contextual") return { ...common, search_query: s.searchQuery, retrieval_fallback: s.retrievalFallback, ...(includeChunks ? { chunks: chunksView(s) } : {}) };
+  if (flavour === "contextual")
+    return {
+      ...common,
+      search_query: s.searchQuery,
+      retrieval_fallback: s.retrievalFallback,
+      ...(includeChunks ? { chunks: chunksView(s) } : {}),
+    };
   return { ...common, search_query: s.searchQuery };
 }
 
-export function completionBody(input: { model: string; created: number; sources: SourcesEvent; text: string; done: DoneEvent; flavour: CompletionFlavour; includeChunks: boolean }) {
+export function completionBody(input: {
+  model: string;
+  created: number;
+  sources: SourcesEvent;
+  text: string;
+  done: DoneEvent;
+  flavour: CompletionFlavour;
+  includeChunks: boolean;
+}) {
   const { sources: s, done } = input;
   return {
     id: s.completionId,

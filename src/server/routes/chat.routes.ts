@@ -7,8 +7,8 @@ import { v1Frames } from "../chat-frames.ts";
 import type { GateResult } from "../gate.ts";
 import type { RequestStates } from "../request-state.ts";
 import { sseResponse } from "../sse.ts";
-import { type CompletionFlavour, completionBody, flavourFields } from "./chat-views.ts";
 import { type ChatCompletionBody, chatCompletionBody, chatStreamQuery, questionAndHistory } from "./chat.schemas.ts";
+import { type CompletionFlavour, completionBody, flavourFields } from "./chat-views.ts";
 
 const now = () => Math.floor(Date.now() / 1000);
 
@@ -38,42 +38,53 @@ export function chatRoutes(services: Services, state: RequestStates) {
   }) {
     const { gate, flavour, includeChunks } = input;
     const abort = abortOnDisconnect(input.request);
-    const events = services.chat.answer({ ...input.chat, deployment: gate.deployment, account: gate.account, endpoint: gate.endpoint }, abort.signal);
+    const events = services.chat.answer(
+      { ...input.chat, deployment: gate.deployment, account: gate.account, endpoint: gate.endpoint },
+      abort.signal,
+    );
     const created = now();
     if (!input.stream) {
       const r = await collectAnswer(events);
       return completionBody({ model: input.model, created, ...r, flavour, includeChunks });
     }
     const { sources, rest } = await primeEvents(events);
-    const frames = v1Frames(sources, rest, { model: input.model, created, includeUsage: input.includeUsage, extras: (s) => flavourFields(flavour, s, includeChunks) });
+    const frames = v1Frames(sources, rest, {
+      model: input.model,
+      created,
+      includeUsage: input.includeUsage,
+      extras: (s) => flavourFields(flavour, s, includeChunks),
+    });
     return sseResponse(frames, { abort });
   }
 
-  const post = (flavour: CompletionFlavour) => async ({ request, body }: { request: Request; body: ChatCompletionBody }) => {
-    const gate = state.gateOf(request);
-    if (gate.deployment.kind === "private_gpt" && flavour !== "default") throw appError(flavour === "with-sources" ? "sources_unsupported" : "contextual_unsupported");
-    const { question, questionParam, history } = questionAndHistory(body);
-    return respond({
-      request,
-      gate,
-      chat: {
-        question,
-        questionParam,
-        history,
-        conversationId: body.conversation_id,
-        user: body.user,
-        temperature: body.temperature ?? undefined,
-        maxTokens: body.max_tokens ?? body.max_completion_tokens ?? undefined,
-        visitorEmail: body.visitor_email,
-      },
-      model: gate.deployment.id,
-      stream: body.stream === true,
-      includeUsage: body.stream_options?.include_usage === true,
-      flavour,
-      // With-sources always returns chunks; the contextual endpoint only when asked (they can be large).
-      includeChunks: flavour === "contextual" && body.include_chunks === true,
-    });
-  };
+  const post =
+    (flavour: CompletionFlavour) =>
+    async ({ request, body }: { request: Request; body: ChatCompletionBody }) => {
+      const gate = state.gateOf(request);
+      if (gate.deployment.kind === "private_gpt" && flavour !== "default")
+        throw appError(flavour === "with-sources" ? "sources_unsupported" : "contextual_unsupported");
+      const { question, questionParam, history } = questionAndHistory(body);
+      return respond({
+        request,
+        gate,
+        chat: {
+          question,
+          questionParam,
+          history,
+          conversationId: body.conversation_id,
+          user: body.user,
+          temperature: body.temperature ?? undefined,
+          maxTokens: body.max_tokens ?? body.max_completion_tokens ?? undefined,
+          visitorEmail: body.visitor_email,
+        },
+        model: gate.deployment.id,
+        stream: body.stream === true,
+        includeUsage: body.stream_options?.include_usage === true,
+        flavour,
+        // With-sources always returns chunks; the contextual endpoint only when asked (they can be large).
+        includeChunks: flavour === "contextual" && body.include_chunks === true,
+      });
+    };
 
   return new Elysia({ name: "chat" })
     .post("/api/v1/chat/completions", post("default"), { body: chatCompletionBody })
@@ -86,7 +97,13 @@ export function chatRoutes(services: Services, state: RequestStates) {
         return respond({
           request,
           gate,
-          chat: { question: query.message, questionParam: "message", history: [], conversationId: query.conversation_id, visitorEmail: query.visitor_email },
+          chat: {
+            question: query.message,
+            questionParam: "message",
+            history: [],
+            conversationId: query.conversation_id,
+            visitorEmail: query.visitor_email,
+          },
           model: gate.deployment.id,
           // The browser form exists for EventSource; stream=false still gets the JSON completion.
           stream: !/^(false|0|no)$/i.test(query.stream ?? "true"),

@@ -1,6 +1,6 @@
 import { t } from "elysia";
-import { CHAT_BOUNDS, checkHistory } from "../../chat/chat-bounds.ts";
 import type { ChatMessageIn } from "../../chat/chat.types.ts";
+import { CHAT_BOUNDS, checkHistory } from "../../chat/chat-bounds.ts";
 import { appError } from "../../errors/index.ts";
 
 // OpenAI clients may send content as text parts, and `developer` as the newer name of `system`.
@@ -60,7 +60,11 @@ export function questionAndHistory(body: ChatCompletionBody): { question: string
     const earlier = messages.slice(0, last);
     checkHistory(earlier, (i) => `messages[${earlier[i]?.at ?? i}].content`);
     const q = messages[last] as { content: string; at: number };
-    return { question: q.content, questionParam: `messages[${q.at}].content`, history: earlier.map(({ role, content }) => ({ role, content })) };
+    return {
+      question: q.content,
+      questionParam: `messages[${q.at}].content`,
+      history: earlier.map(({ role, content }) => ({ role, content })),
+    };
   }
   if (body.message !== undefined) return { question: body.message, questionParam: "message", history: [] };
   throw appError("bad_request", { param: "messages", message: "messages must contain a user message (or send message)." });

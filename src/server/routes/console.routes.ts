@@ -54,13 +54,16 @@ function asset(body: string, type: string, request: Request, extra: Record<strin
 }
 
 export function consoleRoutes() {
-  const shell = (request: Request) => asset(SHELL, "text/html; charset=utf-8", request, { ...CONSOLE_HEADERS, "cache-control": "no-store" });
+  const shell = (request: Request) =>
+    asset(SHELL, "text/html; charset=utf-8", request, { ...CONSOLE_HEADERS, "cache-control": "no-store" });
   const home = () => new Response(null, { status: 302, headers: { location: "/console/" } });
   return new Elysia({ name: "console" })
     .get("/", home, { detail: { hide: true } })
     .get("/console", ({ request }) => shell(request), { detail: { hide: true } })
     .get("/console/", ({ request }) => shell(request), { detail: { hide: true } })
-    .get("/console/app.js", ({ request }) => asset(webAssets.consoleJs, "text/javascript; charset=utf-8", request), { detail: { hide: true } })
+    .get("/console/app.js", ({ request }) => asset(webAssets.consoleJs, "text/javascript; charset=utf-8", request), {
+      detail: { hide: true },
+    })
     .get("/console/app.css", ({ request }) => asset(webAssets.consoleCss, "text/css; charset=utf-8", request), { detail: { hide: true } })
     .get("/console/favicon.svg", ({ request }) => asset(FAVICON, "image/svg+xml", request), { detail: { hide: true } })
     .get(

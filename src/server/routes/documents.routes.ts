@@ -2,9 +2,9 @@ import { Elysia } from "elysia";
 import type { Services } from "../../app.ts";
 import { appError, type ErrorCode, errorCatalogue } from "../../errors/index.ts";
 import type { DocumentRecord } from "../../store/repos/documents.repo.ts";
+import { toSeconds } from "../../wire-time.ts";
 import type { RequestStates } from "../request-state.ts";
 import { readPushFields } from "./documents.schemas.ts";
-import { toSeconds } from "../../wire-time.ts";
 
 export function documentView(d: DocumentRecord) {
   return {
@@ -32,7 +32,10 @@ const statusFor = { trained: 200, queued: 202, stored: 201 } as const;
 
 /** A document stored but not trained: its own code when that is a known client error, else training_failed. */
 function trainingFailure(d: DocumentRecord) {
-  const code = d.errorCode && d.errorCode in errorCatalogue && errorCatalogue[d.errorCode as ErrorCode].status < 500 ? (d.errorCode as ErrorCode) : "training_failed";
+  const code =
+    d.errorCode && d.errorCode in errorCatalogue && errorCatalogue[d.errorCode as ErrorCode].status < 500
+      ? (d.errorCode as ErrorCode)
+      : "training_failed";
   return appError(code, { param: "document", message: `${errorCatalogue[code].message} (document ${d.id})` });
 }
 
@@ -48,20 +51,20 @@ export function documentsRoutes(services: Services, state: RequestStates) {
       const r = await services.documents.push({ deploymentId: deployment.id, ...fields });
       if (r.outcome === "failed") throw trainingFailure(r.document);
       set.status = statusFor[r.outcome];
-      const training = services.repos.deployments.findById(deployment.id)?.trainingStatus ?? "none";
+      const training = (await services.repos.deployments.findById(deployment.id))?.trainingStatus ?? "none";
       return { object: "document", ...documentView(r.document), unchanged: r.unchanged, training_status: training };
     })
-    .get("/api/v1/documents", ({ request }) => {
+    .get("/api/v1/documents", async ({ request }) => {
       const { deployment } = state.gateOf(request);
-      return { object: "list", data: services.documents.list(deployment.id).map(documentView) };
+      return { object: "list", data: (await services.documents.list(deployment.id)).map(documentView) };
     })
-    .get("/api/v1/documents/:id", ({ request, params }) => {
+    .get("/api/v1/documents/:id", async ({ request, params }) => {
       const { deployment } = state.gateOf(request);
-      return { object: "document", ...documentView(services.documents.getOrThrow(params.id, deployment.id)) };
+      return { object: "document", ...documentView(await services.documents.getOrThrow(params.id, deployment.id)) };
     })
-    .delete("/api/v1/documents/:id", ({ request, params }) => {
+    .delete("/api/v1/documents/:id", async ({ request, params }) => {
       const { deployment } = state.gateOf(request);
-      const d = services.documents.remove(params.id, deployment.id);
+      const d = await services.documents.remove(params.id, deployment.id);
       return { object: "document", id: d.id, deleted: true };
     });
 }

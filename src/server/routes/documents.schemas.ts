@@ -32,8 +32,10 @@ export async function readPushFields(body: Record<string, unknown>): Promise<Pus
     if (spooled) return { name, file: spooled, train, replace };
     return { name, bytes: new Uint8Array(await file.arrayBuffer()), train, replace };
   }
-  if (typeof body.content !== "string") throw appError("bad_request", { param: "content", message: "Send content (text) with a name, or a file." });
-  if (typeof body.name !== "string" || !body.name.trim()) throw appError("bad_request", { param: "name", message: "name is required with content." });
+  if (typeof body.content !== "string")
+    throw appError("bad_request", { param: "content", message: "Send content (text) with a name, or a file." });
+  if (typeof body.name !== "string" || !body.name.trim())
+    throw appError("bad_request", { param: "name", message: "name is required with content." });
   if (body.content.trim() === "") throw appError("bad_request", { param: "content", message: "content is empty." });
   return { name: body.name, bytes: new TextEncoder().encode(body.content), train, replace };
 }

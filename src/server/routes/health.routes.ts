@@ -2,8 +2,8 @@ import { Elysia } from "elysia";
 import type { Services } from "../../app.ts";
 
 export function healthRoutes(services: Services) {
-  return new Elysia({ name: "health" }).get("/health", () => {
-    services.db.query("SELECT 1").get();
+  return new Elysia({ name: "health" }).get("/health", async () => {
+    await services.store.ping();
     return { status: "ok", version: services.version };
   });
 }

@@ -1,7 +1,7 @@
 import { Elysia } from "elysia";
 import type { Services } from "../../app.ts";
-import { collectAnswer, primeEvents } from "../chat-events.ts";
 import { type AppError, isAppError } from "../../errors/index.ts";
+import { collectAnswer, primeEvents } from "../chat-events.ts";
 import { nativeFrames } from "../chat-frames.ts";
 import type { RequestStates } from "../request-state.ts";
 import { type SseFrame, sseResponse } from "../sse.ts";
@@ -14,10 +14,24 @@ import { nativeChatBody, nativeStreamQuery } from "./native-chat.schemas.ts";
  * 401/402/404/429 before it starts and an `{error}` event after.
  */
 export function nativeChatRoutes(services: Services, state: RequestStates) {
-  const chat = (request: Request, f: { msg: string; conversation_id?: string; visitor_email?: string; lang?: string }, abort: AbortController) => {
+  const chat = (
+    request: Request,
+    f: { msg: string; conversation_id?: string; visitor_email?: string; lang?: string },
+    abort: AbortController,
+  ) => {
     const gate = state.gateOf(request);
     const events = services.chat.answer(
-      { deployment: gate.deployment, account: gate.account, endpoint: gate.endpoint, question: f.msg, questionParam: "msg", history: [], conversationId: f.conversation_id, visitorEmail: f.visitor_email || undefined, lang: f.lang },
+      {
+        deployment: gate.deployment,
+        account: gate.account,
+        endpoint: gate.endpoint,
+        question: f.msg,
+        questionParam: "msg",
+        history: [],
+        conversationId: f.conversation_id,
+        visitorEmail: f.visitor_email || undefined,
+        lang: f.lang,
+      },
       abort.signal,
     );
     return { gate, events };
@@ -31,7 +45,12 @@ export function nativeChatRoutes(services: Services, state: RequestStates) {
       async ({ request, body }) => {
         const { gate, events } = chat(request, body, abortOnDisconnect(request));
         const r = await collectAnswer(events);
-        return { details: { name: gate.deployment.name }, response: r.text, chat_log_id: r.done.chatLogId, conversation_id: r.sources.conversationId };
+        return {
+          details: { name: gate.deployment.name },
+          response: r.text,
+          chat_log_id: r.done.chatLogId,
+          conversation_id: r.sources.conversationId,
+        };
       },
       { body: nativeChatBody },
     );

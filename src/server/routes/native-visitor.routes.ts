@@ -26,9 +26,9 @@ export function nativeVisitorRoutes(services: Services, state: RequestStates) {
   for (const path of ["/api/feedback", "/api/feedback/"]) {
     app.post(
       path,
-      ({ request, body }) => {
+      async ({ request, body }) => {
         const { deployment } = state.gateOf(request);
-        services.feedback.rate(deployment.id, toChatLogId(body.chat_log_id), toRating(body.feedback));
+        await services.feedback.rate(deployment.id, toChatLogId(body.chat_log_id), toRating(body.feedback));
         return { success: true as const };
       },
       { body: nativeFeedbackBody, response: { 200: nativeFeedbackResponse } },

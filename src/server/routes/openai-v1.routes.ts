@@ -6,7 +6,14 @@ export function openaiV1Routes(state: RequestStates) {
     const { deployment, account } = state.gateOf(request);
     return {
       object: "list" as const,
-      data: [{ id: deployment.id, object: "model" as const, created: Math.floor(deployment.createdAt / 1000), owned_by: account.email.split("@")[0] ?? "owner" }],
+      data: [
+        {
+          id: deployment.id,
+          object: "model" as const,
+          created: Math.floor(deployment.createdAt / 1000),
+          owned_by: account.email.split("@")[0] ?? "owner",
+        },
+      ],
     };
   });
 }

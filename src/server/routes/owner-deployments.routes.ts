@@ -43,57 +43,90 @@ export function ownerDeploymentRoutes(services: Services, guard: OwnerGuard) {
   return new Elysia({ name: "owner-deployments", prefix: "/owner/api" })
     .get(
       "/deployments",
-      ({ request }) => {
-        const { account } = guard.session(request);
-        return { data: services.repos.deployments.list(account.id).map((d) => ownerDeploymentView(services, d)) };
+      async ({ request }) => {
+        const { account } = await guard.session(request);
+        return {
+          data: await Promise.all((await services.repos.deployments.list(account.id)).map((d) => ownerDeploymentView(services, d))),
+        };
       },
       { response: { 200: deploymentListResponse }, detail: { summary: "List deployments", tags } },
     )
     .post(
       "/deployments",
-      ({ request, body, set }) => {
-        const { account } = guard.session(request);
-        const { deployment, apiKey } = services.deployments.create({ accountId: account.id, name: body.name, kind: body.kind ?? "docs", published: false });
+      async ({ request, body, set }) => {
+        const { account } = await guard.session(request);
+        const { deployment, apiKey } = await services.deployments.create({
+          accountId: account.id,
+          name: body.name,
+          kind: body.kind ?? "docs",
+          published: false,
+        });
         set.status = 201;
-        return { deployment: ownerDeploymentView(services, deployment), api_key: apiKey, key_prefix: displayPrefix(apiKey), warning: KEY_WARNING };
+        return {
+          deployment: await ownerDeploymentView(services, deployment),
+          api_key: apiKey,
+          key_prefix: displayPrefix(apiKey),
+          warning: KEY_WARNING,
+        };
       },
-      { body: createDeploymentBody, response: { 201: createDeploymentResponse }, detail: { summary: "Create a deployment and its key (the key is shown once)", tags } },
+      {
+        body: createDeploymentBody,
+        response: { 201: createDeploymentResponse },
+        detail: { summary: "Create a deployment and its key (the key is shown once)", tags },
+      },
     )
-    .get("/deployments/:id", ({ request, params }) => ownerDeploymentView(services, guard.deployment(request, params.id).deployment), {
-      params: deploymentParams,
-      response: { 200: deploymentSchema },
-      detail: { summary: "One deployment", tags },
-    })
+    .get(
+      "/deployments/:id",
+      async ({ request, params }) => ownerDeploymentView(services, (await guard.deployment(request, params.id)).deployment),
+      {
+        params: deploymentParams,
+        response: { 200: deploymentSchema },
+        detail: { summary: "One deployment", tags },
+      },
+    )
     .patch(
       "/deployments/:id",
-      ({ request, params, body }) => {
-        const { session } = guard.deployment(request, params.id);
-        return ownerDeploymentView(services, services.deployments.update(params.id, toPatch(body), session.account.id));
+      async ({ request, params, body }) => {
+        const { session } = await guard.deployment(request, params.id);
+        return ownerDeploymentView(services, await services.deployments.update(params.id, toPatch(body), session.account.id));
       },
       {
         params: deploymentParams,
         body: patchDeploymentBody,
         response: { 200: deploymentSchema },
-        detail: { summary: "Change settings: name, published, persona, temperature, starter questions, Q&A pairs, handoff, IP allow-list, what the key may do with documents, refusal threshold", tags },
+        detail: {
+          summary:
+            "Change settings: name, published, persona, temperature, starter questions, Q&A pairs, handoff, IP allow-list, what the key may do with documents, refusal threshold",
+          tags,
+        },
       },
     )
     .post(
       "/deployments/:id/key",
-      ({ request, params }) => {
-        const { session } = guard.deployment(request, params.id);
-        const apiKey = services.deployments.regenerateKey(params.id, session.account.id);
+      async ({ request, params }) => {
+        const { session } = await guard.deployment(request, params.id);
+        const apiKey = await services.deployments.regenerateKey(params.id, session.account.id);
         return { api_key: apiKey, key_prefix: displayPrefix(apiKey), warning: KEY_WARNING };
       },
-      { params: deploymentParams, response: { 200: keyResponse }, detail: { summary: "Create or regenerate the key (the old one stops working; shown once)", tags } },
+      {
+        params: deploymentParams,
+        response: { 200: keyResponse },
+        detail: { summary: "Create or regenerate the key (the old one stops working; shown once)", tags },
+      },
     )
     .patch(
       "/deployments/:id/key",
-      ({ request, params, body }) => {
-        const { session } = guard.deployment(request, params.id);
-        services.deployments.setKeyDisabled(params.id, body.disabled, session.account.id);
-        const key = services.deployments.keyInfo(params.id);
+      async ({ request, params, body }) => {
+        const { session } = await guard.deployment(request, params.id);
+        await services.deployments.setKeyDisabled(params.id, body.disabled, session.account.id);
+        const key = await services.deployments.keyInfo(params.id);
         return { key_prefix: key?.displayPrefix ?? null, key_disabled: key?.disabled ?? null };
       },
-      { params: deploymentParams, body: keyPatchBody, response: { 200: keyStateResponse }, detail: { summary: "Disable or re-enable the key", tags } },
+      {
+        params: deploymentParams,
+        body: keyPatchBody,
+        response: { 200: keyStateResponse },
+        detail: { summary: "Disable or re-enable the key", tags },
+      },
     );
 }

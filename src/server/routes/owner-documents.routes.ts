@@ -4,31 +4,47 @@ import type { DocumentRecord } from "../../store/repos/documents.repo.ts";
 import type { OwnerGuard } from "../owner-guard.ts";
 import { documentView } from "./documents.routes.ts";
 import { readPushFields } from "./documents.schemas.ts";
-import { deploymentParams, documentParams, documentSchema, documentsResponse, trainResponse, uploadBody, uploadResponse } from "./owner.schemas.ts";
+import {
+  deploymentParams,
+  documentParams,
+  documentSchema,
+  documentsResponse,
+  trainResponse,
+  uploadBody,
+  uploadResponse,
+} from "./owner.schemas.ts";
 
 const view = (d: DocumentRecord) => ({ ...documentView(d), status_url: `/owner/api/deployments/${d.deploymentId}/documents/${d.id}` });
 
 /** A deployment's documents: upload (training runs in the background), list with status for polling, remove. */
 export function ownerDocumentRoutes(services: Services, guard: OwnerGuard) {
   const tags = ["documents"];
-  const trainingStatus = (id: string) => services.repos.deployments.findById(id)?.trainingStatus ?? "none";
+  const trainingStatus = async (id: string) => (await services.repos.deployments.findById(id))?.trainingStatus ?? "none";
   return new Elysia({ name: "owner-documents", prefix: "/owner/api/deployments/:id" })
     .get(
       "/documents",
-      ({ request, params }) => {
-        const { deployment } = guard.deployment(request, params.id);
-        return { training_status: deployment.trainingStatus, data: services.documents.list(deployment.id).map(view), reading: services.documents.reading(deployment.id) };
+      async ({ request, params }) => {
+        const { deployment } = await guard.deployment(request, params.id);
+        return {
+          training_status: deployment.trainingStatus,
+          data: (await services.documents.list(deployment.id)).map(view),
+          reading: services.documents.reading(deployment.id),
+        };
       },
-      { params: deploymentParams, response: { 200: documentsResponse }, detail: { summary: "Documents with their training status (poll while queued or processing)", tags } },
+      {
+        params: deploymentParams,
+        response: { 200: documentsResponse },
+        detail: { summary: "Documents with their training status (poll while queued or processing)", tags },
+      },
     )
     .post(
       "/documents",
       async ({ request, params, body, set }) => {
-        const { deployment } = guard.deployment(request, params.id);
+        const { deployment } = await guard.deployment(request, params.id);
         const fields = await readPushFields(body as unknown as Record<string, unknown>);
         const r = await services.documents.push({ deploymentId: deployment.id, ...fields }, { waitMs: 0 });
         set.status = r.outcome === "stored" ? 201 : 202;
-        return { document: view(r.document), unchanged: r.unchanged, training_status: trainingStatus(deployment.id) };
+        return { document: view(r.document), unchanged: r.unchanged, training_status: await trainingStatus(deployment.id) };
       },
       {
         params: deploymentParams,
@@ -39,28 +55,32 @@ export function ownerDocumentRoutes(services: Services, guard: OwnerGuard) {
     )
     .get(
       "/documents/:documentId",
-      ({ request, params }) => {
-        const { deployment } = guard.deployment(request, params.id);
-        return view(services.documents.getOrThrow(params.documentId, deployment.id));
+      async ({ request, params }) => {
+        const { deployment } = await guard.deployment(request, params.id);
+        return view(await services.documents.getOrThrow(params.documentId, deployment.id));
       },
       { params: documentParams, response: { 200: documentSchema }, detail: { summary: "One document's status", tags } },
     )
     .delete(
       "/documents/:documentId",
-      ({ request, params }) => {
-        const { deployment } = guard.deployment(request, params.id);
-        services.documents.remove(params.documentId, deployment.id);
-        return { training_status: trainingStatus(deployment.id), data: services.documents.list(deployment.id).map(view) };
+      async ({ request, params }) => {
+        const { deployment } = await guard.deployment(request, params.id);
+        await services.documents.remove(params.documentId, deployment.id);
+        return { training_status: await trainingStatus(deployment.id), data: (await services.documents.list(deployment.id)).map(view) };
       },
       { params: documentParams, response: { 200: documentsResponse }, detail: { summary: "Remove a document and its index", tags } },
     )
     .post(
       "/train",
-      ({ request, params }) => {
-        const { deployment } = guard.deployment(request, params.id);
-        const queued = services.documents.train(deployment.id);
-        return { queued, training_status: trainingStatus(deployment.id) };
+      async ({ request, params }) => {
+        const { deployment } = await guard.deployment(request, params.id);
+        const queued = await services.documents.train(deployment.id);
+        return { queued, training_status: await trainingStatus(deployment.id) };
       },
-      { params: deploymentParams, response: { 200: trainResponse }, detail: { summary: "Train every untrained or failed document again", tags } },
+      {
+        params: deploymentParams,
+        response: { 200: trainResponse },
+        detail: { summary: "Train every untrained or failed document again", tags },
+      },
     );
 }

@@ -19,9 +19,14 @@ const counts = (d: Omit<DayRow, "day">) => ({
 export function ownerReportRoutes(services: Services, guard: OwnerGuard) {
   return new Elysia({ name: "owner-reports", prefix: "/owner/api/deployments/:id" }).get(
     "/reports",
-    ({ request, params, query }) => {
-      const { deployment } = guard.deployment(request, params.id);
-      const r = services.reports.report({ deploymentId: deployment.id, from: query.from, to: query.to, offsetMinutes: query.tz_offset ?? 0 });
+    async ({ request, params, query }) => {
+      const { deployment } = await guard.deployment(request, params.id);
+      const r = await services.reports.report({
+        deploymentId: deployment.id,
+        from: query.from,
+        to: query.to,
+        offsetMinutes: query.tz_offset ?? 0,
+      });
       return {
         from: r.from,
         to: r.to,

@@ -6,8 +6,8 @@ import { leadView } from "../../visitor/views.ts";
 import { toSeconds } from "../../wire-time.ts";
 
 /** What the console shows of a deployment: settings and status, never the key (only its display prefix). */
-export function ownerDeploymentView(s: Services, d: Deployment) {
-  const key = s.deployments.keyInfo(d.id);
+export async function ownerDeploymentView(s: Services, d: Deployment) {
+  const key = await s.deployments.keyInfo(d.id);
   return {
     id: d.id,
     name: d.name,
@@ -33,7 +33,7 @@ export function ownerDeploymentView(s: Services, d: Deployment) {
       };
     })(),
     training_status: d.trainingStatus,
-    documents: s.repos.documents.statusCounts(d.id),
+    documents: await s.repos.documents.statusCounts(d.id),
     trained_at: toSeconds(d.trainedAt),
     key_prefix: key ? key.displayPrefix : null,
     key_disabled: key ? key.disabled : null,

@@ -2,6 +2,7 @@ import { Elysia, t } from "elysia";
 import type { Services } from "../../app.ts";
 import { appError } from "../../errors/index.ts";
 import { correctionItemView, correctionView } from "../../visitor/views.ts";
+import { toSeconds } from "../../wire-time.ts";
 import type { OwnerGuard } from "../owner-guard.ts";
 import {
   chatLogParams,
@@ -16,18 +17,17 @@ import {
   okResponse,
 } from "./owner.schemas.ts";
 import { ownerChatLogView, ownerLeadView } from "./owner-views.ts";
-import { toSeconds } from "../../wire-time.ts";
 
 /** What visitors left behind: chat logs, answers rated 0 and their corrections, leads from handoff. */
 export function ownerVisitorRoutes(services: Services, guard: OwnerGuard) {
   return new Elysia({ name: "owner-visitor", prefix: "/owner/api/deployments/:id" })
     .get(
       "/corrections",
-      ({ request, params }) => {
-        const { deployment } = guard.deployment(request, params.id);
+      async ({ request, params }) => {
+        const { deployment } = await guard.deployment(request, params.id);
         return {
-          open: services.corrections.list(deployment.id).map(correctionItemView),
-          corrections: services.repos.reports.corrections(deployment.id).map((c) => ({
+          open: (await services.corrections.list(deployment.id)).map(correctionItemView),
+          corrections: (await services.repos.reports.corrections(deployment.id)).map((c) => ({
             id: c.id,
             chat_log_id: c.chatLogId,
             question: c.question,
@@ -41,14 +41,17 @@ export function ownerVisitorRoutes(services: Services, guard: OwnerGuard) {
       {
         params: deploymentParams,
         response: { 200: correctionsResponse },
-        detail: { summary: "Answers rated 0 (question, answer, sources, time) and every correction with its served count", tags: ["corrections"] },
+        detail: {
+          summary: "Answers rated 0 (question, answer, sources, time) and every correction with its served count",
+          tags: ["corrections"],
+        },
       },
     )
     .put(
       "/corrections/:chatLogId",
-      ({ request, params, body }) => {
-        const { deployment } = guard.deployment(request, params.id);
-        return correctionView(services.corrections.set(params.chatLogId, body.answer, { deploymentId: deployment.id }));
+      async ({ request, params, body }) => {
+        const { deployment } = await guard.deployment(request, params.id);
+        return correctionView(await services.corrections.set(params.chatLogId, body.answer, { deploymentId: deployment.id }));
       },
       {
         params: chatLogParams,
@@ -59,18 +62,27 @@ export function ownerVisitorRoutes(services: Services, guard: OwnerGuard) {
     )
     .delete(
       "/corrections/:chatLogId",
-      ({ request, params }) => {
-        const { deployment } = guard.deployment(request, params.id);
-        if (!services.corrections.remove(params.chatLogId, { deploymentId: deployment.id })) throw appError("not_found", { message: "This answer has no active correction." });
+      async ({ request, params }) => {
+        const { deployment } = await guard.deployment(request, params.id);
+        if (!(await services.corrections.remove(params.chatLogId, { deploymentId: deployment.id })))
+          throw appError("not_found", { message: "This answer has no active correction." });
         return { success: true as const };
       },
-      { params: chatLogParams, response: { 200: okResponse }, detail: { summary: "Take a correction out of service", tags: ["corrections"] } },
+      {
+        params: chatLogParams,
+        response: { 200: okResponse },
+        detail: { summary: "Take a correction out of service", tags: ["corrections"] },
+      },
     )
     .get(
       "/chat-logs",
-      ({ request, params, query }) => {
-        const { deployment } = guard.deployment(request, params.id);
-        return { data: services.repos.ownerChatLogs.list(deployment.id, { limit: query.limit ?? 50, beforeId: query.before }).map(ownerChatLogView) };
+      async ({ request, params, query }) => {
+        const { deployment } = await guard.deployment(request, params.id);
+        return {
+          data: (await services.repos.ownerChatLogs.list(deployment.id, { limit: query.limit ?? 50, beforeId: query.before })).map(
+            ownerChatLogView,
+          ),
+        };
       },
       {
         params: deploymentParams,
@@ -81,9 +93,9 @@ export function ownerVisitorRoutes(services: Services, guard: OwnerGuard) {
     )
     .get(
       "/chat-logs/:chatLogId",
-      ({ request, params }) => {
-        const { deployment } = guard.deployment(request, params.id);
-        const log = services.repos.ownerChatLogs.find(deployment.id, params.chatLogId);
+      async ({ request, params }) => {
+        const { deployment } = await guard.deployment(request, params.id);
+        const log = await services.repos.ownerChatLogs.find(deployment.id, params.chatLogId);
         if (!log) throw appError("not_found", { message: "No such chat log.", param: "chat_log_id" });
         return ownerChatLogView(log);
       },
@@ -91,26 +103,36 @@ export function ownerVisitorRoutes(services: Services, guard: OwnerGuard) {
     )
     .get(
       "/leads",
-      ({ request, params, query }) => {
-        const { deployment } = guard.deployment(request, params.id);
+      async ({ request, params, query }) => {
+        const { deployment } = await guard.deployment(request, params.id);
         const limit = query.limit ?? 200;
         // One more than asked tells whether an older page exists.
-        const rows = services.leads.list(deployment.id, { limit: limit + 1, beforeId: query.before });
+        const rows = await services.leads.list(deployment.id, { limit: limit + 1, beforeId: query.before });
         const data = rows.slice(0, limit);
         return { data: data.map(ownerLeadView), next_before: rows.length > limit ? (data.at(-1)?.id ?? null) : null };
       },
       {
         params: deploymentParams,
         query: leadsQuery,
-        response: { 200: t.Object({ data: t.Array(leadSchema), next_before: t.Union([t.Number(), t.Null()], { description: "pass as `before` for the next (older) page; null on the last page" }) }) },
-        detail: { summary: "Leads from handoff, newest first (page with `limit` and `before`), with the delivery state of the owner's mail", tags: ["leads"] },
+        response: {
+          200: t.Object({
+            data: t.Array(leadSchema),
+            next_before: t.Union([t.Number(), t.Null()], {
+              description: "pass as `before` for the next (older) page; null on the last page",
+            }),
+          }),
+        },
+        detail: {
+          summary: "Leads from handoff, newest first (page with `limit` and `before`), with the delivery state of the owner's mail",
+          tags: ["leads"],
+        },
       },
     )
     .get(
       "/leads.csv",
-      ({ request, params }) => {
-        const { deployment } = guard.deployment(request, params.id);
-        return new Response(services.leads.csv(deployment.id), {
+      async ({ request, params }) => {
+        const { deployment } = await guard.deployment(request, params.id);
+        return new Response(await services.leads.csv(deployment.id), {
           headers: {
             "content-type": "text/csv; charset=utf-8",
             "content-disposition": `attachment; filename="leads-${deployment.id}.csv"`,
@@ -119,6 +141,9 @@ export function ownerVisitorRoutes(services: Services, guard: OwnerGuard) {
           },
         });
       },
-      { params: deploymentParams, detail: { summary: "Leads as CSV (cells that a spreadsheet would run as formulas are defused)", tags: ["leads"] } },
+      {
+        params: deploymentParams,
+        detail: { summary: "Leads as CSV (cells that a spreadsheet would run as formulas are defused)", tags: ["leads"] },
+      },
     );
 }

@@ -1,8 +1,8 @@
 import { toOpenAPISchema } from "@elysiajs/openapi";
-import { pathOf } from "../path-of.ts";
 import { Elysia } from "elysia";
 import type { Services } from "../../app.ts";
 import { createOwnerGuard, OWNER_API } from "../owner-guard.ts";
+import { pathOf } from "../path-of.ts";
 import { ownerAccountRoutes } from "./owner-account.routes.ts";
 import { ownerDeploymentRoutes } from "./owner-deployments.routes.ts";
 import { ownerDocumentRoutes } from "./owner-documents.routes.ts";
@@ -37,10 +37,14 @@ export function ownerRoutes(services: Services) {
     .use(ownerDocumentRoutes(services, guard))
     .use(ownerVisitorRoutes(services, guard))
     .use(ownerReportRoutes(services, guard))
-    .get(SPEC_PATH, () => {
-      spec ??= ownerOpenApi(app as unknown as { routes: RouteInfo[] }, services.version);
-      return spec;
-    }, { detail: { hide: true } });
+    .get(
+      SPEC_PATH,
+      () => {
+        spec ??= ownerOpenApi(app as unknown as { routes: RouteInfo[] }, services.version);
+        return spec;
+      },
+      { detail: { hide: true } },
+    );
   return app;
 }
 
@@ -56,7 +60,10 @@ type Operation = { requestBody?: { content?: Record<string, unknown> } };
  * request bodies are filled in here from each route's own body schema (multipart when it carries a file).
  */
 function ownerOpenApi(app: { routes: RouteInfo[] }, version: string) {
-  const generated = toOpenAPISchema(app as never, { staticFile: false }) as { paths: Record<string, Record<string, Operation>>; components?: object };
+  const generated = toOpenAPISchema(app as never, { staticFile: false }) as {
+    paths: Record<string, Record<string, Operation>>;
+    components?: object;
+  };
   const paths = Object.fromEntries(Object.entries(generated.paths).filter(([p]) => p.startsWith(`${OWNER_API}/`) && p !== SPEC_PATH));
   for (const r of app.routes) {
     const op = paths[r.path.replace(/:(\w+)/g, "{$1}")]?.[r.method.toLowerCase()];

@@ -29,7 +29,9 @@ export const deploymentSchema = t.Object({
   qa_pairs: t.Array(qaPair),
   handoff_enabled: t.Boolean(),
   ip_allow: t.Array(t.String()),
-  key_manages_documents: t.Boolean({ description: "the deployment key may list and remove documents (off by default: the key is public in the widget)" }),
+  key_manages_documents: t.Boolean({
+    description: "the deployment key may list and remove documents (off by default: the key is public in the widget)",
+  }),
   push_enabled: t.Boolean({ description: "the deployment key may push documents to POST /api/v1/documents" }),
   push_ip_allow: t.Array(t.String(), { description: "addresses (CIDR) allowed to push; empty: any address the IP allow-list lets in" }),
   refusal_threshold: nullable(
@@ -89,7 +91,13 @@ export const documentSchema = t.Object({
   ocr: t.Boolean({ description: "some pages were read from images (OCR)" }),
   ocr_pages: t.Number(),
   ocr_confidence: nullable(t.Number({ description: "mean OCR confidence of those pages, 0..100" })),
-  notes: t.Array(t.Object({ page: t.Number(), code: t.String({ description: "ocr_low_confidence, ocr_no_text, ocr_skipped or ocr_unavailable" }), confidence: t.Optional(t.Number()) })),
+  notes: t.Array(
+    t.Object({
+      page: t.Number(),
+      code: t.String({ description: "ocr_low_confidence, ocr_no_text, ocr_skipped or ocr_unavailable" }),
+      confidence: t.Optional(t.Number()),
+    }),
+  ),
   progress: nullable(t.Object({ done: t.Number(), total: t.Number() }, { description: "while processing: parts indexed of the total" })),
   status_url: t.String(),
   created_at: t.Number(),
@@ -105,7 +113,11 @@ export const readingSchema = t.Object(
   { name: t.String(), done: t.Number(), total: t.Number(), ocr: t.Boolean({ description: "reading scanned pages (OCR)" }) },
   { description: "an upload still being read (parsed, OCR) before it is stored: pages done of total" },
 );
-export const documentsResponse = t.Object({ training_status: t.String(), data: t.Array(documentSchema), reading: t.Optional(t.Array(readingSchema)) });
+export const documentsResponse = t.Object({
+  training_status: t.String(),
+  data: t.Array(documentSchema),
+  reading: t.Optional(t.Array(readingSchema)),
+});
 export const trainResponse = t.Object({ queued: t.Number(), training_status: t.String() });
 export const uploadResponse = t.Object({ document: documentSchema, unchanged: t.Boolean(), training_status: t.String() });
 
@@ -163,8 +175,14 @@ export const chatLogSchema = t.Object({
   created_at: t.Number(),
 });
 // Whole numbers only: a fractional LIMIT is a datatype mismatch in SQLite (a 500 before this was a 400).
-export const chatLogsQuery = t.Object({ limit: t.Optional(t.Numeric({ minimum: 1, maximum: 200, multipleOf: 1 })), before: t.Optional(t.Numeric({ minimum: 1, multipleOf: 1 })) });
-export const leadsQuery = t.Object({ limit: t.Optional(t.Numeric({ minimum: 1, maximum: 1000, multipleOf: 1 })), before: t.Optional(t.Numeric({ minimum: 1, multipleOf: 1 })) });
+export const chatLogsQuery = t.Object({
+  limit: t.Optional(t.Numeric({ minimum: 1, maximum: 200, multipleOf: 1 })),
+  before: t.Optional(t.Numeric({ minimum: 1, multipleOf: 1 })),
+});
+export const leadsQuery = t.Object({
+  limit: t.Optional(t.Numeric({ minimum: 1, maximum: 1000, multipleOf: 1 })),
+  before: t.Optional(t.Numeric({ minimum: 1, multipleOf: 1 })),
+});
 
 export const leadSchema = t.Object({
   id: t.Number(),

@@ -34,24 +34,24 @@ export function widgetRoutes(services: Services, state: RequestStates) {
     )
     .post(
       "/api/v1/widget/feedback",
-      ({ request, body }) => {
+      async ({ request, body }) => {
         const { deployment } = state.gateOf(request);
         const chatLogId = toChatLogId(body.chat_log_id);
         const feedback = toRating(body.feedback);
-        services.feedback.rate(deployment.id, chatLogId, feedback);
+        await services.feedback.rate(deployment.id, chatLogId, feedback);
         return { success: true as const, chat_log_id: chatLogId, feedback };
       },
       { body: feedbackBody, response: { 200: feedbackResponse } },
     )
     .post(
       "/api/v1/widget/handoff",
-      ({ request, body, set }) => {
+      async ({ request, body, set }) => {
         const { deployment, account, clientIp } = state.gateOf(request);
-        const ip = services.limiter.hit(`v1.widget.handoff|client-ip:${clientIp}`, HANDOFF_PER_IP_LIMIT);
+        const ip = await services.limiter.hit(`v1.widget.handoff|client-ip:${clientIp}`, HANDOFF_PER_IP_LIMIT);
         const keyRemaining = Number(set.headers["x-ratelimit-remaining"] ?? ip.remaining);
         set.headers["x-ratelimit-remaining"] = String(Math.min(keyRemaining, ip.remaining));
         if (!ip.allowed) throw appError("rate_limited", { headers: { "retry-after": String(ip.retryAfterSeconds) } });
-        const { lead } = services.leads.handoff({
+        const { lead } = await services.leads.handoff({
           deployment,
           ownerEmail: account.email,
           email: body.email,

@@ -1,6 +1,6 @@
 import type { SQL } from "bun";
 import { matchTerms } from "../../rag/keyword-query.ts";
-import type { ChunkRow, NewChunk } from "../repos/chunk-index.repo.ts";
+import { type ChunkRow, type NewChunk, stagingDeployment } from "../repos/chunk-index.repo.ts";
 import { createFts5Tokenizer, type TokenCounts } from "./fts5-tokenizer.ts";
 
 /**
@@ -88,6 +88,151 @@ export async function createPgChunkIndex(sql: SQL, opts: { efSearch?: (k: number
       SELECT id, ${deploymentId}, v::vector FROM unnest(${sql.array(ids, "INT8")}::bigint[], ${sql.array(vectors.map(vectorLiteral), "TEXT")}::text[]) AS u(id, v)`;
   }
 
+  /**
+   * Chunk rows with ids allocated up front (so they come back in order); `documentIds` one per chunk; kw_length
+   * null = not keyword-indexed yet. `givenIds`: db copy keeps the source's ids (and moves the sequence past them).
+   */
+  async function insertRows(
+    tx: SQL,
+    deploymentId: string,
+    documentIds: string[],
+    chunks: NewChunk[],
+    lengths: (number | null)[],
+    givenIds?: number[],
+  ): Promise<number[]> {
+    const ids =
+      givenIds ??
+      ((await tx`SELECT nextval(pg_get_serial_sequence('chunks', 'id')) AS id FROM generate_series(1, ${chunks.length})`) as Raw[]).map(
+        (r) => num(r.id),
+      );
+    const col = <T>(f: (c: NewChunk) => T) => chunks.map(f);
+    await tx`INSERT INTO chunks (id, deployment_id, document_id, ord, source, text, heading_path, page_start, page_end, row_start, row_end, token_count, text_hash, kw_length)
+      SELECT u.id, ${deploymentId}, u.doc, u.ord, u.source, u.text, u.heading, u.ps, u.pe, u.rs, u.re, u.tc, u.hash, u.len
+      FROM unnest(${sql.array(ids, "INT8")}::bigint[], ${sql.array(documentIds, "TEXT")}::text[], ${sql.array(
+        col((c) => c.ord),
+        "INT4",
+      )}::int[], ${sql.array(
+        col((c) => c.source),
+        "TEXT",
+      )}::text[],
+                  ${sql.array(
+                    col((c) => c.text),
+                    "TEXT",
+                  )}::text[], ${sql.array(
+                    col((c) => c.headingPath),
+                    "TEXT",
+                  )}::text[],
+                  ${sql.array(
+                    col((c) => c.pageStart ?? null),
+                    "INT4",
+                  )}::int[], ${sql.array(
+                    col((c) => c.pageEnd ?? null),
+                    "INT4",
+                  )}::int[],
+                  ${sql.array(
+                    col((c) => c.rowStart ?? null),
+                    "INT4",
+                  )}::int[], ${sql.array(
+                    col((c) => c.rowEnd ?? null),
+                    "INT4",
+                  )}::int[],
+                  ${sql.array(
+                    col((c) => c.tokenCount),
+                    "INT4",
+                  )}::int[], ${sql.array(
+                    col((c) => c.textHash),
+                    "TEXT",
+                  )}::text[],
+                  ${sql.array(lengths, "INT4")}::int[])
+           AS u(id, doc, ord, source, text, heading, ps, pe, rs, re, tc, hash, len)`;
+    return ids;
+  }
+
+  /** Postings, document frequencies and the deployment's totals for chunks `ids` (counted by the FTS5 tokenizer). */
+  async function addPostings(tx: SQL, deploymentId: string, ids: number[], counted: TokenCounts[]): Promise<void> {
+    // document frequencies: chunks of this batch containing each term
+    const df = new Map<string, number>();
+    for (const c of counted) for (const t of c.tf.keys()) df.set(t, (df.get(t) ?? 0) + 1);
+    const terms = [...df.keys()].sort();
+    if (terms.length > 0) {
+      const termIds = new Map(
+        (
+          (await tx`INSERT INTO kw_terms (deployment_id, term, df)
+            SELECT ${deploymentId}, t, d FROM unnest(${sql.array(terms, "TEXT")}::text[], ${sql.array(
+              terms.map((t) => df.get(t) as number),
+              "INT4",
+            )}::int[]) AS u(t, d)
+            ON CONFLICT (deployment_id, term) DO UPDATE SET df = kw_terms.df + excluded.df
+            RETURNING id, term`) as Raw[]
+        ).map((r) => [r.term as string, num(r.id)]),
+      );
+      const pTerm: number[] = [];
+      const pChunk: number[] = [];
+      const pText: number[] = [];
+      const pHead: number[] = [];
+      const pLen: number[] = [];
+      for (const [i, c] of counted.entries()) {
+        for (const [t, f] of c.tf) {
+          pTerm.push(termIds.get(t) as number);
+          pChunk.push(ids[i] as number);
+          pText.push(f.t);
+          pHead.push(f.h);
+          pLen.push(c.length);
+        }
+      }
+      await tx`INSERT INTO kw_postings (term_id, chunk_id, tf_text, tf_heading, len)
+        SELECT * FROM unnest(${sql.array(pTerm, "INT8")}::bigint[], ${sql.array(pChunk, "INT8")}::bigint[], ${sql.array(pText, "INT4")}::int[], ${sql.array(pHead, "INT4")}::int[], ${sql.array(pLen, "INT4")}::int[])`;
+    }
+    const total = counted.reduce((s, c) => s + c.length, 0);
+    await tx`INSERT INTO kw_stats (deployment_id, chunks, tokens) VALUES (${deploymentId}, ${ids.length}, ${total})
+      ON CONFLICT (deployment_id) DO UPDATE SET chunks = kw_stats.chunks + excluded.chunks, tokens = kw_stats.tokens + excluded.tokens`;
+  }
+
+  /**
+   * Several documents of one deployment at once (a training batch): their chunk rows, postings, statistics and
+   * vectors in a fixed number of statements. Returns each document's chunk ids in order. `ids` (db copy): the
+   * chunks' ids in the source, kept.
+   */
+  async function insertMany(
+    deploymentId: string,
+    docs: { documentId: string; chunks: NewChunk[]; ids?: number[] }[],
+    tx?: SQL,
+  ): Promise<number[][]> {
+    const chunks = docs.flatMap((d) => d.chunks);
+    if (chunks.length === 0) return docs.map(() => []);
+    if (docs.some((d) => d.ids && d.ids.length !== d.chunks.length)) throw new Error("insertMany: one id per chunk");
+    const givenIds = docs.every((d) => d.ids) ? docs.flatMap((d) => d.ids as number[]) : undefined;
+    return within(tx, async (tx) => {
+      await lockDeployment(tx, deploymentId);
+      const counted = tokenizer.count(chunks.map((c) => ({ text: c.text, heading: c.headingPath }))).map(truncated);
+      const ids = await insertRows(
+        tx,
+        deploymentId,
+        docs.flatMap((d) => d.chunks.map(() => d.documentId)),
+        chunks,
+        counted.map((c) => c.length),
+        givenIds,
+      );
+      await addPostings(tx, deploymentId, ids, counted);
+      if (vec) {
+        const withVectors = chunks.flatMap((c, i) => (c.vector ? [{ id: ids[i] as number, v: c.vector }] : []));
+        await insertVectors(
+          tx,
+          deploymentId,
+          withVectors.map((x) => x.id),
+          withVectors.map((x) => x.v),
+        );
+      }
+      const out: number[][] = [];
+      let at = 0;
+      for (const d of docs) {
+        out.push(ids.slice(at, at + d.chunks.length));
+        at += d.chunks.length;
+      }
+      return out;
+    });
+  }
+
   return {
     hasVectors: () => vec,
     /** Re-reads whether the vector table exists (another node may have created it). */
@@ -101,7 +246,10 @@ export async function createPgChunkIndex(sql: SQL, opts: { efSearch?: (k: number
     async setMeta(key: string, value: string): Promise<void> {
       await sql`INSERT INTO index_meta (key, value) VALUES (${key}, ${value}) ON CONFLICT (key) DO UPDATE SET value = excluded.value`;
     },
-    /** (Re)creates the vector table and its HNSW index for `dimension`; drops any previous one (reindex). In the caller's transaction when `tx` is given. */
+    /**
+     * (Re)creates the vector table and its HNSW index for `dimension`; drops any previous one (reindex). In the
+     * caller's transaction when `tx` is given; `deferHnsw` leaves the HNSW index to buildVectorIndex (bulk loads).
+     */
     async createVectorTable(dimension: number | null, tx?: SQL, opts: { deferHnsw?: boolean } = {}): Promise<void> {
       if (dimension !== null && (!Number.isInteger(dimension) || dimension < 1 || dimension > 2000)) {
         throw new Error(`vector dimension ${dimension} is outside 1..2000 (pgvector's HNSW limit for vector)`);
@@ -120,128 +268,62 @@ export async function createPgChunkIndex(sql: SQL, opts: { efSearch?: (k: number
     },
     /**
      * Builds the HNSW index a bulk load deferred (createVectorTable with deferHnsw): one build after the rows are in
-     * is several times faster than inserting each vector into the graph (db copy: 8,098 vectors of 384 dimensions).
+     * is several times faster than inserting each vector into the graph (db copy of 8,098 vectors of 384 dimensions).
      */
     async buildVectorIndex(tx?: SQL): Promise<void> {
       await within(tx, (tx) => tx.unsafe(HNSW_INDEX));
     },
     /**
      * Chunk rows, their postings and keyword statistics, and their vectors: one transaction — the caller's when `tx`
-     * is given (so a document's status can change in the same one), else its own. Returns the ids in order (`givenIds`
-     * when given: a copy keeping the source's ids). `documentId` may name each chunk's document (db copy batches
-     * many small documents: one call per document in one long transaction rewrote kw_stats thousands of times).
+     * is given (so a document's status can change in the same one), else its own. Returns the ids in order.
      */
-    async insert(
-      deploymentId: string,
-      documentId: string | string[],
-      chunks: NewChunk[],
-      tx?: SQL,
-      givenIds?: number[],
-    ): Promise<number[]> {
+    async insert(deploymentId: string, documentId: string, chunks: NewChunk[], tx?: SQL): Promise<number[]> {
+      return (await insertMany(deploymentId, [{ documentId, chunks }], tx))[0] ?? [];
+    },
+    insertMany,
+    /**
+     * Part of a large document's chunks, written where no search sees them: under the placeholder deployment
+     * stagingDeployment(documentId), no keyword rows, no vectors. Returns their ids in order.
+     */
+    async insertStaged(documentId: string, chunks: NewChunk[], tx?: SQL): Promise<number[]> {
       if (chunks.length === 0) return [];
-      if (givenIds && givenIds.length !== chunks.length) throw new Error("insert: one id per chunk");
-      // one document, or (db copy: many small documents of a deployment in one call) one document id per chunk
-      const documentIds = Array.isArray(documentId) ? documentId : chunks.map(() => documentId);
-      if (documentIds.length !== chunks.length) throw new Error("insert: one document id per chunk");
+      return within(tx, (tx) =>
+        insertRows(
+          tx,
+          stagingDeployment(documentId),
+          chunks.map(() => documentId),
+          chunks,
+          chunks.map(() => null),
+        ),
+      );
+    },
+    /** Moves up to `limit` staged chunks of a document into its deployment and its keyword index; returns how many. */
+    async publishStaged(documentId: string, deploymentId: string, limit: number, tx?: SQL): Promise<number> {
       return within(tx, async (tx) => {
         await lockDeployment(tx, deploymentId);
-        // givenIds: `db copy` keeps SQLite's chunk ids (and resets the sequence past them afterwards)
-        const ids =
-          givenIds ??
-          ((await tx`SELECT nextval(pg_get_serial_sequence('chunks', 'id')) AS id FROM generate_series(1, ${chunks.length})`) as Raw[]).map(
-            (r) => num(r.id),
-          );
-        const counted = tokenizer.count(chunks.map((c) => ({ text: c.text, heading: c.headingPath }))).map(truncated);
-        const col = <T>(f: (c: NewChunk) => T) => chunks.map(f);
-        await tx`INSERT INTO chunks (id, deployment_id, document_id, ord, source, text, heading_path, page_start, page_end, row_start, row_end, token_count, text_hash, kw_length)
-          SELECT u.id, ${deploymentId}, u.doc, u.ord, u.source, u.text, u.heading, u.ps, u.pe, u.rs, u.re, u.tc, u.hash, u.len
+        const rows = (await tx`SELECT id, text, heading_path FROM chunks WHERE document_id = ${documentId}
+          AND deployment_id = ${stagingDeployment(documentId)} ORDER BY id LIMIT ${limit} FOR UPDATE`) as Raw[];
+        if (rows.length === 0) return 0;
+        const ids = rows.map((r) => num(r.id));
+        const counted = tokenizer.count(rows.map((r) => ({ text: r.text as string, heading: r.heading_path as string }))).map(truncated);
+        await tx`UPDATE chunks c SET deployment_id = ${deploymentId}, kw_length = u.len
           FROM unnest(${sql.array(ids, "INT8")}::bigint[], ${sql.array(
-            col((c) => c.ord),
+            counted.map((c) => c.length),
             "INT4",
-          )}::int[], ${sql.array(
-            col((c) => c.source),
-            "TEXT",
-          )}::text[],
-                      ${sql.array(
-                        col((c) => c.text),
-                        "TEXT",
-                      )}::text[], ${sql.array(
-                        col((c) => c.headingPath),
-                        "TEXT",
-                      )}::text[],
-                      ${sql.array(
-                        col((c) => c.pageStart ?? null),
-                        "INT4",
-                      )}::int[], ${sql.array(
-                        col((c) => c.pageEnd ?? null),
-                        "INT4",
-                      )}::int[],
-                      ${sql.array(
-                        col((c) => c.rowStart ?? null),
-                        "INT4",
-                      )}::int[], ${sql.array(
-                        col((c) => c.rowEnd ?? null),
-                        "INT4",
-                      )}::int[],
-                      ${sql.array(
-                        col((c) => c.tokenCount),
-                        "INT4",
-                      )}::int[], ${sql.array(
-                        col((c) => c.textHash),
-                        "TEXT",
-                      )}::text[],
-                      ${sql.array(
-                        counted.map((c) => c.length),
-                        "INT4",
-                      )}::int[], ${sql.array(documentIds, "TEXT")}::text[])
-               AS u(id, ord, source, text, heading, ps, pe, rs, re, tc, hash, len, doc)`;
-        // document frequencies: chunks of this batch containing each term
-        const df = new Map<string, number>();
-        for (const c of counted) for (const t of c.tf.keys()) df.set(t, (df.get(t) ?? 0) + 1);
-        const terms = [...df.keys()].sort();
-        if (terms.length > 0) {
-          const termIds = new Map(
-            (
-              (await tx`INSERT INTO kw_terms (deployment_id, term, df)
-                SELECT ${deploymentId}, t, d FROM unnest(${sql.array(terms, "TEXT")}::text[], ${sql.array(
-                  terms.map((t) => df.get(t) as number),
-                  "INT4",
-                )}::int[]) AS u(t, d)
-                ON CONFLICT (deployment_id, term) DO UPDATE SET df = kw_terms.df + excluded.df
-                RETURNING id, term`) as Raw[]
-            ).map((r) => [r.term as string, num(r.id)]),
-          );
-          const pTerm: number[] = [];
-          const pChunk: number[] = [];
-          const pText: number[] = [];
-          const pHead: number[] = [];
-          const pLen: number[] = [];
-          for (const [i, c] of counted.entries()) {
-            for (const [t, f] of c.tf) {
-              pTerm.push(termIds.get(t) as number);
-              pChunk.push(ids[i] as number);
-              pText.push(f.t);
-              pHead.push(f.h);
-              pLen.push(c.length);
-            }
-          }
-          await tx`INSERT INTO kw_postings (term_id, chunk_id, tf_text, tf_heading, len)
-            SELECT * FROM unnest(${sql.array(pTerm, "INT8")}::bigint[], ${sql.array(pChunk, "INT8")}::bigint[], ${sql.array(pText, "INT4")}::int[], ${sql.array(pHead, "INT4")}::int[], ${sql.array(pLen, "INT4")}::int[])`;
-        }
-        const total = counted.reduce((s, c) => s + c.length, 0);
-        await tx`INSERT INTO kw_stats (deployment_id, chunks, tokens) VALUES (${deploymentId}, ${chunks.length}, ${total})
-          ON CONFLICT (deployment_id) DO UPDATE SET chunks = kw_stats.chunks + excluded.chunks, tokens = kw_stats.tokens + excluded.tokens`;
-        if (vec) {
-          const withVectors = chunks.flatMap((c, i) => (c.vector ? [{ id: ids[i] as number, v: c.vector }] : []));
-          await insertVectors(
-            tx,
-            deploymentId,
-            withVectors.map((x) => x.id),
-            withVectors.map((x) => x.v),
-          );
-        }
-        return ids;
+          )}::int[]) AS u(id, len) WHERE c.id = u.id`;
+        await addPostings(tx, deploymentId, ids, counted);
+        return ids.length;
       });
+    },
+    /** Vectors of chunks already inserted (a staged document's, when it is finished); nothing without a vector table. */
+    async insertVectors(deploymentId: string, vectors: { id: number; vector: Float32Array }[], tx?: SQL): Promise<void> {
+      if (!vec || vectors.length === 0) return;
+      await insertVectors(
+        tx ?? sql,
+        deploymentId,
+        vectors.map((v) => v.id),
+        vectors.map((v) => v.vector),
+      );
     },
     /** Removes a document's chunks, postings (statistics decremented) and vectors in one transaction (the caller's when given). */
     async deleteDocument(documentId: string, tx?: SQL): Promise<void> {
@@ -354,6 +436,20 @@ export async function createPgChunkIndex(sql: SQL, opts: { efSearch?: (k: number
     async cacheVector(embedderId: string, textHash: string, v: Float32Array): Promise<void> {
       const bytes = new Uint8Array(v.buffer, v.byteOffset, v.byteLength);
       await sql`INSERT INTO embedding_cache (embedder_id, text_hash, vector) VALUES (${embedderId}, ${textHash}, ${bytes}) ON CONFLICT DO NOTHING`;
+    },
+    /** The vectors of these chunks into the embedding cache (identical text embedded once per embedder), in one statement. */
+    async cacheVectors(embedderId: string, chunks: NewChunk[], tx?: SQL): Promise<void> {
+      const withVectors = chunks.filter((c): c is NewChunk & { vector: Float32Array } => c.vector !== undefined);
+      if (withVectors.length === 0) return;
+      await (tx ?? sql)`INSERT INTO embedding_cache (embedder_id, text_hash, vector)
+        SELECT ${embedderId}, h, decode(v, 'base64') FROM unnest(${sql.array(
+          withVectors.map((c) => c.textHash),
+          "TEXT",
+        )}::text[], ${sql.array(
+          withVectors.map((c) => Buffer.from(c.vector.buffer, c.vector.byteOffset, c.vector.byteLength).toString("base64")),
+          "TEXT",
+        )}::text[]) AS u(h, v)
+        ON CONFLICT DO NOTHING`;
     },
     /** How many of a document's chunks are in each place (chunks, keyword-indexed, vectors). */
     async counts(documentId: string): Promise<{ chunks: number; fts: number; vec: number }> {

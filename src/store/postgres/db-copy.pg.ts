@@ -277,7 +277,7 @@ async function copyChunks(db: Database, tx: SQL, index: PgChunkIndex, columns: s
       await tx`INSERT INTO chunks ${tx(rows, ...columns)}`;
       return;
     }
-    const chunks: NewChunk[] = rows.map((r) => ({
+    const toChunk = (r: Row): NewChunk => ({
       ord: r.ord as number,
       source: r.source as string,
       text: r.text as string,
@@ -289,14 +289,19 @@ async function copyChunks(db: Database, tx: SQL, index: PgChunkIndex, columns: s
       tokenCount: r.token_count as number,
       textHash: r.text_hash as string,
       vector: vectorOf(r.id as number),
-    }));
-    await index.insert(
-      deploymentId,
-      rows.map((r) => r.document_id as string),
-      chunks,
-      tx,
-      rows.map((r) => r.id as number),
-    );
+    });
+    // consecutive rows of one document form one item (ids kept)
+    const docs: { documentId: string; chunks: NewChunk[]; ids: number[] }[] = [];
+    for (const r of rows) {
+      let d = docs[docs.length - 1];
+      if (!d || d.documentId !== r.document_id) {
+        d = { documentId: r.document_id as string, chunks: [], ids: [] };
+        docs.push(d);
+      }
+      d.chunks.push(toChunk(r));
+      d.ids.push(r.id as number);
+    }
+    await index.insertMany(deploymentId, docs, tx);
   };
   // by deployment, in id order within it: up to PAGE_ROWS chunks of one deployment (of many documents) per insert,
   // since each insert rewrites the deployment's keyword statistics (one call per small document: 2,000 abstracts

@@ -3,18 +3,26 @@ import type { Repos, Store } from "../store.ts";
 import { createPgChunkIndex, createPgTermStats } from "./chunk-index.pg.ts";
 import { migratePg } from "./migrate.pg.ts";
 import { createPgRateLimits } from "./rate-limits.pg.ts";
+import { createPgAccountsRepo } from "./repos/accounts.pg.ts";
+import { createPgChatLogFeedbackRepo } from "./repos/chat-log-feedback.pg.ts";
+import { createPgChatLogsRepo } from "./repos/chat-logs.pg.ts";
+import { createPgConversationsRepo } from "./repos/conversations.pg.ts";
+import { createPgCorrectionsRepo } from "./repos/corrections.pg.ts";
+import { createPgDeploymentsRepo } from "./repos/deployments.pg.ts";
+import { createPgDocumentsRepo } from "./repos/documents.pg.ts";
+import { createPgKeysRepo } from "./repos/keys.pg.ts";
+import { createPgLeadsRepo } from "./repos/leads.pg.ts";
+import { createPgLoginAttemptsRepo } from "./repos/login-attempts.pg.ts";
+import { createPgOutboxRepo } from "./repos/outbox.pg.ts";
+import { createPgOwnerChatLogsRepo } from "./repos/owner-chat-logs.pg.ts";
+import { createPgOwnerSessionsRepo } from "./repos/owner-sessions.pg.ts";
+import { createPgQueueDepthsRepo } from "./repos/queue-depths.pg.ts";
+import { createPgReportsRepo } from "./repos/reports.pg.ts";
+import { createPgTrainingStore } from "./training.pg.ts";
 
 export interface PgStoreOptions {
   /** connections in this node's pool (default 10) */
   max?: number;
-}
-
-/** A repo not built yet: any call fails loudly instead of answering wrongly. */
-function missing<T>(name: string): T {
-  return new Proxy({} as Record<string, unknown>, {
-    get: (_t, prop) =>
-      prop === "then" ? undefined : () => Promise.reject(new Error(`PostgreSQL store: ${name}.${String(prop)} is not implemented`)),
-  }) as T;
 }
 
 /** host:port/db of a connection URL, never its password: for messages and logs. */
@@ -50,28 +58,34 @@ export async function createPgStore(url: string, opts: PgStoreOptions = {}): Pro
   const termStats: Repos["termStats"] = createPgTermStats(sql);
 
   // --- wt-pg-core: deployments, keys, documents, queue depths, training ---
-  const core = {
-    deployments: missing<Repos["deployments"]>("deployments"),
-    keys: missing<Repos["keys"]>("keys"),
-    documents: missing<Repos["documents"]>("documents"),
-    queueDepths: missing<Repos["queueDepths"]>("queueDepths"),
-    training: missing<Repos["training"]>("training"),
+  // keys listen for changes on a connection of their own (sql.listen); unlisten on close
+  const keys = await createPgKeysRepo(sql).catch(async (e) => {
+    await sql.close().catch(() => {});
+    throw e;
+  });
+  closers.push(() => keys.close());
+  const core: Pick<Repos, "deployments" | "keys" | "documents" | "queueDepths" | "training"> = {
+    deployments: createPgDeploymentsRepo(sql, index, { onChange: keys.invalidate }),
+    keys,
+    documents: createPgDocumentsRepo(sql),
+    queueDepths: createPgQueueDepthsRepo(sql),
+    training: createPgTrainingStore(sql, index),
   };
   // --- end wt-pg-core ---
 
   // --- wt-pg-visitor: accounts, visitors and owners ---
   const visitor = {
-    accounts: missing<Repos["accounts"]>("accounts"),
-    conversations: missing<Repos["conversations"]>("conversations"),
-    chatLogs: missing<Repos["chatLogs"]>("chatLogs"),
-    chatLogFeedback: missing<Repos["chatLogFeedback"]>("chatLogFeedback"),
-    corrections: missing<Repos["corrections"]>("corrections"),
-    outbox: missing<Repos["outbox"]>("outbox"),
-    leads: missing<Repos["leads"]>("leads"),
-    ownerSessions: missing<Repos["ownerSessions"]>("ownerSessions"),
-    loginAttempts: missing<Repos["loginAttempts"]>("loginAttempts"),
-    ownerChatLogs: missing<Repos["ownerChatLogs"]>("ownerChatLogs"),
-    reports: missing<Repos["reports"]>("reports"),
+    accounts: createPgAccountsRepo(sql),
+    conversations: createPgConversationsRepo(sql),
+    chatLogs: createPgChatLogsRepo(sql),
+    chatLogFeedback: createPgChatLogFeedbackRepo(sql),
+    corrections: createPgCorrectionsRepo(sql),
+    outbox: createPgOutboxRepo(sql),
+    leads: createPgLeadsRepo(sql),
+    ownerSessions: createPgOwnerSessionsRepo(sql),
+    loginAttempts: createPgLoginAttemptsRepo(sql),
+    ownerChatLogs: createPgOwnerChatLogsRepo(sql),
+    reports: createPgReportsRepo(sql),
   };
   // --- end wt-pg-visitor ---
 

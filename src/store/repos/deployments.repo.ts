@@ -4,6 +4,11 @@ import { dropKeywordTable } from "../keyword-tables.ts";
 export type DeploymentKind = "docs" | "private_gpt";
 export type TrainingStatus = "none" | "queued" | "processing" | "completed" | "failed";
 
+/** A deployment's training status from how many of its documents are in each status (every engine's store). */
+export function trainingStatusOf(c: { processing: number; queued: number; completed: number; failed: number }): TrainingStatus {
+  return c.processing > 0 ? "processing" : c.queued > 0 ? "queued" : c.completed > 0 ? "completed" : c.failed > 0 ? "failed" : "none";
+}
+
 export interface QaPair {
   question: string;
   answer: string;

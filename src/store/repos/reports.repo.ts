@@ -110,14 +110,17 @@ export function createReportsRepo(db: Db) {
         .map((q) => ({ question: q.question, count: q.n }));
     },
 
-    /** Every correction of a deployment with how often it was served, most served first. */
+    /**
+     * Every correction of a deployment with how often it was served, most served first; ties in the order of the
+     * normalised question (the order the lookup index gave them before this was spelled out), so both engines agree.
+     */
     corrections(deploymentId: string): ServedCorrectionRow[] {
       return db
         .query<
           { id: number; chat_log_id: number; question: string; answer: string; active: number; served_count: number; updated_at: number },
           [string]
         >(
-          "SELECT id, chat_log_id, question, answer, active, served_count, updated_at FROM corrections WHERE deployment_id = ? ORDER BY served_count DESC, updated_at DESC",
+          "SELECT id, chat_log_id, question, answer, active, served_count, updated_at FROM corrections WHERE deployment_id = ? ORDER BY served_count DESC, updated_at DESC, question_norm, active, id",
         )
         .all(deploymentId)
         .map((c) => ({

@@ -54,35 +54,56 @@ export function createMemoryRateLimits(opts: Parameters<typeof createRateLimiter
   };
 }
 
-/** Every repo over one open SQLite database (tests and tools that open the database themselves). */
-export function sqliteRepos(db: Db): Repos {
+/** The synchronous SQLite repos, for SQLite-only tools and tests that read the database on this thread. */
+export function sqliteSyncRepos(db: Db) {
   const accounts = createAccountsRepo(db);
-  const deployments = createDeploymentsRepo(db);
-  const documents = createDocumentsRepo(db);
-  const index = createChunkIndexRepo(db);
   const conversations = createConversationsRepo(db);
   const outbox = createOutboxRepo(db);
-  const { insertStaged: _s, publishStaged: _p, insertVectors: _v, ...searchable } = asyncRepo(index);
+  return {
+    accounts,
+    deployments: createDeploymentsRepo(db),
+    keys: createKeysRepo(db),
+    documents: createDocumentsRepo(db),
+    chunkIndex: createChunkIndexRepo(db),
+    termStats: createTermStatsRepo(db),
+    outbox,
+    leads: createLeadsRepo(db, { outbox }),
+    corrections: createCorrectionsRepo(db),
+    chatLogFeedback: createChatLogFeedbackRepo(db),
+    chatLogs: createChatLogsRepo(db, { accounts, conversations }),
+    conversations,
+    ownerSessions: createOwnerSessionsRepo(db),
+    loginAttempts: createLoginAttemptsRepo(db),
+    ownerChatLogs: createOwnerChatLogsRepo(db),
+    reports: createReportsRepo(db),
+    queueDepths: createQueueDepthsRepo(db),
+  };
+}
+export type SqliteSyncRepos = ReturnType<typeof sqliteSyncRepos>;
+
+/** The store contract over the synchronous repos (the same instances, so caches are shared). */
+export function sqliteRepos(db: Db, sync: SqliteSyncRepos = sqliteSyncRepos(db)): Repos {
+  const { insertStaged: _s, publishStaged: _p, insertVectors: _v, ...searchable } = asyncRepo(sync.chunkIndex);
   const chunkIndex: ChunkIndexStore = { ...searchable, refresh: async () => {} };
   return {
-    accounts: asyncRepo(accounts),
-    deployments: asyncRepo(deployments),
-    keys: asyncRepo(createKeysRepo(db)),
-    documents: asyncRepo(documents),
+    accounts: asyncRepo(sync.accounts),
+    deployments: asyncRepo(sync.deployments),
+    keys: asyncRepo(sync.keys),
+    documents: asyncRepo(sync.documents),
     chunkIndex,
-    termStats: asyncRepo(createTermStatsRepo(db)),
-    training: createSqliteTrainingStore(db, { documents, deployments, index }),
-    outbox: asyncRepo(outbox),
-    leads: asyncRepo(createLeadsRepo(db, { outbox })),
-    corrections: asyncRepo(createCorrectionsRepo(db)),
-    chatLogFeedback: asyncRepo(createChatLogFeedbackRepo(db)),
-    chatLogs: asyncRepo(createChatLogsRepo(db, { accounts, conversations })),
-    conversations: asyncRepo(conversations),
-    ownerSessions: asyncRepo(createOwnerSessionsRepo(db)),
-    loginAttempts: asyncRepo(createLoginAttemptsRepo(db)),
-    ownerChatLogs: asyncRepo(createOwnerChatLogsRepo(db)),
-    reports: asyncRepo(createReportsRepo(db)),
-    queueDepths: asyncRepo(createQueueDepthsRepo(db)),
+    termStats: asyncRepo(sync.termStats),
+    training: createSqliteTrainingStore(db, { documents: sync.documents, deployments: sync.deployments, index: sync.chunkIndex }),
+    outbox: asyncRepo(sync.outbox),
+    leads: asyncRepo(sync.leads),
+    corrections: asyncRepo(sync.corrections),
+    chatLogFeedback: asyncRepo(sync.chatLogFeedback),
+    chatLogs: asyncRepo(sync.chatLogs),
+    conversations: asyncRepo(sync.conversations),
+    ownerSessions: asyncRepo(sync.ownerSessions),
+    loginAttempts: asyncRepo(sync.loginAttempts),
+    ownerChatLogs: asyncRepo(sync.ownerChatLogs),
+    reports: asyncRepo(sync.reports),
+    queueDepths: asyncRepo(sync.queueDepths),
     rateLimits: createMemoryRateLimits(),
   };
 }
@@ -91,15 +112,19 @@ export interface SqliteStore extends Store {
   engine: "sqlite";
   /** The open database, for SQLite-only tools (backup, diagnostics) and tests. */
   db: Db;
+  /** The same repos, synchronous (SQLite-only tools and tests). */
+  sync: SqliteSyncRepos;
 }
 
 /** The embedded default: the data dir's SQLite database, migrated, as the store contract. */
 export async function createSqliteStore(dataDir: string): Promise<SqliteStore> {
   const db = await openDatabase(dataDir);
+  const sync = sqliteSyncRepos(db);
   return {
     engine: "sqlite",
     db,
-    repos: sqliteRepos(db),
+    sync,
+    repos: sqliteRepos(db, sync),
     async ping() {
       db.query("SELECT 1").get();
     },

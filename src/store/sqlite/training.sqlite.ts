@@ -65,8 +65,12 @@ export function createSqliteTrainingStore(
         return done;
       });
     },
-    async clearIndex(documentId) {
-      immediate(() => index.deleteDocument(documentId));
+    async clearIndex(_worker, documentId) {
+      return immediate(() => {
+        if (!stillMine(documentId)) return false;
+        index.deleteDocument(documentId);
+        return true;
+      });
     },
     async stage(_worker, doc, seq, parts, chunks, embedderId) {
       return unpromisedTransaction(db, () => {

@@ -34,7 +34,12 @@ export async function api<T>(method: string, path: string, body?: unknown): Prom
     const e = data?.error;
     const message = typeof e?.message === "string" ? e.message : `The request failed (HTTP ${res.status}).`;
     if (res.status === 401 && path !== "/session") onSignedOut();
-    throw new ApiError(message, typeof e?.code === "string" ? e.code : "http_error", res.status, typeof e?.param === "string" ? e.param : undefined);
+    throw new ApiError(
+      message,
+      typeof e?.code === "string" ? e.code : "http_error",
+      res.status,
+      typeof e?.param === "string" ? e.param : undefined,
+    );
   }
   return data as T;
 }

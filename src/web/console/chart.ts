@@ -28,13 +28,18 @@ function frame(labels: string[], max: number): SVGElement[] {
   const step = Math.max(1, Math.ceil(labels.length / 8));
   const iw = (W - PAD.left - PAD.right) / labels.length;
   labels.forEach((l, i) => {
-    if (i % step === 0) out.push(svg("text", { x: PAD.left + iw * (i + 0.5), y: H - 8, class: "axis", "text-anchor": "middle" }, l.slice(5)));
+    if (i % step === 0)
+      out.push(svg("text", { x: PAD.left + iw * (i + 0.5), y: H - 8, class: "axis", "text-anchor": "middle" }, l.slice(5)));
   });
   return out;
 }
 
 function legend(series: Series[]): HTMLElement {
-  return h("div", { class: "legend" }, series.map((s) => h("span", { class: "legend-item" }, h("span", { class: `swatch ${s.tone}` }), s.label)));
+  return h(
+    "div",
+    { class: "legend" },
+    series.map((s) => h("span", { class: "legend-item" }, h("span", { class: `swatch ${s.tone}` }), s.label)),
+  );
 }
 
 /** Grouped bars per day, drawn by hand as SVG (no chart library); each bar has a tooltip title. */
@@ -47,7 +52,11 @@ export function barChart(title: string, days: string[], series: Series[]): HTMLE
     s.values.map((v, i) => {
       const bh = (ih * v) / max;
       const x = PAD.left + slot * i + slot * 0.1 + bw * si;
-      return svg("rect", { x, y: PAD.top + ih - bh, width: bw, height: Math.max(bh, 0), class: `bar ${s.tone}` }, svg("title", {}, `${days[i]} · ${s.label}: ${v}`));
+      return svg(
+        "rect",
+        { x, y: PAD.top + ih - bh, width: bw, height: Math.max(bh, 0), class: `bar ${s.tone}` },
+        svg("title", {}, `${days[i]} · ${s.label}: ${v}`),
+      );
     }),
   );
   const chart = svg("svg", { viewBox: `0 0 ${W} ${H}`, role: "img", "aria-label": title, class: "chart" }, ...frame(days, max), ...bars);
@@ -63,7 +72,13 @@ export function lineChart(title: string, days: string[], series: Series[]): HTML
   const y = (v: number) => PAD.top + ih - (ih * v) / max;
   const lines = series.flatMap((s) => [
     svg("polyline", { points: s.values.map((v, i) => `${x(i)},${y(v)}`).join(" "), class: `line ${s.tone}` }),
-    ...s.values.map((v, i) => svg("circle", { cx: x(i), cy: y(v), r: days.length > 60 ? 1.5 : 3, class: `dot ${s.tone}` }, svg("title", {}, `${days[i]} · ${s.label}: ${v}`))),
+    ...s.values.map((v, i) =>
+      svg(
+        "circle",
+        { cx: x(i), cy: y(v), r: days.length > 60 ? 1.5 : 3, class: `dot ${s.tone}` },
+        svg("title", {}, `${days[i]} · ${s.label}: ${v}`),
+      ),
+    ),
   ]);
   const chart = svg("svg", { viewBox: `0 0 ${W} ${H}`, role: "img", "aria-label": title, class: "chart" }, ...frame(days, max), ...lines);
   return h("figure", { class: "chart-box" }, h("figcaption", null, title), chart, legend(series));

@@ -1,5 +1,6 @@
 /** The API sends times in Unix seconds. */
-export const dateTime = (seconds: number) => new Date(seconds * 1000).toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short" });
+export const dateTime = (seconds: number) =>
+  new Date(seconds * 1000).toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short" });
 export const number = (n: number) => n.toLocaleString();
 
 export function bytes(n: number): string {

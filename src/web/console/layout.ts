@@ -1,5 +1,5 @@
-import { api } from "./api.ts";
 import { h } from "../shared/dom.ts";
+import { api } from "./api.ts";
 import { deploymentHref, type RouteName } from "./router.ts";
 import type { Deployment, Session } from "./types.ts";
 
@@ -19,13 +19,24 @@ export interface PageContext {
 export type PageRender = (ctx: PageContext) => Promise<Node> | Node;
 
 export function topBar(session: Session, route: RouteName, signOut: () => void): HTMLElement {
-  const link = (href: string, text: string, active: boolean) => h("a", { href, class: active ? "active" : "", "aria-current": active ? "page" : false }, text);
+  const link = (href: string, text: string, active: boolean) =>
+    h("a", { href, class: active ? "active" : "", "aria-current": active ? "page" : false }, text);
   return h(
     "header",
     { class: "topbar" },
     h("a", { class: "brand", href: "#/deployments" }, h("span", { class: "brand-mark", "aria-hidden": "true" }, "d"), "docchat"),
-    h("nav", { class: "topnav", "aria-label": "Main" }, link("#/deployments", "Deployments", route !== "account"), link("#/account", "Account", route === "account")),
-    h("div", { class: "who" }, h("span", { class: "who-email" }, session.account.email), h("button", { class: "btn btn-ghost btn-sm", type: "button", onclick: signOut }, "Sign out")),
+    h(
+      "nav",
+      { class: "topnav", "aria-label": "Main" },
+      link("#/deployments", "Deployments", route !== "account"),
+      link("#/account", "Account", route === "account"),
+    ),
+    h(
+      "div",
+      { class: "who" },
+      h("span", { class: "who-email" }, session.account.email),
+      h("button", { class: "btn btn-ghost btn-sm", type: "button", onclick: signOut }, "Sign out"),
+    ),
   );
 }
 
@@ -42,7 +53,9 @@ const TABS: [RouteName, string, string | undefined][] = [
 export async function deploymentFrame(ctx: PageContext, tab: RouteName, body: (d: Deployment) => Promise<Node> | Node): Promise<Node> {
   const id = ctx.params.id ?? "";
   const d = await api<Deployment>("GET", `/deployments/${encodeURIComponent(id)}`);
-  const state = d.published ? h("span", { class: "badge badge-ok" }, "Published") : h("span", { class: "badge badge-muted" }, "Not published");
+  const state = d.published
+    ? h("span", { class: "badge badge-ok" }, "Published")
+    : h("span", { class: "badge badge-muted" }, "Not published");
   return h(
     "div",
     null,
@@ -51,7 +64,13 @@ export async function deploymentFrame(ctx: PageContext, tab: RouteName, body: (d
     h(
       "nav",
       { class: "tabs", "aria-label": "Deployment" },
-      TABS.map(([name, label, path]) => h("a", { href: deploymentHref(d.id, path), class: name === tab ? "active" : "", "aria-current": name === tab ? "page" : false }, label)),
+      TABS.map(([name, label, path]) =>
+        h(
+          "a",
+          { href: deploymentHref(d.id, path), class: name === tab ? "active" : "", "aria-current": name === tab ? "page" : false },
+          label,
+        ),
+      ),
     ),
     await body(d),
   );

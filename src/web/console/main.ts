@@ -1,5 +1,5 @@
-import { api, errorText, whenSignedOut } from "./api.ts";
 import { alertBox, clear, h } from "../shared/dom.ts";
+import { api, errorText, whenSignedOut } from "./api.ts";
 import { type PageContext, type PageRender, topBar } from "./layout.ts";
 import { accountPage } from "./pages/account.page.ts";
 import { correctionsPage } from "./pages/corrections.page.ts";
@@ -22,7 +22,16 @@ const PAGES: Record<Exclude<RouteName, "sign-in">, [string, PageRender]> = {
   leads: ["Leads", leadsPage],
   reports: ["Reports", reportsPage],
   account: ["Account", accountPage],
-  "not-found": ["Not found", () => h("div", { class: "empty" }, h("p", { class: "empty-title" }, "Page not found"), h("a", { href: "#/deployments" }, "Back to deployments"))],
+  "not-found": [
+    "Not found",
+    () =>
+      h(
+        "div",
+        { class: "empty" },
+        h("p", { class: "empty-title" }, "Page not found"),
+        h("a", { href: "#/deployments" }, "Back to deployments"),
+      ),
+  ],
 };
 
 const root = document.getElementById("app") as HTMLElement;
@@ -62,10 +71,14 @@ async function render(): Promise<void> {
       return;
     }
     document.title = "Sign in · docchat";
-    clear(root, toasts, signInPage((s) => {
-      session = s;
-      location.hash = "#/deployments";
-    }));
+    clear(
+      root,
+      toasts,
+      signInPage((s) => {
+        session = s;
+        location.hash = "#/deployments";
+      }),
+    );
     return;
   }
   if (route.name === "sign-in") {
@@ -74,8 +87,17 @@ async function render(): Promise<void> {
   }
   const [title, page] = PAGES[route.name];
   document.title = `${title} · docchat`;
-  const main = h("main", { class: "content", "aria-busy": "true" }, h("p", { class: "loading" }, h("span", { class: "spinner" }), " Loading…"));
-  clear(root, topBar(session, route.name, () => void signOut()), toasts, main);
+  const main = h(
+    "main",
+    { class: "content", "aria-busy": "true" },
+    h("p", { class: "loading" }, h("span", { class: "spinner" }), " Loading…"),
+  );
+  clear(
+    root,
+    topBar(session, route.name, () => void signOut()),
+    toasts,
+    main,
+  );
   const ctx: PageContext = {
     params: route.params,
     session,

@@ -1,4 +1,14 @@
-export type RouteName = "sign-in" | "deployments" | "settings" | "documents" | "key" | "corrections" | "leads" | "reports" | "account" | "not-found";
+export type RouteName =
+  | "sign-in"
+  | "deployments"
+  | "settings"
+  | "documents"
+  | "key"
+  | "corrections"
+  | "leads"
+  | "reports"
+  | "account"
+  | "not-found";
 
 export interface Route {
   name: RouteName;

@@ -35,7 +35,11 @@ export function createWidgetClient(base: string, key: string) {
   async function post<T>(path: string, body: unknown = {}): Promise<T> {
     let res: Response;
     try {
-      res = await fetch(`${base}${path}`, { method: "POST", headers: { authorization: `Bearer ${key}`, "content-type": "application/json" }, body: JSON.stringify(body) });
+      res = await fetch(`${base}${path}`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+        body: JSON.stringify(body),
+      });
     } catch {
       throw new Error("Cannot reach the assistant. Check your connection.");
     }
@@ -47,7 +51,8 @@ export function createWidgetClient(base: string, key: string) {
   return {
     config: () => post<WidgetConfig>("/api/v1/widget/config"),
     feedback: (chatLogId: number, rating: 0 | 1) => post("/api/v1/widget/feedback", { chat_log_id: chatLogId, feedback: rating }),
-    handoff: (body: { email: string; name: string; message: string; conversation_id?: string; chat_log_id?: number }) => post("/api/v1/widget/handoff", body),
+    handoff: (body: { email: string; name: string; message: string; conversation_id?: string; chat_log_id?: number }) =>
+      post("/api/v1/widget/handoff", body),
 
     /** Streams one answer. EventSource cannot read an HTTP error body, so a failure before any frame asks the (free) config endpoint why. */
     ask(message: string, conversationId: string | null, h: StreamHandlers): () => void {
@@ -77,7 +82,12 @@ export function createWidgetClient(base: string, key: string) {
         if (choice?.delta?.content) h.onDelta(choice.delta.content);
         if (choice?.finish_reason) {
           const sources = Array.isArray(f.sources) ? f.sources.filter((s): s is string => typeof s === "string") : [];
-          end = { chatLogId: typeof f.chat_log_id === "number" ? f.chat_log_id : null, conversationId: f.conversation_id ?? conversationId, sources, refused: f.refused === true };
+          end = {
+            chatLogId: typeof f.chat_log_id === "number" ? f.chat_log_id : null,
+            conversationId: f.conversation_id ?? conversationId,
+            sources,
+            refused: f.refused === true,
+          };
         }
       };
       es.onerror = () => {

@@ -3,9 +3,22 @@ import type { WidgetClient } from "./widget-client.ts";
 
 /** Offered under a refused answer when the deployment allows handoff: leave an email for a person. */
 export function handoffForm(client: WidgetClient, turn: { conversationId: string | null; chatLogId: number | null }): HTMLElement {
-  const email = h("input", { type: "email", name: "email", required: true, placeholder: "you@example.com", "aria-label": "Your email", maxlength: 254 });
+  const email = h("input", {
+    type: "email",
+    name: "email",
+    required: true,
+    placeholder: "you@example.com",
+    "aria-label": "Your email",
+    maxlength: 254,
+  });
   const name = h("input", { type: "text", name: "name", placeholder: "Your name (optional)", "aria-label": "Your name", maxlength: 200 });
-  const message = h("textarea", { name: "message", rows: 2, placeholder: "What would you like to ask? (optional)", "aria-label": "Message", maxlength: 4000 });
+  const message = h("textarea", {
+    name: "message",
+    rows: 2,
+    placeholder: "What would you like to ask? (optional)",
+    "aria-label": "Message",
+    maxlength: 4000,
+  });
   const status = h("p", { class: "form-error", role: "alert" });
   const submit = h("button", { type: "submit", class: "primary" }, "Send");
   const form: HTMLFormElement = h(

@@ -4,8 +4,10 @@ import { handoffForm } from "./widget-handoff.ts";
 
 const CHAT_ICON = "M4 4h16a2 2 0 0 1 2 2v10a2 2 0 0 1-2 2H9l-5 4v-4H4a2 2 0 0 1-2-2V6a2 2 0 0 1 2-2z";
 // Drawn, not emoji: a host or phone without an emoji font would show empty boxes.
-const THUMB_UP = "M2 21h4V9H2v12zm20-11a2 2 0 0 0-2-2h-6.3l1-4.6V3a1.5 1.5 0 0 0-.4-1L13.2 1 7.6 6.6A2 2 0 0 0 7 8v11a2 2 0 0 0 2 2h9a2 2 0 0 0 1.8-1.2l3-7.1c.1-.2.2-.5.2-.7v-2z";
-const THUMB_DOWN = "M22 3h-4v12h4V3zM2 14a2 2 0 0 0 2 2h6.3l-1 4.6v.4c0 .4.2.8.4 1l1.1 1 5.6-5.6c.4-.4.6-.9.6-1.4V5a2 2 0 0 0-2-2H6a2 2 0 0 0-1.8 1.2l-3 7.1c-.1.2-.2.5-.2.7v2z";
+const THUMB_UP =
+  "M2 21h4V9H2v12zm20-11a2 2 0 0 0-2-2h-6.3l1-4.6V3a1.5 1.5 0 0 0-.4-1L13.2 1 7.6 6.6A2 2 0 0 0 7 8v11a2 2 0 0 0 2 2h9a2 2 0 0 0 1.8-1.2l3-7.1c.1-.2.2-.5.2-.7v-2z";
+const THUMB_DOWN =
+  "M22 3h-4v12h4V3zM2 14a2 2 0 0 0 2 2h6.3l-1 4.6v.4c0 .4.2.8.4 1l1.1 1 5.6-5.6c.4-.4.6-.9.6-1.4V5a2 2 0 0 0-2-2H6a2 2 0 0 0-1.8 1.2l-3 7.1c-.1.2-.2.5-.2.7v2z";
 
 function icon(path: string): SVGElement {
   const svg = document.createElementNS("http://www.w3.org/2000/svg", "svg");
@@ -21,7 +23,12 @@ function icon(path: string): SVGElement {
  * The chat button and panel. Every visitor-, document- and answer-derived string reaches the page through
  * text nodes only (the shared `h` helper), so markup in a question or a document is shown, never run.
  */
-export function mountWidget(shadow: ShadowRoot, client: WidgetClient, config: WidgetConfig, store: { get(): string | null; set(id: string): void }): void {
+export function mountWidget(
+  shadow: ShadowRoot,
+  client: WidgetClient,
+  config: WidgetConfig,
+  store: { get(): string | null; set(id: string): void },
+): void {
   let conversationId = store.get();
   let busy = false;
   const log = h("div", { class: "log", role: "log", "aria-live": "polite" });
@@ -42,20 +49,26 @@ export function mountWidget(shadow: ShadowRoot, client: WidgetClient, config: Wi
   const rating = (chatLogId: number) => {
     const row = h("div", { class: "rate" }, h("span", null, "Helpful?"));
     const vote = (value: 0 | 1, label: string, glyph: string) =>
-      h("button", {
-        type: "button",
-        class: "vote",
-        "aria-label": label,
-        title: label,
-        onclick: async () => {
-          try {
-            await client.feedback(chatLogId, value);
-            row.replaceChildren(h("span", { class: "thanks" }, value ? "Thanks for the feedback!" : "Thanks — the owner will review this answer."));
-          } catch (err) {
-            row.append(h("span", { class: "form-error" }, (err as Error).message));
-          }
+      h(
+        "button",
+        {
+          type: "button",
+          class: "vote",
+          "aria-label": label,
+          title: label,
+          onclick: async () => {
+            try {
+              await client.feedback(chatLogId, value);
+              row.replaceChildren(
+                h("span", { class: "thanks" }, value ? "Thanks for the feedback!" : "Thanks — the owner will review this answer."),
+              );
+            } catch (err) {
+              row.append(h("span", { class: "form-error" }, (err as Error).message));
+            }
+          },
         },
-      }, icon(glyph));
+        icon(glyph),
+      );
     row.append(vote(1, "Helpful", THUMB_UP), vote(0, "Not helpful", THUMB_DOWN));
     return row;
   };
@@ -65,7 +78,15 @@ export function mountWidget(shadow: ShadowRoot, client: WidgetClient, config: Wi
       conversationId = end.conversationId;
       store.set(end.conversationId);
     }
-    if (end.sources.length) msg.append(h("div", { class: "sources" }, h("span", { class: "sources-label" }, "Sources:"), end.sources.map((s) => h("span", { class: "source" }, s))));
+    if (end.sources.length)
+      msg.append(
+        h(
+          "div",
+          { class: "sources" },
+          h("span", { class: "sources-label" }, "Sources:"),
+          end.sources.map((s) => h("span", { class: "source" }, s)),
+        ),
+      );
     if (end.chatLogId) msg.append(rating(end.chatLogId));
     if (end.refused && config.handoff_enabled) msg.append(handoffForm(client, { conversationId, chatLogId: end.chatLogId }));
     scroll();
@@ -107,14 +128,18 @@ export function mountWidget(shadow: ShadowRoot, client: WidgetClient, config: Wi
   for (const s of config.starter_questions) suggestions.append(h("button", { type: "button", class: "chip", onclick: () => ask(s) }, s));
   for (const p of config.qa_pairs) {
     suggestions.append(
-      h("button", {
-        type: "button",
-        class: "chip qa",
-        onclick: () => {
-          bubble("user", p.question);
-          bubble("bot", p.answer);
+      h(
+        "button",
+        {
+          type: "button",
+          class: "chip qa",
+          onclick: () => {
+            bubble("user", p.question);
+            bubble("bot", p.answer);
+          },
         },
-      }, p.question),
+        p.question,
+      ),
     );
   }
 
@@ -142,13 +167,22 @@ export function mountWidget(shadow: ShadowRoot, client: WidgetClient, config: Wi
   const panel = h(
     "div",
     { class: "panel", role: "dialog", "aria-label": config.name, hidden: true },
-    h("div", { class: "head" }, h("span", { class: "title" }, config.name), h("button", { type: "button", class: "close", "aria-label": "Close chat", onclick: () => toggle(false) }, "×")),
+    h(
+      "div",
+      { class: "head" },
+      h("span", { class: "title" }, config.name),
+      h("button", { type: "button", class: "close", "aria-label": "Close chat", onclick: () => toggle(false) }, "×"),
+    ),
     log,
     suggestions,
     form,
     h("div", { class: "foot" }, "Answers come from this site's documents."),
   );
-  const launcher = h("button", { type: "button", class: "launcher", "aria-label": `Chat with ${config.name}`, "aria-expanded": "false" }, icon(CHAT_ICON));
+  const launcher = h(
+    "button",
+    { type: "button", class: "launcher", "aria-label": `Chat with ${config.name}`, "aria-expanded": "false" },
+    icon(CHAT_ICON),
+  );
   const toggle = (open: boolean) => {
     panel.hidden = !open;
     launcher.setAttribute("aria-expanded", String(open));

@@ -3,8 +3,8 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Embedder } from "../../../src/rag/embedder.ts";
-import { findModelFolders, inspectModelFolder } from "../../../src/rag/embedders/onnx-model-folder.ts";
 import { createOnnxEmbedder } from "../../../src/rag/embedders/onnx.embedder.ts";
+import { findModelFolders, inspectModelFolder } from "../../../src/rag/embedders/onnx-model-folder.ts";
 import { createTinyModelFolder } from "../../fixtures/onnx/tiny-embedding-model.fixture.ts";
 
 const norm = (v: Float32Array) => Math.hypot(...v);

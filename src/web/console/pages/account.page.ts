@@ -1,6 +1,6 @@
+import { emptyState, field, h } from "../../shared/dom.ts";
 import { api } from "../api.ts";
 import { onSubmit } from "../form-submit.ts";
-import { emptyState, field, h } from "../../shared/dom.ts";
 import { dateTime, number } from "../format.ts";
 import type { PageContext } from "../layout.ts";
 import type { Account } from "../types.ts";
@@ -37,9 +37,17 @@ function passwordForm(ctx: PageContext): HTMLElement {
 export const LEDGER_PAGE = 20;
 
 function ledgerTable(ledger: Account["ledger"]): HTMLElement {
-  if (!ledger.length) return emptyState("No token history yet", "Answers use tokens from this balance. Refusals and your corrections are free.");
+  if (!ledger.length)
+    return emptyState("No token history yet", "Answers use tokens from this balance. Refusals and your corrections are free.");
   const row = (l: Account["ledger"][number]) =>
-    h("tr", null, h("td", null, dateTime(l.created_at)), h("td", null, REASONS[l.reason] ?? l.reason), h("td", { class: `num ${l.delta < 0 ? "neg" : "pos"}` }, `${l.delta > 0 ? "+" : ""}${number(l.delta)}`), h("td", { class: "num" }, number(l.balance)));
+    h(
+      "tr",
+      null,
+      h("td", null, dateTime(l.created_at)),
+      h("td", null, REASONS[l.reason] ?? l.reason),
+      h("td", { class: `num ${l.delta < 0 ? "neg" : "pos"}` }, `${l.delta > 0 ? "+" : ""}${number(l.delta)}`),
+      h("td", { class: "num" }, number(l.balance)),
+    );
   const body = h("tbody", null, ledger.slice(0, LEDGER_PAGE).map(row));
   const more = h("button", { class: "btn btn-sm", type: "button", "data-testid": "ledger-more" });
   const update = () => {
@@ -58,7 +66,23 @@ function ledgerTable(ledger: Account["ledger"]): HTMLElement {
     h(
       "div",
       { class: "table-wrap" },
-      h("table", { class: "table", "data-testid": "ledger" }, h("thead", null, h("tr", null, h("th", null, "When"), h("th", null, "What"), h("th", { class: "num" }, "Change"), h("th", { class: "num" }, "Balance"))), body),
+      h(
+        "table",
+        { class: "table", "data-testid": "ledger" },
+        h(
+          "thead",
+          null,
+          h(
+            "tr",
+            null,
+            h("th", null, "When"),
+            h("th", null, "What"),
+            h("th", { class: "num" }, "Change"),
+            h("th", { class: "num" }, "Balance"),
+          ),
+        ),
+        body,
+      ),
     ),
     more,
   );

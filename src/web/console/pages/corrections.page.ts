@@ -1,6 +1,6 @@
+import { alertBox, badge, clear, emptyState, h } from "../../shared/dom.ts";
 import { api, errorText } from "../api.ts";
 import { onSubmit } from "../form-submit.ts";
-import { alertBox, badge, clear, emptyState, h } from "../../shared/dom.ts";
 import { dateTime } from "../format.ts";
 import { deploymentFrame, type PageContext } from "../layout.ts";
 import type { Corrections } from "../types.ts";
@@ -8,10 +8,22 @@ import type { Corrections } from "../types.ts";
 type Item = Corrections["open"][number];
 
 function openItem(ctx: PageContext, path: string, item: Item): HTMLElement {
-  const answer = h("textarea", { rows: 3, value: item.correction?.answer ?? "", placeholder: "Write the answer visitors should get instead", "aria-label": "Replacement answer", maxlength: 8000 });
+  const answer = h("textarea", {
+    rows: 3,
+    value: item.correction?.answer ?? "",
+    placeholder: "Write the answer visitors should get instead",
+    "aria-label": "Replacement answer",
+    maxlength: 8000,
+  });
   const status = h("div");
-  const save = h("button", { class: "btn btn-primary btn-sm", type: "submit" }, item.correction?.active ? "Update correction" : "Save correction");
-  const sources = item.sources.length ? item.sources.map((s) => h("span", { class: "chip" }, s)) : [h("span", { class: "muted" }, item.refused ? "none (refused)" : "none")];
+  const save = h(
+    "button",
+    { class: "btn btn-primary btn-sm", type: "submit" },
+    item.correction?.active ? "Update correction" : "Save correction",
+  );
+  const sources = item.sources.length
+    ? item.sources.map((s) => h("span", { class: "chip" }, s))
+    : [h("span", { class: "muted" }, item.refused ? "none (refused)" : "none")];
   return h(
     "form",
     {
@@ -23,7 +35,12 @@ function openItem(ctx: PageContext, path: string, item: Item): HTMLElement {
         ctx.rerender();
       }),
     },
-    h("div", { class: "card-row" }, h("p", { class: "muted small" }, "Rated not helpful · ", dateTime(item.rated_at ?? item.created_at)), item.correction?.active ? badge(`Corrected · served ${item.correction.served_count}×`, "ok") : badge("Needs a correction", "warn")),
+    h(
+      "div",
+      { class: "card-row" },
+      h("p", { class: "muted small" }, "Rated not helpful · ", dateTime(item.rated_at ?? item.created_at)),
+      item.correction?.active ? badge(`Corrected · served ${item.correction.served_count}×`, "ok") : badge("Needs a correction", "warn"),
+    ),
     h("p", { class: "q" }, h("span", { class: "label" }, "Question"), h("span", { class: "question-text" }, item.question)),
     h("p", { class: "a" }, h("span", { class: "label" }, "Answer given"), h("span", { class: "answer-text" }, item.answer)),
     h("p", { class: "sources" }, h("span", { class: "label" }, "Sources"), ...sources),
@@ -80,7 +97,11 @@ function servedTable(ctx: PageContext, path: string, rows: Corrections["correcti
     h(
       "table",
       { class: "table" },
-      h("thead", null, h("tr", null, h("th", null, "Question"), h("th", null, "Your answer"), h("th", null, "Served"), h("th", null, "State"))),
+      h(
+        "thead",
+        null,
+        h("tr", null, h("th", null, "Question"), h("th", null, "Your answer"), h("th", null, "Served"), h("th", null, "State")),
+      ),
       h(
         "tbody",
         null,
@@ -109,8 +130,21 @@ export function correctionsPage(ctx: PageContext): Promise<Node> {
     const path = `/deployments/${encodeURIComponent(d.id)}/corrections`;
     const r = await api<Corrections>("GET", path);
     const open = r.open.length
-      ? h("div", { class: "stack" }, r.open.map((item) => openItem(ctx, path, item)))
-      : emptyState("Nothing to correct", "Answers that visitors rate as not helpful appear here. Write a better answer and it is served instead — free, even when the balance is empty.");
-    return h("div", { class: "stack" }, h("h2", null, "Answers rated not helpful"), open, h("section", { class: "card" }, h("h2", null, "Corrections in service"), servedTable(ctx, path, r.corrections)));
+      ? h(
+          "div",
+          { class: "stack" },
+          r.open.map((item) => openItem(ctx, path, item)),
+        )
+      : emptyState(
+          "Nothing to correct",
+          "Answers that visitors rate as not helpful appear here. Write a better answer and it is served instead — free, even when the balance is empty.",
+        );
+    return h(
+      "div",
+      { class: "stack" },
+      h("h2", null, "Answers rated not helpful"),
+      open,
+      h("section", { class: "card" }, h("h2", null, "Corrections in service"), servedTable(ctx, path, r.corrections)),
+    );
   });
 }

@@ -1,6 +1,6 @@
+import { alertBox, badge, clear, emptyState, field, h } from "../../shared/dom.ts";
 import { api } from "../api.ts";
 import { onSubmit } from "../form-submit.ts";
-import { alertBox, badge, clear, emptyState, field, h } from "../../shared/dom.ts";
 import { dateTime } from "../format.ts";
 import type { PageContext } from "../layout.ts";
 import { deploymentHref } from "../router.ts";
@@ -30,7 +30,12 @@ function card(d: Deployment): HTMLElement {
 
 function createForm(onCreated: (d: Deployment, k: KeyOnce) => void): HTMLFormElement {
   const name = h("input", { type: "text", name: "name", required: true, maxlength: 200, placeholder: "e.g. Help centre assistant" });
-  const kind = h("select", { name: "kind" }, h("option", { value: "docs" }, "Documents: answers from uploaded files"), h("option", { value: "private_gpt" }, "Private GPT: persona only, no documents"));
+  const kind = h(
+    "select",
+    { name: "kind" },
+    h("option", { value: "docs" }, "Documents: answers from uploaded files"),
+    h("option", { value: "private_gpt" }, "Private GPT: persona only, no documents"),
+  );
   const status = h("div");
   const submit = h("button", { class: "btn btn-primary", type: "submit" }, "Create deployment");
   return h(
@@ -52,7 +57,10 @@ function createForm(onCreated: (d: Deployment, k: KeyOnce) => void): HTMLFormEle
 function listOf(data: Deployment[]): HTMLElement {
   return data.length
     ? h("div", { class: "cards" }, data.map(card))
-    : emptyState("No deployments yet", "A deployment is one assistant: its documents, persona and key. Create your first one below, upload documents, then put the widget on your site.");
+    : emptyState(
+        "No deployments yet",
+        "A deployment is one assistant: its documents, persona and key. Create your first one below, upload documents, then put the widget on your site.",
+      );
 }
 
 export async function deploymentsPage(_ctx: PageContext): Promise<Node> {

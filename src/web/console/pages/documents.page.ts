@@ -1,11 +1,12 @@
-import { api, errorText } from "../api.ts";
 import { alertBox, clear, emptyState, h } from "../../shared/dom.ts";
+import { api, errorText } from "../api.ts";
 import { bytes, dateTime } from "../format.ts";
 import { deploymentFrame, type PageContext } from "../layout.ts";
 import type { Deployment, DocumentItem, DocumentList } from "../types.ts";
 import { isBusy, trainingBadge } from "./status.ts";
 
-const ACCEPT = ".pdf,.docx,.txt,.csv,application/pdf,text/plain,text/csv,application/vnd.openxmlformats-officedocument.wordprocessingml.document";
+const ACCEPT =
+  ".pdf,.docx,.txt,.csv,application/pdf,text/plain,text/csv,application/vnd.openxmlformats-officedocument.wordprocessingml.document";
 const POLL_MS = 1000;
 
 type Reading = NonNullable<DocumentList["reading"]>[number];
@@ -26,14 +27,31 @@ function readingRow(r: Reading): HTMLElement {
 }
 
 function table(docs: DocumentItem[], onRemove: (d: DocumentItem) => void, reading: Reading[] = []): HTMLElement {
-  if (!docs.length && !reading.length) return emptyState("No documents yet", "Drop PDF, DOCX, TXT or CSV files above. Training starts by itself; the deployment can answer once it reaches Completed.");
+  if (!docs.length && !reading.length)
+    return emptyState(
+      "No documents yet",
+      "Drop PDF, DOCX, TXT or CSV files above. Training starts by itself; the deployment can answer once it reaches Completed.",
+    );
   return h(
     "div",
     { class: "table-wrap" },
     h(
       "table",
       { class: "table" },
-      h("thead", null, h("tr", null, h("th", null, "Name"), h("th", null, "Status"), h("th", { class: "hide-sm" }, "Size"), h("th", { class: "hide-sm" }, "Passages"), h("th", { class: "hide-sm" }, "Added"), h("th", null, ""))),
+      h(
+        "thead",
+        null,
+        h(
+          "tr",
+          null,
+          h("th", null, "Name"),
+          h("th", null, "Status"),
+          h("th", { class: "hide-sm" }, "Size"),
+          h("th", { class: "hide-sm" }, "Passages"),
+          h("th", { class: "hide-sm" }, "Added"),
+          h("th", null, ""),
+        ),
+      ),
       h(
         "tbody",
         null,
@@ -42,12 +60,29 @@ function table(docs: DocumentItem[], onRemove: (d: DocumentItem) => void, readin
           h(
             "tr",
             { "data-status": d.status },
-            h("td", { class: "wrap" }, h("span", { class: "doc-name" }, d.name), h("span", { class: "muted small" }, ` ${d.kind.toUpperCase()}`)),
-            h("td", null, trainingBadge(d.status), progressLine(d), d.error ? h("p", { class: "error-text small" }, d.error.message ?? d.error.code) : null, ocrLine(d), notesList(d)),
+            h(
+              "td",
+              { class: "wrap" },
+              h("span", { class: "doc-name" }, d.name),
+              h("span", { class: "muted small" }, ` ${d.kind.toUpperCase()}`),
+            ),
+            h(
+              "td",
+              null,
+              trainingBadge(d.status),
+              progressLine(d),
+              d.error ? h("p", { class: "error-text small" }, d.error.message ?? d.error.code) : null,
+              ocrLine(d),
+              notesList(d),
+            ),
             h("td", { class: "hide-sm nowrap" }, bytes(d.size)),
             h("td", { class: "hide-sm" }, String(d.chunk_count)),
             h("td", { class: "hide-sm" }, dateTime(d.created_at)),
-            h("td", { class: "right" }, h("button", { class: "btn btn-ghost btn-sm", type: "button", onclick: () => onRemove(d) }, "Remove")),
+            h(
+              "td",
+              { class: "right" },
+              h("button", { class: "btn btn-ghost btn-sm", type: "button", onclick: () => onRemove(d) }, "Remove"),
+            ),
           ),
         ),
       ),
@@ -66,7 +101,11 @@ function progressLine(d: DocumentItem): HTMLElement | null {
 function ocrLine(d: DocumentItem): HTMLElement | null {
   if (!d.ocr) return null;
   const confidence = d.ocr_confidence === null ? "" : ` · ${Math.round(d.ocr_confidence)}% confidence`;
-  return h("p", { class: "muted small", "data-testid": "doc-ocr" }, `OCR: ${d.ocr_pages} page${d.ocr_pages === 1 ? "" : "s"} read from images${confidence}`);
+  return h(
+    "p",
+    { class: "muted small", "data-testid": "doc-ocr" },
+    `OCR: ${d.ocr_pages} page${d.ocr_pages === 1 ? "" : "s"} read from images${confidence}`,
+  );
 }
 
 const NOTE_TEXT: Record<string, string> = {
@@ -78,7 +117,11 @@ const NOTE_TEXT: Record<string, string> = {
 
 function notesList(d: DocumentItem): HTMLElement | null {
   if (!d.notes.length) return null;
-  const shown = d.notes.slice(0, 5).map((n) => h("li", null, `Page ${n.page}: ${NOTE_TEXT[n.code] ?? n.code}${n.confidence === undefined ? "" : ` (${Math.round(n.confidence)}%)`}`));
+  const shown = d.notes
+    .slice(0, 5)
+    .map((n) =>
+      h("li", null, `Page ${n.page}: ${NOTE_TEXT[n.code] ?? n.code}${n.confidence === undefined ? "" : ` (${Math.round(n.confidence)}%)`}`),
+    );
   const more = d.notes.length > 5 ? h("li", null, `…and ${d.notes.length - 5} more pages`) : null;
   return h("ul", { class: "small warn-text", "data-testid": "doc-notes" }, shown, more);
 }
@@ -139,7 +182,8 @@ function body(ctx: PageContext, d: Deployment): Node {
     clear(list, table(r.data, remove, r.reading ?? []));
     clearTimeout(timer);
     // Live progress: keep polling while anything is being read, queued or processed.
-    if ((r.reading ?? []).length > 0 || isBusy(r.training_status) || r.data.some((x) => isBusy(x.status))) timer = setTimeout(refresh, POLL_MS);
+    if ((r.reading ?? []).length > 0 || isBusy(r.training_status) || r.data.some((x) => isBusy(x.status)))
+      timer = setTimeout(refresh, POLL_MS);
   };
   const refresh = async () => {
     if (!ctx.isCurrent()) return;
@@ -180,8 +224,17 @@ function body(ctx: PageContext, d: Deployment): Node {
   };
   void refresh();
   const note =
-    d.kind === "private_gpt" ? h("p", { class: "alert alert-info" }, "This is a Private GPT deployment: it answers from its persona and does not use documents.") : null;
-  return h("div", { class: "stack" }, note, dropZone(upload), status, h("section", { class: "card" }, h("div", { class: "card-row" }, h("h2", null, "Documents"), banner), list));
+    d.kind === "private_gpt"
+      ? h("p", { class: "alert alert-info" }, "This is a Private GPT deployment: it answers from its persona and does not use documents.")
+      : null;
+  return h(
+    "div",
+    { class: "stack" },
+    note,
+    dropZone(upload),
+    status,
+    h("section", { class: "card" }, h("div", { class: "card-row" }, h("h2", null, "Documents"), banner), list),
+  );
 }
 
 export function documentsPage(ctx: PageContext): Promise<Node> {

@@ -1,5 +1,5 @@
-import { api, errorText } from "../api.ts";
 import { alertBox, badge, clear, h } from "../../shared/dom.ts";
+import { api, errorText } from "../api.ts";
 import { deploymentFrame, type PageContext } from "../layout.ts";
 import type { Deployment, KeyOnce } from "../types.ts";
 import { keyOncePanel } from "./key-once.ts";
@@ -44,7 +44,14 @@ function body(ctx: PageContext, d: Deployment): Node {
     toggle.hidden = !d.key_prefix;
     regenerate.textContent = d.key_prefix ? "Regenerate key" : "Create key";
     return d.key_prefix
-      ? h("p", null, "Current key: ", h("code", { "data-testid": "key-prefix" }, `${d.key_prefix}…`), " ", d.key_disabled ? badge("Disabled", "bad") : badge("Active", "ok"))
+      ? h(
+          "p",
+          null,
+          "Current key: ",
+          h("code", { "data-testid": "key-prefix" }, `${d.key_prefix}…`),
+          " ",
+          d.key_disabled ? badge("Disabled", "bad") : badge("Active", "ok"),
+        )
       : h("p", null, "This deployment has no key. Create one to call the API or embed the widget.");
   };
   const state = h("div", null, stateLine());
@@ -57,7 +64,11 @@ function body(ctx: PageContext, d: Deployment): Node {
       { class: "card" },
       h("h2", null, "API key"),
       state,
-      h("p", { class: "muted" }, "Keys are stored only as a hash: after creation just the first characters can be shown. A lost key cannot be recovered — regenerate it and update your site."),
+      h(
+        "p",
+        { class: "muted" },
+        "Keys are stored only as a hash: after creation just the first characters can be shown. A lost key cannot be recovered — regenerate it and update your site.",
+      ),
       status,
       h("div", { class: "actions" }, regenerate, toggle),
     ),

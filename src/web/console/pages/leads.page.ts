@@ -1,5 +1,5 @@
-import { api } from "../api.ts";
 import { type Child, emptyState, h } from "../../shared/dom.ts";
+import { api } from "../api.ts";
 import { dateTime } from "../format.ts";
 import { deploymentFrame, type PageContext } from "../layout.ts";
 import type { Lead } from "../types.ts";
@@ -15,10 +15,20 @@ function row(l: Lead): HTMLElement {
     "tr",
     null,
     h("td", null, dateTime(l.created_at)),
-    h("td", { class: "wrap" }, h("span", { class: "lead-email" }, emailParts(l.email)), l.name ? h("div", { class: "muted small" }, l.name) : null),
+    h(
+      "td",
+      { class: "wrap" },
+      h("span", { class: "lead-email" }, emailParts(l.email)),
+      l.name ? h("div", { class: "muted small" }, l.name) : null,
+    ),
     h("td", { class: "wrap hide-sm" }, l.refused_question),
     h("td", { class: "wrap" }, l.message || h("span", { class: "muted" }, "—")),
-    h("td", null, deliveryBadge(l.delivery), l.mail_last_error && l.delivery !== "sent" ? h("p", { class: "muted small" }, l.mail_last_error) : null),
+    h(
+      "td",
+      null,
+      deliveryBadge(l.delivery),
+      l.mail_last_error && l.delivery !== "sent" ? h("p", { class: "muted small" }, l.mail_last_error) : null,
+    ),
   );
 }
 
@@ -50,7 +60,19 @@ export function leadsPage(ctx: PageContext): Promise<Node> {
           h(
             "table",
             { class: "table" },
-            h("thead", null, h("tr", null, h("th", null, "When"), h("th", null, "Visitor"), h("th", { class: "hide-sm" }, "Unanswered question"), h("th", null, "Message"), h("th", null, "Your mail"))),
+            h(
+              "thead",
+              null,
+              h(
+                "tr",
+                null,
+                h("th", null, "When"),
+                h("th", null, "Visitor"),
+                h("th", { class: "hide-sm" }, "Unanswered question"),
+                h("th", null, "Message"),
+                h("th", null, "Your mail"),
+              ),
+            ),
             body,
           ),
           h("div", { class: "actions" }, more),
@@ -61,6 +83,11 @@ export function leadsPage(ctx: PageContext): Promise<Node> {
             ? "When the assistant cannot answer, visitors can leave their email for a person. Their requests appear here and are mailed to you."
             : "Handoff is off for this deployment. Turn on “Offer handoff” in Settings so visitors can ask for a person after an unanswered question.",
         );
-    return h("section", { class: "card" }, h("div", { class: "card-row" }, h("h2", null, "Leads"), data.length ? exportLink : null), content);
+    return h(
+      "section",
+      { class: "card" },
+      h("div", { class: "card-row" }, h("h2", null, "Leads"), data.length ? exportLink : null),
+      content,
+    );
   });
 }

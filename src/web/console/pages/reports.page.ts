@@ -1,6 +1,6 @@
+import { alertBox, clear, emptyState, field, h } from "../../shared/dom.ts";
 import { api, errorText } from "../api.ts";
 import { barChart, lineChart } from "../chart.ts";
-import { alertBox, clear, emptyState, field, h } from "../../shared/dom.ts";
 import { daysAgo, isoDay, number } from "../format.ts";
 import { deploymentFrame, type PageContext } from "../layout.ts";
 import type { Deployment, Report } from "../types.ts";
@@ -21,7 +21,13 @@ function topList(title: string, rows: Report["top_questions"], empty: string): H
     "section",
     { class: "card" },
     h("h2", null, title),
-    rows.length ? h("ol", { class: "top-list" }, rows.map((r) => h("li", null, h("span", { class: "wrap" }, r.question), h("span", { class: "count" }, `${r.count}×`)))) : h("p", { class: "muted" }, empty),
+    rows.length
+      ? h(
+          "ol",
+          { class: "top-list" },
+          rows.map((r) => h("li", null, h("span", { class: "wrap" }, r.question), h("span", { class: "count" }, `${r.count}×`))),
+        )
+      : h("p", { class: "muted" }, empty),
   );
 }
 
@@ -34,9 +40,38 @@ function dayTable(r: Report): HTMLElement {
     h(
       "table",
       { class: "table table-dense" },
-      h("thead", null, h("tr", null, h("th", null, "Day"), METRICS.map(([, l]) => h("th", { class: "num" }, l)))),
-      h("tbody", null, active.map((d) => h("tr", null, h("td", { class: "nowrap" }, d.day), METRICS.map(([k]) => h("td", { class: "num" }, number(d[k])))))),
-      h("tfoot", null, h("tr", null, h("th", null, "Total"), METRICS.map(([k]) => h("th", { class: "num" }, number(r.totals[k]))))),
+      h(
+        "thead",
+        null,
+        h(
+          "tr",
+          null,
+          h("th", null, "Day"),
+          METRICS.map(([, l]) => h("th", { class: "num" }, l)),
+        ),
+      ),
+      h(
+        "tbody",
+        null,
+        active.map((d) =>
+          h(
+            "tr",
+            null,
+            h("td", { class: "nowrap" }, d.day),
+            METRICS.map(([k]) => h("td", { class: "num" }, number(d[k]))),
+          ),
+        ),
+      ),
+      h(
+        "tfoot",
+        null,
+        h(
+          "tr",
+          null,
+          h("th", null, "Total"),
+          METRICS.map(([k]) => h("th", { class: "num" }, number(r.totals[k]))),
+        ),
+      ),
     ),
   );
 }
@@ -44,9 +79,23 @@ function dayTable(r: Report): HTMLElement {
 function render(r: Report): Node {
   const days = r.days.map((d) => d.day);
   const col = (k: keyof Report["totals"]) => r.days.map((d) => d[k]);
-  const tiles = h("div", { class: "tiles" }, METRICS.map(([k, l]) => h("div", { class: "tile" }, h("span", { class: "tile-value" }, number(r.totals[k])), h("span", { class: "tile-label" }, l))));
+  const tiles = h(
+    "div",
+    { class: "tiles" },
+    METRICS.map(([k, l]) =>
+      h("div", { class: "tile" }, h("span", { class: "tile-value" }, number(r.totals[k])), h("span", { class: "tile-label" }, l)),
+    ),
+  );
   if (r.totals.questions === 0 && r.totals.leads === 0) {
-    return h("div", { class: "stack" }, tiles, emptyState("No activity in this period", "Once visitors ask questions, their daily counts, ratings and top questions show here. Try a longer range."));
+    return h(
+      "div",
+      { class: "stack" },
+      tiles,
+      emptyState(
+        "No activity in this period",
+        "Once visitors ask questions, their daily counts, ratings and top questions show here. Try a longer range.",
+      ),
+    );
   }
   return h(
     "div",
@@ -67,7 +116,12 @@ function render(r: Report): Node {
       lineChart("Tokens used", days, [{ label: "Tokens", values: col("tokens"), tone: "tone-c" }]),
       lineChart("Leads", days, [{ label: "Leads", values: col("leads"), tone: "tone-a" }]),
     ),
-    h("div", { class: "grid-2" }, topList("Top questions", r.top_questions, "No questions yet."), topList("Top refused questions", r.top_refused, "No refusals: every question found an answer.")),
+    h(
+      "div",
+      { class: "grid-2" },
+      topList("Top questions", r.top_questions, "No questions yet."),
+      topList("Top refused questions", r.top_refused, "No refusals: every question found an answer."),
+    ),
     h("section", { class: "card" }, h("h2", null, "By day"), dayTable(r)),
   );
 }
@@ -85,15 +139,19 @@ function body(d: Deployment): Node {
     }
   };
   const preset = (n: number) =>
-    h("button", {
-      class: "btn btn-sm",
-      type: "button",
-      onclick: () => {
-        from.value = isoDay(daysAgo(n - 1));
-        to.value = isoDay(new Date());
-        void load();
+    h(
+      "button",
+      {
+        class: "btn btn-sm",
+        type: "button",
+        onclick: () => {
+          from.value = isoDay(daysAgo(n - 1));
+          to.value = isoDay(new Date());
+          void load();
+        },
       },
-    }, `${n} days`);
+      `${n} days`,
+    );
   const form = h(
     "form",
     {

@@ -1,18 +1,29 @@
+import { field, h } from "../../shared/dom.ts";
 import { api } from "../api.ts";
 import { onSubmit } from "../form-submit.ts";
-import { field, h } from "../../shared/dom.ts";
 import { deploymentFrame, type PageContext } from "../layout.ts";
 import type { Deployment } from "../types.ts";
 import { widgetSnippet } from "./key-once.ts";
 
-const lines = (s: string) => s.split("\n").map((l) => l.trim()).filter(Boolean);
+const lines = (s: string) =>
+  s
+    .split("\n")
+    .map((l) => l.trim())
+    .filter(Boolean);
 
 const MODE_NAMES: Record<string, string> = { keyword: "keyword only", embeddings: "keywords + embeddings", reranker: "with a reranker" };
 
 /** The threshold field explains itself: which retrieval mode runs, what the score is, and the mode's default. */
 function thresholdField(d: Deployment) {
   const r = d.retrieval;
-  const input = h("input", { type: "number", min: 0, max: 1, step: 0.01, value: d.refusal_threshold === null ? "" : String(d.refusal_threshold), placeholder: `default ${r.default_threshold}` });
+  const input = h("input", {
+    type: "number",
+    min: 0,
+    max: 1,
+    step: 0.01,
+    value: d.refusal_threshold === null ? "" : String(d.refusal_threshold),
+    placeholder: `default ${r.default_threshold}`,
+  });
   const hint = `Retrieval mode: ${MODE_NAMES[r.mode] ?? r.mode}. Questions whose best passage scores below this are refused (free, no model call); the score is ${r.judged_by}. Empty = the default for this mode (${r.default_threshold}). Higher refuses more, lower answers more loosely.`;
   const value = () => (input.value.trim() === "" ? null : Number(input.value));
   return { el: field("Refusal threshold", input, hint), value };
@@ -28,21 +39,42 @@ function qaEditor(initial: { question: string; answer: string }[]) {
       { class: "qa-row" },
       h("label", { class: "qa-field" }, h("span", { class: "label" }, "Question"), question),
       h("label", { class: "qa-field" }, h("span", { class: "label" }, "Answer"), answer),
-      h("button", { class: "btn btn-ghost btn-sm", type: "button", "aria-label": "Remove this Q&A pair", onclick: () => row.remove() }, "Remove"),
+      h(
+        "button",
+        { class: "btn btn-ghost btn-sm", type: "button", "aria-label": "Remove this Q&A pair", onclick: () => row.remove() },
+        "Remove",
+      ),
     );
     rows.append(row);
   };
   for (const p of initial) add(p.question, p.answer);
-  const el = h("div", { class: "field" }, h("span", { class: "label" }, "Q&A pairs"), h("p", { class: "hint" }, "Ready answers shown in the widget and returned by the details endpoint."), rows, h("button", { class: "btn btn-sm", type: "button", onclick: () => add() }, "+ Add Q&A pair"));
+  const el = h(
+    "div",
+    { class: "field" },
+    h("span", { class: "label" }, "Q&A pairs"),
+    h("p", { class: "hint" }, "Ready answers shown in the widget and returned by the details endpoint."),
+    rows,
+    h("button", { class: "btn btn-sm", type: "button", onclick: () => add() }, "+ Add Q&A pair"),
+  );
   const value = () =>
-    [...rows.querySelectorAll(".qa-row")].map((r) => ({ question: (r.querySelector("input") as HTMLInputElement).value.trim(), answer: (r.querySelector("textarea") as HTMLTextAreaElement).value.trim() })).filter((p) => p.question || p.answer);
+    [...rows.querySelectorAll(".qa-row")]
+      .map((r) => ({
+        question: (r.querySelector("input") as HTMLInputElement).value.trim(),
+        answer: (r.querySelector("textarea") as HTMLTextAreaElement).value.trim(),
+      }))
+      .filter((p) => p.question || p.answer);
   return { el, value };
 }
 
 function settingsForm(d: Deployment, onSaved: (d: Deployment) => void): HTMLElement {
   const name = h("input", { type: "text", value: d.name, required: true, maxlength: 200 });
   const published = h("input", { type: "checkbox", checked: d.published });
-  const persona = h("textarea", { rows: 4, value: d.persona, maxlength: 4000, placeholder: "e.g. You are the friendly help desk of Acme. Answer briefly." });
+  const persona = h("textarea", {
+    rows: 4,
+    value: d.persona,
+    maxlength: 4000,
+    placeholder: "e.g. You are the friendly help desk of Acme. Answer briefly.",
+  });
   const temperature = h("input", { type: "number", min: 0, max: 2, step: 0.1, value: String(d.temperature) });
   const starters = h("textarea", { rows: 3, value: d.starter_questions.join("\n"), placeholder: "One question per line" });
   const handoff = h("input", { type: "checkbox", checked: d.handoff_enabled });
@@ -78,12 +110,27 @@ function settingsForm(d: Deployment, onSaved: (d: Deployment) => void): HTMLElem
     },
     status,
     field("Name", name),
-    h("label", { class: "check" }, published, h("span", null, h("strong", null, "Published"), " — visitors can chat with it (needs a trained document set)")),
+    h(
+      "label",
+      { class: "check" },
+      published,
+      h("span", null, h("strong", null, "Published"), " — visitors can chat with it (needs a trained document set)"),
+    ),
     field("Persona", persona, "Sets the tone of answers. Visitors cannot override it."),
     field("Default temperature", temperature, "0 = most precise, 2 = most varied. Requests may override it per call."),
     field("Starter questions", starters, "Shown as one-tap suggestions in the widget. One per line."),
     qa.el,
-    h("label", { class: "check" }, handoff, h("span", null, h("strong", null, "Offer handoff"), " — after a question the assistant cannot answer, visitors may leave their email for a person")),
+    h(
+      "label",
+      { class: "check" },
+      handoff,
+      h(
+        "span",
+        null,
+        h("strong", null, "Offer handoff"),
+        " — after a question the assistant cannot answer, visitors may leave their email for a person",
+      ),
+    ),
     field("IP allow-list", ipAllow, "Optional. One address or CIDR per line; when set, only these addresses may call this deployment."),
     h(
       "fieldset",
@@ -94,9 +141,33 @@ function settingsForm(d: Deployment, onSaved: (d: Deployment) => void): HTMLElem
         { class: "hint", "data-testid": "key-is-public" },
         "The API key is public: anyone can read it from a page that embeds the widget. Decide what it may do with documents.",
       ),
-      h("label", { class: "check" }, pushEnabled, h("span", null, h("strong", null, "Allow document pushes with the key"), " — POST /api/v1/documents adds documents to this deployment")),
-      field("Addresses allowed to push", pushIpAllow, "Optional. One address or CIDR per line, e.g. your build server; when set, pushes from anywhere else are refused."),
-      h("label", { class: "check" }, keyManages, h("span", null, h("strong", null, "Allow listing and removing documents with the key"), " — leave off unless the key is kept secret (not used by a widget)")),
+      h(
+        "label",
+        { class: "check" },
+        pushEnabled,
+        h(
+          "span",
+          null,
+          h("strong", null, "Allow document pushes with the key"),
+          " — POST /api/v1/documents adds documents to this deployment",
+        ),
+      ),
+      field(
+        "Addresses allowed to push",
+        pushIpAllow,
+        "Optional. One address or CIDR per line, e.g. your build server; when set, pushes from anywhere else are refused.",
+      ),
+      h(
+        "label",
+        { class: "check" },
+        keyManages,
+        h(
+          "span",
+          null,
+          h("strong", null, "Allow listing and removing documents with the key"),
+          " — leave off unless the key is kept secret (not used by a widget)",
+        ),
+      ),
     ),
     threshold.el,
     submit,
@@ -116,8 +187,16 @@ export function settingsPage(ctx: PageContext): Promise<Node> {
         "section",
         { class: "card" },
         h("h2", null, "Embed the widget"),
-        h("p", { class: "muted" }, "Put this tag on your site with your key in place of YOUR_KEY (the key is shown once when created; regenerate it on the Key tab if lost)."),
-        h("p", { class: "muted" }, "The widget key is visible to every visitor of that page. Limit what it can do above, and use the IP allow-list when only known servers call the API."),
+        h(
+          "p",
+          { class: "muted" },
+          "Put this tag on your site with your key in place of YOUR_KEY (the key is shown once when created; regenerate it on the Key tab if lost).",
+        ),
+        h(
+          "p",
+          { class: "muted" },
+          "The widget key is visible to every visitor of that page. Limit what it can do above, and use the IP allow-list when only known servers call the API.",
+        ),
         h("pre", { class: "code" }, widgetSnippet("YOUR_KEY")),
       ),
     ),

@@ -1,6 +1,6 @@
+import { field, h } from "../../shared/dom.ts";
 import { api } from "../api.ts";
 import { onSubmit } from "../form-submit.ts";
-import { field, h } from "../../shared/dom.ts";
 import type { Session } from "../types.ts";
 
 export function signInPage(onSignedIn: (s: Session) => void): Node {
@@ -28,7 +28,18 @@ export function signInPage(onSignedIn: (s: Session) => void): Node {
     field("Email", email),
     field("Password", password),
     submit,
-    h("p", { class: "hint" }, "No account yet? An administrator creates one with ", h("code", null, "docchat account create --email … --password …"), "."),
+    h(
+      "p",
+      { class: "hint" },
+      "No account yet? An administrator creates one with ",
+      h("code", null, "docchat account create --email … --password …"),
+      ".",
+    ),
   );
-  return h("main", { class: "signin" }, h("div", { class: "signin-brand" }, h("span", { class: "brand-mark", "aria-hidden": "true" }, "d"), "docchat"), form);
+  return h(
+    "main",
+    { class: "signin" },
+    h("div", { class: "signin-brand" }, h("span", { class: "brand-mark", "aria-hidden": "true" }, "d"), "docchat"),
+    form,
+  );
 }

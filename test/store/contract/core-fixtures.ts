@@ -1,0 +1,65 @@
+/** Rows the core contract tests build on (deployments with an owner, documents with prepared chunks), on either engine. */
+import { randomBytes } from "node:crypto";
+import type { PgStore } from "../../../src/store/postgres/pg-store.ts";
+import type { NewChunk } from "../../../src/store/repos/chunk-index.repo.ts";
+import type { Deployment } from "../../../src/store/repos/deployments.repo.ts";
+import type { DocumentRecord } from "../../../src/store/repos/documents.repo.ts";
+import type { Store } from "../../../src/store/store.ts";
+
+export const uid = (prefix: string) => `${prefix}_${randomBytes(9).toString("base64url")}`;
+
+/**
+ * An owner account. PostgreSQL's accounts repo comes from the wt-pg-visitor branch; until it is merged the row is
+ * written directly (same columns as the repo writes).
+ */
+export async function account(store: Store, tokens = 1000): Promise<{ id: number; email: string }> {
+  const email = `${uid("owner")}@example.com`;
+  if (store.engine === "sqlite") return store.repos.accounts.create({ email, passwordHash: null, tokens });
+  const sql = (store as PgStore).sql;
+  const [row] = (await sql`INSERT INTO accounts (email, tokens, created_at) VALUES (${email}, ${tokens}, ${Date.now()}) RETURNING id`) as {
+    id: string;
+  }[];
+  return { id: Number(row?.id), email };
+}
+
+export async function deployment(store: Store, opts: { accountId?: number; published?: boolean; name?: string } = {}): Promise<Deployment> {
+  const accountId = opts.accountId ?? (await account(store)).id;
+  return store.repos.deployments.create({
+    id: uid("dep"),
+    accountId,
+    name: opts.name ?? "Docs",
+    kind: "docs",
+    published: opts.published ?? true,
+  });
+}
+
+export const chunk = (text: string, ord = 0, vector?: Float32Array): NewChunk => ({
+  ord,
+  source: "doc",
+  text,
+  headingPath: "",
+  tokenCount: text.split(" ").length,
+  textHash: `h:${text}`,
+  vector,
+});
+
+/** A queued (or stored) small document whose prepared chunks are one part. */
+export async function document(
+  store: Store,
+  deploymentId: string,
+  opts: { name?: string; queue?: boolean; replaceOnTrain?: boolean; text?: string } = {},
+): Promise<DocumentRecord> {
+  const text = opts.text ?? "walrus tusks are long";
+  return store.repos.documents.insert({
+    id: uid("doc"),
+    deploymentId,
+    name: opts.name ?? "notes.txt",
+    kind: "txt",
+    contentHash: uid("hash"),
+    bytes: new TextEncoder().encode(text),
+    chunks: JSON.stringify({ ord: 0, text }),
+    pages: null,
+    queue: opts.queue ?? true,
+    replaceOnTrain: opts.replaceOnTrain ?? false,
+  });
+}

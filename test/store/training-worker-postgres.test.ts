@@ -1,0 +1,96 @@
+/**
+ * The product's training worker (documents/training.worker.ts) on the PostgreSQL store, two nodes at once: every
+ * queued document, small or large (staged in parts), is trained exactly once, and the index adds up.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { createTrainingWorker } from "../../src/documents/training.worker.ts";
+import { createLogger } from "../../src/log.ts";
+import { createPgStore, type PgStore } from "../../src/store/postgres/pg-store.ts";
+import { freshPgDatabase, stopSharedCluster } from "../helpers/stores.ts";
+import { deployment, uid } from "./contract/core-fixtures.ts";
+
+let nodes: PgStore[] = [];
+beforeAll(async () => {
+  const url = await freshPgDatabase();
+  nodes = [await createPgStore(url, { max: 4 }), await createPgStore(url, { max: 4 })];
+}, 60_000);
+afterAll(async () => {
+  for (const n of nodes) await n.close();
+  await stopSharedCluster();
+});
+
+const line = (ord: number, text: string) => `${JSON.stringify({ ord, text, headingPath: "", tokenCount: text.split(" ").length })}\n`;
+
+describe("training worker on PostgreSQL", () => {
+  test("two nodes' workers train every queued document once, small ones in batches and large ones staged part by part", async () => {
+    const [a, b] = nodes as [PgStore, PgStore];
+    const d = await deployment(a);
+    const expected = new Map<string, number>();
+    for (let i = 0; i < 30; i++) {
+      const id = uid("doc");
+      await a.repos.documents.insert({
+        id,
+        deploymentId: d.id,
+        name: `small-${i}.txt`,
+        kind: "txt",
+        contentHash: id,
+        bytes: new TextEncoder().encode(`small ${i}`),
+        chunks: line(0, `kestrel small ${i}`) + line(1, `merlin small ${i}`),
+        pages: null,
+        queue: true,
+        replaceOnTrain: false,
+      });
+      expected.set(id, 2);
+    }
+    for (let i = 0; i < 3; i++) {
+      const id = uid("doc");
+      for (let seq = 0; seq < 4; seq++)
+        await a.repos.documents.insertPart(
+          id,
+          "chunks",
+          seq,
+          line(2 * seq, `harrier large ${i} part ${seq}`) + line(2 * seq + 1, `osprey large ${i}`),
+        );
+      await a.repos.documents.insert({
+        id,
+        deploymentId: d.id,
+        name: `large-${i}.txt`,
+        kind: "txt",
+        contentHash: id,
+        size: 1,
+        pages: null,
+        queue: true,
+        replaceOnTrain: false,
+      });
+      expected.set(id, 8);
+    }
+    const log = createLogger("error", () => {});
+    const workers = [a, b].map((s) =>
+      createTrainingWorker({
+        documents: s.repos.documents,
+        training: s.repos.training,
+        index: s.repos.chunkIndex,
+        embedder: async () => null,
+        log,
+        chunking: { maxTokens: 200, overlapTokens: 0 },
+        leaseMs: 30_000,
+      }),
+    );
+    await Promise.all(workers.map((w) => w.runUntilIdle({ merge: false })));
+
+    const docs = await a.repos.documents.list(d.id);
+    expect(docs.length).toBe(33);
+    for (const doc of docs)
+      expect({ id: doc.id, status: doc.status, chunks: doc.chunkCount }).toEqual({
+        id: doc.id,
+        status: "completed",
+        chunks: expected.get(doc.id) as number,
+      });
+    const chunks = (await a.repos.chunkIndex.allChunks()).filter((c) => c.deployment_id === d.id);
+    expect(chunks.length).toBe(30 * 2 + 3 * 8);
+    for (const [id, n] of expected) expect(await a.repos.chunkIndex.counts(id)).toEqual({ chunks: n, fts: n, vec: 0 });
+    expect(await b.repos.termStats.totalChunks(d.id)).toBe(84);
+    expect((await b.repos.chunkIndex.keywordSearch(d.id, '"harrier"', 50)).length).toBe(12);
+    expect((await a.repos.deployments.findById(d.id))?.trainingStatus).toBe("completed");
+  });
+});
