@@ -243,6 +243,31 @@ describe("docchat db copy", () => {
     expect(next).toBe(maxLog + 1);
   });
 
+  test("a node started on the copy accepts the same API key for its deployment", async () => {
+    const node = tempDir("docchat-copy-node-");
+    const server = await startServeProcess({
+      command: [process.execPath, join(import.meta.dir, "../../src/main.ts")],
+      dataDir: node,
+      env: {
+        DOCCHAT_DATABASE_URL: url,
+        DOCCHAT_EMBEDDER: "auto",
+        DOCCHAT_MODELS: noModels,
+        DOCCHAT_EMBEDDINGS_URL: models.url,
+        DOCCHAT_EMBEDDINGS_MODEL: "nomic-embed-text",
+      },
+    });
+    try {
+      const res = await fetch(`${server.url}/api/v1/models`, { headers: { authorization: `Bearer ${apiKey}` } });
+      expect(res.status).toBe(200);
+      expect(((await res.json()) as { data: { id: string }[] }).data.map((m) => m.id)).toEqual([deploymentId]);
+      const wrong = await fetch(`${server.url}/api/v1/models`, { headers: { authorization: `Bearer ${apiKey}x` } });
+      expect(wrong.status).toBe(401);
+    } finally {
+      expect(await server.stop("SIGTERM")).toBe(0);
+      rmSync(node, { recursive: true, force: true });
+    }
+  });
+
   test("a second run into the same database finds everything equal and changes nothing", async () => {
     const sql = pg(url);
     const before = await fingerprint(sql);
