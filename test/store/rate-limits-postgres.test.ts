@@ -80,4 +80,17 @@ describe("rate limits in PostgreSQL", () => {
     expect(await pg.hit("w", 2)).toMatchObject({ allowed: true, remaining: 0 });
     expect((await pg.hit("w", 2)).allowed).toBe(false);
   });
+
+  test("identities that went quiet are swept from the table once a window", async () => {
+    const sql = node(1);
+    const pg = createPgRateLimits(sql, { windowMs: 300 });
+    for (let i = 0; i < 5; i++) await pg.hit(`quiet:${i}`, 10);
+    const rows = async () =>
+      ((await sql`SELECT count(*)::int AS n FROM rate_limit_hits WHERE identity LIKE 'quiet:%'`) as { n: number }[])[0]?.n;
+    expect(await rows()).toBe(5);
+    await Bun.sleep(350);
+    await pg.hit("busy", 10); // the first hit after a window sweeps
+    for (let i = 0; i < 50 && (await rows()) !== 0; i++) await Bun.sleep(20);
+    expect(await rows()).toBe(0);
+  });
 });
