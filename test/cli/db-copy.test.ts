@@ -124,6 +124,7 @@ interface Report {
   to: string;
   tables: { table: string; source_rows: number; target_rows: number; source_checksum: string; target_checksum: string; equal: boolean }[];
   keyword_indexed_chunks: number;
+  keyword_expected_chunks: number;
   vector_dimension: number | null;
 }
 
@@ -203,6 +204,7 @@ describe("docchat db copy", () => {
     }
     expect(report.tables.find((t) => t.table === "vectors")?.target_rows).toBe(counts.chunks as number);
     expect(report.keyword_indexed_chunks).toBe(counts.chunks as number);
+    expect(report.keyword_expected_chunks).toBe(counts.chunks as number);
 
     const sql = pg(url);
     // the key's hash came across (the key itself exists nowhere): it still names its deployment
@@ -275,6 +277,7 @@ describe("docchat db copy", () => {
     expect(r.code).toBe(0);
     expect(r.stdout).toContain("already holds a copy");
     expect(r.stdout).toContain("Every table matches.");
+    expect(r.stdout).toMatch(/keyword index: (\d+) of \1 chunks; vectors: dimension 48/);
     expect(r.stdout).toMatch(/chat_logs\s+\d+\s+\d+\s+[0-9a-f]{32}\s+ok/);
     expect(await fingerprint(sql)).toBe(before);
   });

@@ -61,7 +61,7 @@ export const dbCommands: Command[] = [
             ? `copied ${report.from} into ${report.to}`
             : `${report.to} already holds a copy of ${report.from}: nothing changed`;
         ctx.stdout(
-          `${what} (${report.ms} ms)\n${table(report)}\nkeyword index: ${report.keyword_indexed_chunks} chunks; vectors: ${report.vector_dimension === null ? "none" : `dimension ${report.vector_dimension}`}\n${report.ok ? "Every table matches." : "MISMATCH: the copy differs from the data dir (see above)."}\n`,
+          `${what} (${report.ms} ms)\n${table(report)}\nkeyword index: ${report.keyword_indexed_chunks} of ${report.keyword_expected_chunks} chunks; vectors: ${report.vector_dimension === null ? "none" : `dimension ${report.vector_dimension}`}\n${report.ok ? "Every table matches." : "MISMATCH: the copy differs from the data dir (see above)."}\n`,
         );
       }
       return report.ok ? 0 : 1;

@@ -78,7 +78,9 @@ export interface CopyReport {
   action: "copied" | "unchanged";
   ok: boolean;
   tables: TableReport[];
+  /** chunks with keyword postings in PostgreSQL, and how many the data dir has outside staging (must be equal) */
   keyword_indexed_chunks: number;
+  keyword_expected_chunks: number;
   vector_dimension: number | null;
   ms: number;
 }
@@ -377,9 +379,10 @@ export async function copySqliteToPg(dataDir: string, url: string, opts: CopyOpt
       );
       const vectors = sqliteVectors(db);
       let action: CopyReport["action"] = "copied";
+      let tables: TableReport[] | null = null;
       if (counts.some((n) => n > 0)) {
         progress(`${to} is not empty: comparing it with ${from} …`);
-        const tables = await compare(db, sql, columns, bytea, progress);
+        tables = await compare(db, sql, columns, bytea, progress);
         const differ = tables.filter((t) => !t.equal);
         if (differ.length > 0) {
           throw new CopyRefused(
@@ -420,7 +423,8 @@ export async function copySqliteToPg(dataDir: string, url: string, opts: CopyOpt
           }
         });
       }
-      const tables = await compare(db, sql, columns, bytea, progress);
+      // after a copy, read both sides back (a re-run already compared them and wrote nothing)
+      tables ??= await compare(db, sql, columns, bytea, progress);
       const indexed = Number(((await sql`SELECT count(*) AS n FROM chunks WHERE kw_length IS NOT NULL`) as Row[])[0]?.n ?? 0);
       const published =
         db.query<{ n: number }, []>("SELECT count(*) AS n FROM chunks WHERE deployment_id NOT LIKE '~staging:%'").get()?.n ?? 0;
@@ -432,6 +436,7 @@ export async function copySqliteToPg(dataDir: string, url: string, opts: CopyOpt
         ok,
         tables,
         keyword_indexed_chunks: indexed,
+        keyword_expected_chunks: published,
         vector_dimension: vectors.dimension,
         ms: Math.round(performance.now() - started),
       };
