@@ -31,7 +31,8 @@ async function doctor(url: string): Promise<{ code: number; check: PgCheck; out:
   const r = await runCliProcess(["doctor", "--offline", "--json", "--data", data, "--database", withPw], { DOCCHAT_EMBEDDER: "none" });
   const out = `${r.stdout}${r.stderr}`;
   expect(out).not.toContain(PASSWORD);
-  const body = JSON.parse(r.stdout) as { postgres: PgCheck };
+  const body = JSON.parse(r.stdout) as { postgres: PgCheck; data_dir: { summary: string } };
+  expect(body.data_dir.summary).toContain("state in PostgreSQL");
   return { code: r.code, check: body.postgres, out };
 }
 

@@ -65,11 +65,13 @@ export async function checkDataDir(config: Config): Promise<Check> {
   const database = exists ? await databaseInfo(path) : null;
   const low = freeBytes < 512 * 1024 * 1024;
   const status: Status = database?.error ? "error" : low ? "warn" : "ok";
-  const dbNote = !database?.exists
-    ? "no database yet (created on first use)"
-    : database.error
-      ? `database unreadable: ${database.error}`
-      : `schema ${database.schema_version}/${database.latest_schema_version}`;
+  const dbNote = config.databaseUrl
+    ? "state in PostgreSQL (below); here only the extracted sqlite-vec library"
+    : !database?.exists
+      ? "no database yet (created on first use)"
+      : database.error
+        ? `database unreadable: ${database.error}`
+        : `schema ${database.schema_version}/${database.latest_schema_version}`;
   return {
     status,
     summary: `${path} (${exists ? "writable" : "will be created"}, ${(freeBytes / 1073741824).toFixed(1)} GiB free${low ? " — low" : ""}; ${dbNote})`,
