@@ -2,7 +2,8 @@
  * Rate limits shared by nodes (issue 12): hits per second through createPgRateLimits (one round trip to
  * rate_limit_hit(), an advisory lock per identity, a sliding log in an UNLOGGED table) with 1 and 4 connections,
  * for many identities (keys spread over 1,000 deployments) and for one hot identity (every hit waits on the same
- * lock), next to the in-memory limiter the SQLite engine uses. PostgreSQL 15 throwaway cluster on 127.0.0.1 with
+ * lock), next to the same decision taken in a client-side transaction (the design the function replaced) and the
+ * in-memory limiter the SQLite engine uses. PostgreSQL 15 throwaway cluster on 127.0.0.1 with
  * fsync ON (durability as deployed). Each case runs for a fixed time; the median of alternating rounds is reported.
  *
  *   bun bench/rate-limit.bench.ts [--no-write] [--seconds 2] [--rounds 3]
@@ -46,6 +47,23 @@ async function run(store: RateLimitStore, inFlight: number, who: (i: number) => 
   return (n / (performance.now() - t)) * 1000;
 }
 
+/**
+ * The same decision as a client-side transaction instead of the rate_limit_hit() function: BEGIN, advisory lock,
+ * prune, count, insert, COMMIT — one round trip per statement (the design the function replaced).
+ */
+function clientTransaction(sql: SQL): RateLimitStore {
+  const decide = async (identity: string, limit: number) =>
+    sql.begin(async (tx) => {
+      await tx`SELECT pg_advisory_xact_lock(7201513, hashtext(${identity}))`;
+      const now = Date.now();
+      await tx`DELETE FROM rate_limit_hits WHERE identity = ${identity} AND at <= ${now - 60_000}`;
+      const [{ n }] = (await tx`SELECT count(*)::int AS n FROM rate_limit_hits WHERE identity = ${identity}`) as [{ n: number }];
+      if (n < limit) await tx`INSERT INTO rate_limit_hits (identity, at) VALUES (${identity}, ${now})`;
+      return { allowed: n < limit, limit, remaining: Math.max(0, limit - n - 1), retryAfterSeconds: 0 };
+    });
+  return { hit: decide, peek: decide };
+}
+
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
 
 const cluster = await startPostgres({ fast: false });
@@ -80,6 +98,20 @@ try {
       who: hot,
       limit: HOT_LIMIT,
     },
+    {
+      name: "client-side transaction (5 round trips), 1 connection, 1,000 identities",
+      store: clientTransaction(one),
+      inFlight: 1,
+      who: many,
+      limit: LIMIT,
+    },
+    {
+      name: "client-side transaction (5 round trips), 4 connections, 1,000 identities",
+      store: clientTransaction(four),
+      inFlight: 4,
+      who: many,
+      limit: LIMIT,
+    },
     { name: "in memory (SQLite engine), 1,000 identities", store: createMemoryRateLimits(), inFlight: 1, who: many, limit: LIMIT },
   ];
   const results = new Map<string, number[]>(cases.map((c) => [c.name, []]));
@@ -102,7 +134,7 @@ try {
     "| --- | ---: |",
     ...cases.map((c) => `| ${c.name} | ${f(median(results.get(c.name) as number[]))} |`),
     "",
-    `Each PostgreSQL hit is one statement (\`SELECT * FROM rate_limit_hit(…)\`: advisory lock on the identity, expired hits deleted, count, insert). With 1,000 identities the limit is out of reach, so every hit writes a row; one identity serialises on its lock (what makes the count exact across nodes) and, past its 120, every hit is refused (lock, prune, count of 120 rows, no insert).`,
+    `Each PostgreSQL hit is one statement (\`SELECT * FROM rate_limit_hit(…)\`: advisory lock on the identity, expired hits deleted, count, insert). With 1,000 identities the limit is out of reach, so every hit writes a row; one identity serialises on its lock (what makes the count exact across nodes) and, past its 120, every hit is refused (lock, prune, count of 120 rows, no insert). The client-side transaction rows make the same decision in five statements (BEGIN … COMMIT): the function is what docchat uses.`,
   ].join("\n");
   console.log(body);
   if (!args["no-write"]) await replaceSection(join(import.meta.dir, "../BENCHMARKS.md"), "Rate limits across nodes (PostgreSQL)", body);
