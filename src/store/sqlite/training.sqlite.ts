@@ -1,6 +1,6 @@
 import { type Db, unpromisedTransaction } from "../db.ts";
 import type { ChunkIndexRepo, NewChunk } from "../repos/chunk-index.repo.ts";
-import type { DeploymentsRepo } from "../repos/deployments.repo.ts";
+import { type DeploymentsRepo, trainingStatusOf } from "../repos/deployments.repo.ts";
 import type { DocumentRecord, DocumentsRepo } from "../repos/documents.repo.ts";
 import type { ChunkVector, TrainingStore } from "../store.ts";
 
@@ -17,10 +17,7 @@ export function createSqliteTrainingStore(
   const stillMine = (id: string) => documents.get(id)?.status === "processing";
 
   function refresh(deploymentId: string): void {
-    const c = documents.statusCounts(deploymentId);
-    const status =
-      c.processing > 0 ? "processing" : c.queued > 0 ? "queued" : c.completed > 0 ? "completed" : c.failed > 0 ? "failed" : "none";
-    deployments.setTrainingStatus(deploymentId, status);
+    deployments.setTrainingStatus(deploymentId, trainingStatusOf(documents.statusCounts(deploymentId)));
   }
 
   /** Inside a transaction: swap out replaced documents of the same name (a kill -9 keeps old or new, never half). */

@@ -30,6 +30,8 @@ describeStores("deployments", (ctx) => {
     expect(await store.repos.deployments.findOwned(d.id, owner.id)).toEqual(d);
     expect(await store.repos.deployments.findOwned(d.id, owner.id + 1)).toBeNull();
     expect(await store.repos.deployments.findById("dep_missing")).toBeNull();
+    // lists are ordered by creation time (then id): a later millisecond lists later
+    while (Date.now() <= d.createdAt) await Bun.sleep(1);
     const second = await deployment(store, { accountId: owner.id, name: "Second" });
     expect((await store.repos.deployments.list(owner.id)).map((x) => x.id)).toEqual([d.id, second.id]);
     expect((await store.repos.deployments.list()).map((x) => x.id)).toEqual(expect.arrayContaining([d.id, second.id]));
