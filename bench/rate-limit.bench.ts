@@ -134,7 +134,7 @@ try {
     "| --- | ---: |",
     ...cases.map((c) => `| ${c.name} | ${f(median(results.get(c.name) as number[]))} |`),
     "",
-    `Each PostgreSQL hit is one statement (\`SELECT * FROM rate_limit_hit(…)\`: advisory lock on the identity, expired hits deleted, count, insert). With 1,000 identities the limit is out of reach, so every hit writes a row; one identity serialises on its lock (what makes the count exact across nodes) and, past its 120, every hit is refused (lock, prune, count of 120 rows, no insert). The client-side transaction rows make the same decision in five statements (BEGIN … COMMIT): the function is what docchat uses.`,
+    `Each PostgreSQL hit is one statement (\`SELECT * FROM rate_limit_hit(…)\`: advisory lock on the identity, expired hits deleted, the count row adjusted, insert). With 1,000 identities the limit is out of reach, so every hit writes a row; one identity serialises on its lock (what makes the count exact across nodes) and, past its 120, every hit is refused (lock, prune, read the count row and the oldest hit, no insert). The client-side transaction rows make the same decision in five statements (BEGIN … COMMIT): the function is what docchat uses.`,
   ].join("\n");
   console.log(body);
   if (!args["no-write"]) await replaceSection(join(import.meta.dir, "../BENCHMARKS.md"), "Rate limits across nodes (PostgreSQL)", body);

@@ -12,7 +12,7 @@ interface HitRow {
 
 /**
  * Exact "N per rolling minute" per identity, shared by every node: a sliding log of counted requests in
- * PostgreSQL (migration 004), decided by rate_limit_hit() in one round trip under an advisory lock per identity,
+ * PostgreSQL (migration 003), decided by rate_limit_hit() in one round trip under an advisory lock per identity,
  * so concurrent hits on any number of connections never let limit + 1 through. Decisions match the in-memory
  * limiter (src/server/rate-limit.ts): refused hits are not counted, Retry-After is when the oldest counted hit
  * leaves the window. Identities that went quiet are swept once a window by whichever node notices first.
@@ -25,7 +25,7 @@ export function createPgRateLimits(sql: SQL, opts: { windowMs?: number } = {}): 
     if (t - lastSweep < windowMs) return;
     lastSweep = t;
     // best effort: a failed sweep only leaves expired rows for the next one
-    sql`DELETE FROM rate_limit_hits WHERE at <= (extract(epoch FROM clock_timestamp()) * 1000)::bigint - ${windowMs}`.then(
+    sql`SELECT rate_limit_sweep(${windowMs}, 10000)`.then(
       () => {},
       () => {},
     );
