@@ -23,6 +23,35 @@ describe("PostgreSQL migrations", () => {
     expect(pgMigrations.map((m) => m.version)).toEqual(pgMigrations.map((_, i) => i + 1));
   });
 
+  test("every prefix of the list, then the rest, ends in the same schema as all at once, matching the committed snapshot", async () => {
+    let seq = 0;
+    const fresh = async () => {
+      const name = `prefix_${++seq}_${Date.now()}`;
+      const admin = new SQL(cluster.url, { max: 1 });
+      await admin.unsafe(`CREATE DATABASE ${name}`);
+      await admin.close();
+      const sql = new SQL(cluster.url.replace(/\/docchat$/, `/${name}`), { max: 1 });
+      await sql`CREATE EXTENSION IF NOT EXISTS vector`;
+      return sql;
+    };
+    const all = await fresh();
+    await migratePg(all);
+    const expected = await pgSchemaOf(all);
+    await all.close();
+    for (let k = 0; k <= pgMigrations.length; k++) {
+      const sql = await fresh();
+      try {
+        expect(await migratePg(sql, pgMigrations.slice(0, k))).toEqual(pgMigrations.slice(0, k).map((m) => m.version));
+        expect(await migratePg(sql)).toEqual(pgMigrations.slice(k).map((m) => m.version));
+        expect(await pgSchemaOf(sql)).toBe(expected);
+        expect(await migratePg(sql)).toEqual([]);
+      } finally {
+        await sql.close();
+      }
+    }
+    expect(expected).toMatchSnapshot();
+  }, 60_000);
+
   test("three nodes migrating at once apply each migration exactly once, and a restart applies nothing", async () => {
     const nodes = [new SQL(cluster.url), new SQL(cluster.url), new SQL(cluster.url)];
     try {
@@ -57,6 +86,7 @@ describe("PostgreSQL migrations", () => {
         "mail_outbox",
         "owner_login_attempts",
         "owner_sessions",
+        "rate_limit_counts",
         "rate_limit_hits",
         "schema_migrations",
         "token_ledger",
@@ -166,3 +196,26 @@ describe("PostgreSQL migrations", () => {
     }
   });
 });
+
+/** Everything PostgreSQL knows about the schema that migrations make, in a stable order: tables and their columns,
+ * constraints, indexes, functions and triggers (schema_migrations' rows left out). */
+async function pgSchemaOf(sql: SQL): Promise<string> {
+  const rows = (await sql`
+    SELECT 'column ' || c.table_name || '.' || c.column_name || ' ' || c.data_type || COALESCE('(' || c.character_maximum_length || ')', '')
+           || CASE WHEN c.is_nullable = 'NO' THEN ' NOT NULL' ELSE '' END || COALESCE(' DEFAULT ' || c.column_default, '')
+           || COALESCE(' COLLATE ' || c.collation_name, '') AS line, 1 AS kind, c.table_name AS t, c.ordinal_position AS o
+      FROM information_schema.columns c WHERE c.table_schema = 'public'
+    UNION ALL
+    SELECT 'constraint ' || conrelid::regclass || ' ' || conname || ' ' || pg_get_constraintdef(oid), 2, conrelid::regclass::text, 0
+      FROM pg_constraint WHERE connamespace = 'public'::regnamespace
+    UNION ALL
+    SELECT 'index ' || indexdef, 3, tablename, 0 FROM pg_indexes WHERE schemaname = 'public'
+    UNION ALL
+    SELECT 'function ' || p.proname || '(' || pg_get_function_arguments(p.oid) || ') ' || md5(p.prosrc), 4, p.proname, 0
+      FROM pg_proc p WHERE p.pronamespace = 'public'::regnamespace AND p.prokind = 'f'
+      AND NOT EXISTS (SELECT 1 FROM pg_depend d WHERE d.objid = p.oid AND d.deptype = 'e')
+    UNION ALL
+    SELECT 'trigger ' || pg_get_triggerdef(t.oid), 5, t.tgrelid::regclass::text, 0 FROM pg_trigger t WHERE NOT t.tgisinternal
+    ORDER BY kind, t, o, line`) as { line: string }[];
+  return rows.map((r) => r.line).join("\n");
+}
