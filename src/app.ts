@@ -57,7 +57,7 @@ export async function createServices(config: Config, opts: { log?: Logger } = {}
         ...embedderConfig(config),
         knownDimension: (id) => (recorded?.id === id ? recorded.dimension : undefined),
       });
-      await checkVectorIndex(repos.chunkIndex, e, await store.hasChunks());
+      await checkVectorIndex(repos.chunkIndex, e, () => store.hasChunks());
       if (e && (e as { dimensionFromIndex?: boolean }).dimensionFromIndex) {
         log.warn("embeddings server unreachable at start; answers use keyword retrieval and training waits until it is back", {
           embedder: e.id,

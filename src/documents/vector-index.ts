@@ -12,15 +12,25 @@ const KEYWORD_ONLY = "none";
  * The index remembers which embedder (id and dimension) built it. Starting with a different one would mix
  * incomparable vectors, so start-up refuses and names the command that rebuilds the vectors.
  */
-export async function checkVectorIndex(index: ChunkIndexStore, embedder: Embedder | null, hasChunks: boolean): Promise<void> {
+export async function checkVectorIndex(
+  index: ChunkIndexStore,
+  embedder: Embedder | null,
+  hasChunks: () => Promise<boolean>,
+): Promise<void> {
   const want = embedder ? `${embedder.id}@${embedder.dimension}` : KEYWORD_ONLY;
-  const have = await index.meta("embedder");
-  if (have === want) return;
-  if (have === null && !hasChunks) {
+  if ((await index.meta("embedder")) === want) return;
+  // Nodes starting together on an empty PostgreSQL index: one creates the vector table, the others wait and then
+  // find it (read again under the lock), so none drops a table another has begun to fill.
+  const once = index.exclusive ?? (<T>(fn: () => Promise<T>) => fn());
+  const have = await once(async () => {
+    await index.refresh();
+    const now = await index.meta("embedder");
+    if (now !== null || (await hasChunks())) return now;
     await index.createVectorTable(embedder ? embedder.dimension : null);
     await index.setMeta("embedder", want);
-    return;
-  }
+    return want;
+  });
+  if (have === want) return;
   throw new IndexMismatchError(
     `The index was built with embedder "${have ?? KEYWORD_ONLY}" but the configured embedder is "${want}". ` +
       `Run "docchat reindex" to rebuild the vectors with the configured embedder, or set DOCCHAT_EMBEDDER back.`,

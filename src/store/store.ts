@@ -42,6 +42,11 @@ export type ChunkIndexStore = AsyncRepo<Omit<ChunkIndexRepo, TrainingOnly>> & {
   refresh(): Promise<void>;
   /** Index maintenance after a bulk load, in short steps (SQLite: FTS5 segment merges); absent when not needed. */
   mergeFts?: ChunkIndexRepo["mergeFts"];
+  /**
+   * Runs `fn` while no other process of the store runs it (PostgreSQL: a session advisory lock), for the vector
+   * table's one-time set-up by nodes starting together. Absent where one process owns the store (SQLite).
+   */
+  exclusive?<T>(fn: () => Promise<T>): Promise<T>;
 };
 export type TermStatsStore = AsyncRepo<TermStatsRepo>;
 export type OutboxStore = AsyncRepo<OutboxRepo>;

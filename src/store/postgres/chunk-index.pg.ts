@@ -20,6 +20,8 @@ const B = 0.75;
 const HEADING_WEIGHT = 0.5;
 
 const VEC_TABLE = "chunk_vectors";
+/** Any number the nodes agree on (7201512 migrations, 7201514 db copy): serialises the vector table's set-up. */
+const VECTOR_SETUP_LOCK = 7_201_515;
 /**
  * HNSW search breadth for k results: max(400, 4k), at most 1000. Measured in BENCHMARKS.md (pgvector HNSW recall
  * sections), recall@50 at 400: 1.0 on SciFact (5k real embeddings), 0.97 on 100k word-vectors embeddings (0.88 at
@@ -236,6 +238,20 @@ export async function createPgChunkIndex(sql: SQL, opts: { efSearch?: (k: number
   return {
     hasVectors: () => vec,
     /** Re-reads whether the vector table exists (another node may have created it). */
+    /** One process at a time (a session advisory lock on a reserved connection): the vector table's set-up. */
+    async exclusive<T>(fn: () => Promise<T>): Promise<T> {
+      const conn = await sql.reserve();
+      try {
+        await conn`SELECT pg_advisory_lock(${VECTOR_SETUP_LOCK})`;
+        try {
+          return await fn();
+        } finally {
+          await conn`SELECT pg_advisory_unlock(${VECTOR_SETUP_LOCK})`;
+        }
+      } finally {
+        await conn.release();
+      }
+    },
     async refresh(): Promise<void> {
       vec = await vecExists();
     },
