@@ -69,8 +69,10 @@ export function createTrainingWorker(deps: TrainingDeps) {
   };
 
   async function embedAll(embedder: Embedder, texts: { text: string; hash: string }[]): Promise<Float32Array[]> {
-    const out: (Float32Array | null)[] = [];
-    for (const t of texts) out.push(await deps.index.cachedVector(embedder.id, t.hash));
+    const out = await deps.index.cachedVectors(
+      embedder.id,
+      texts.map((t) => t.hash),
+    );
     const missing = out.map((v, i) => (v ? -1 : i)).filter((i) => i >= 0);
     const unique = new Map<string, number[]>();
     for (const i of missing) {

@@ -449,6 +449,19 @@ export async function createPgChunkIndex(sql: SQL, opts: { efSearch?: (k: number
       const b = r.vector as Uint8Array;
       return new Float32Array(b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength));
     },
+    /** Cached vectors of many texts in one round trip, in the order asked (null: not cached). */
+    async cachedVectors(embedderId: string, textHashes: string[]): Promise<(Float32Array | null)[]> {
+      if (textHashes.length === 0) return [];
+      const rows = (await sql`SELECT text_hash, vector FROM embedding_cache WHERE embedder_id = ${embedderId}
+        AND text_hash = ANY(${sql.array([...new Set(textHashes)], "TEXT")}::text[])`) as Raw[];
+      const found = new Map(
+        rows.map((r) => {
+          const b = r.vector as Uint8Array;
+          return [r.text_hash as string, new Float32Array(b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength))];
+        }),
+      );
+      return textHashes.map((h) => found.get(h) ?? null);
+    },
     async cacheVector(embedderId: string, textHash: string, v: Float32Array): Promise<void> {
       const bytes = new Uint8Array(v.buffer, v.byteOffset, v.byteLength);
       await sql`INSERT INTO embedding_cache (embedder_id, text_hash, vector) VALUES (${embedderId}, ${textHash}, ${bytes}) ON CONFLICT DO NOTHING`;

@@ -222,6 +222,10 @@ export function createChunkIndexRepo(db: Db) {
         .get(embedderId, textHash);
       return r ? new Float32Array(r.vector.buffer.slice(r.vector.byteOffset, r.vector.byteOffset + r.vector.byteLength)) : null;
     },
+    /** Cached vectors of many texts at once, in the order asked (null: not cached). */
+    cachedVectors(embedderId: string, textHashes: string[]): (Float32Array | null)[] {
+      return textHashes.map((h) => this.cachedVector(embedderId, h));
+    },
     cacheVector(embedderId: string, textHash: string, v: Float32Array): void {
       db.run("INSERT OR IGNORE INTO embedding_cache (embedder_id, text_hash, vector) VALUES (?, ?, ?)", [embedderId, textHash, v]);
     },

@@ -124,6 +124,11 @@ describeStores("training store", (ctx) => {
       expect((await store.repos.documents.get(doc.id))?.progress).toEqual({ done: 3, total: 3 });
       expect(await chunkIndex.keywordSearch(d.id, '"puffin"', 10)).toEqual([]);
       expect(await chunkIndex.cachedVector("emb", "h:puffin part 1 a")).toEqual(new Float32Array([1, 1, 0]));
+      expect(await chunkIndex.cachedVectors("emb", ["h:puffin part 2 a", "h:missing", "h:puffin part 1 a"])).toEqual([
+        new Float32Array([1, 2, 0]),
+        null,
+        new Float32Array([1, 1, 0]),
+      ]);
       let moved = 0;
       for (let n = await training.publish(worker, doc, 4); n > 0; n = await training.publish(worker, doc, 4)) moved += n;
       expect(moved).toBe(6);
