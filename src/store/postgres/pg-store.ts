@@ -1,6 +1,7 @@
 import { SQL } from "bun";
 import type { Repos, Store } from "../store.ts";
 import { createPgChunkIndex, createPgTermStats } from "./chunk-index.pg.ts";
+import { scrubPassword } from "./diagnostics.pg.ts";
 import { migratePg } from "./migrate.pg.ts";
 import { createPgRateLimits } from "./rate-limits.pg.ts";
 import { createPgAccountsRepo } from "./repos/accounts.pg.ts";
@@ -51,7 +52,15 @@ export async function createPgStore(url: string, opts: PgStoreOptions = {}): Pro
     await migratePg(sql);
   } catch (e) {
     await sql.close().catch(() => {});
-    throw e;
+    // "Failed to connect" alone doesn't say to what: name the server (never the password) and the driver's code
+    const code = (e as { code?: string }).code;
+    const message = scrubPassword(e instanceof Error ? e.message : String(e), url);
+    throw new Error(
+      `PostgreSQL at ${describePgUrl(url)}: ${message}${code ? ` (${code})` : ""}. Check DOCCHAT_DATABASE_URL; \`docchat doctor\` checks the server, pgvector and the schema.`,
+      {
+        cause: e,
+      },
+    );
   }
   const index = await createPgChunkIndex(sql);
   const chunkIndex: Repos["chunkIndex"] = index;
