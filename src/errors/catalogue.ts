@@ -94,6 +94,11 @@ export const errorCatalogue = {
     type: "server_error",
     message: "The assistant is temporarily unavailable. Please try again shortly.",
   },
+  database_unavailable: {
+    status: 503,
+    type: "server_error",
+    message: "The service can't reach its database right now. Please try again shortly.",
+  },
   overloaded: {
     status: 503,
     type: "server_error",

@@ -183,6 +183,14 @@ export function createServer(services: Services) {
     .onError(({ code, error, request, set }) => {
       const st = state.get(request);
       let e = isAppError(error) ? error : null;
+      if (!e && services.store.isUnavailable(error)) {
+        log.warn("database unreachable", {
+          requestId: st.requestId,
+          path: pathOf(request.url),
+          error: redact(String((error as Error)?.message ?? error)),
+        });
+        e = appError("database_unavailable");
+      }
       if (!e && code === "NOT_FOUND") e = appError("not_found", { message: "No such endpoint." });
       if (!e && code === "VALIDATION") {
         const v = error as { all?: { path?: string; summary?: string; message?: string }[] };

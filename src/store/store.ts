@@ -163,6 +163,8 @@ export interface Store {
   repos: Repos;
   /** One round trip to the database (health checks). */
   ping(): Promise<void>;
+  /** Whether an error means the database can't be reached right now (a 503 to retry, not a 500). */
+  isUnavailable(e: unknown): boolean;
   /** Any chunk indexed at all (the embedder's dimension check at start). */
   hasChunks(): Promise<boolean>;
   close(): Promise<void>;

@@ -36,6 +36,20 @@ export function describePgUrl(url: string): string {
   }
 }
 
+/**
+ * Driver and server errors that mean "PostgreSQL is away" (refused, closed or timed-out connections; the server
+ * shutting down or not yet accepting connections), as opposed to a bad query.
+ */
+export function isPgUnavailable(e: unknown): boolean {
+  const code = String((e as { code?: unknown } | null)?.code ?? "");
+  const state = String((e as { errno?: unknown; sqlState?: unknown } | null)?.sqlState ?? (e as { errno?: unknown } | null)?.errno ?? "");
+  return (
+    /^ERR_POSTGRES_(CONNECTION_(CLOSED|REFUSED|TIMEOUT)|IDLE_TIMEOUT|LIFETIME_TIMEOUT|CONNECTION_FAILED|TLS)/.test(code) ||
+    /^(57P0[123]|08\d{3}|53300)$/.test(state) ||
+    /^(57P0[123]|08\d{3}|53300)$/.test(code)
+  );
+}
+
 export interface PgStore extends Store {
   engine: "postgres";
   sql: SQL;
@@ -112,6 +126,7 @@ export async function createPgStore(url: string, opts: PgStoreOptions = {}): Pro
     async ping() {
       await sql`SELECT 1`;
     },
+    isUnavailable: isPgUnavailable,
     async hasChunks() {
       return ((await sql`SELECT EXISTS (SELECT 1 FROM chunks) AS ok`) as { ok: boolean }[])[0]?.ok ?? false;
     },

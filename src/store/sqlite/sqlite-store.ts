@@ -128,6 +128,8 @@ export async function createSqliteStore(dataDir: string): Promise<SqliteStore> {
     async ping() {
       db.query("SELECT 1").get();
     },
+    // the database is a file this process holds open: it can fail, but not be "away"
+    isUnavailable: () => false,
     async hasChunks() {
       return db.query("SELECT 1 FROM chunks LIMIT 1").get() !== null;
     },
