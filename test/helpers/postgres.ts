@@ -17,6 +17,10 @@ export interface PgCluster {
   port: number;
   dir: string;
   stop(): Promise<void>;
+  /** stops the server at once, like a crash or a failover, keeping its data */
+  crash(): Promise<void>;
+  /** starts it again on the same port after crash() (crash recovery replays the WAL) */
+  restart(): Promise<void>;
 }
 
 export interface PgClusterOptions {
@@ -147,6 +151,17 @@ export async function startPostgres(opts: PgClusterOptions = {}): Promise<PgClus
           running.delete(dir);
           await exec([join(PG_BIN, "pg_ctl"), "-D", data, "-m", "immediate", "-w", "stop"], asPostgres);
           cleanup();
+        },
+        async crash() {
+          const r = await exec([join(PG_BIN, "pg_ctl"), "-D", data, "-m", "immediate", "-w", "stop"], asPostgres);
+          if (!r.ok) throw new Error(`pg_ctl stop failed: ${r.output}`);
+        },
+        async restart() {
+          const r = await exec(
+            [join(PG_BIN, "pg_ctl"), "-D", data, "-l", join(dir, "server.log"), "-w", "-t", "30", "-o", `-p ${port} ${flags}`, "start"],
+            asPostgres,
+          );
+          if (!r.ok) throw new Error(`pg_ctl start failed: ${r.output}`);
         },
       };
     }
