@@ -2,7 +2,8 @@
  * `bun run smoke`: builds dist/docchat, copies it alone into a temp dir (no node_modules anywhere near it, cwd
  * there, a clean environment) and drives it like an operator would: doctor, serve, CLI account + deployment,
  * the official `openai` client, a PDF and a CSV pushed, a grounded answer with sources, a refusal, SIGTERM →
- * exit 0, restart on the same data dir, answer again. Exits non-zero naming the step that failed.
+ * exit 0, restart on the same data dir, answer again; then two binary nodes on a throwaway PostgreSQL. Exits
+ * non-zero naming the step that failed.
  *
  *   bun scripts/smoke-binary.ts [--no-build] [--keep]
  *
@@ -13,8 +14,9 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import OpenAI from "openai";
-import { type ServeProcess, startServeProcess } from "../test/helpers/serve-process.ts";
 import { createTinyModelFolder, MINILM_TOKENIZER_DIR } from "../test/fixtures/onnx/tiny-embedding-model.fixture.ts";
+import { startPostgres } from "../test/helpers/postgres.ts";
+import { type ServeProcess, startServeProcess } from "../test/helpers/serve-process.ts";
 import { writePdf } from "../test/ingest/helpers/pdf-writer.ts";
 import { buildBinary } from "./build-binary.ts";
 
@@ -75,17 +77,31 @@ async function ask(ctx: Ctx, question: string, path = "/chat/completions"): Prom
 async function push(ctx: Ctx, name: string, bytes: Uint8Array<ArrayBuffer>): Promise<string> {
   const form = new FormData();
   form.append("file", new File([bytes], name));
-  const res = await fetch(`${ctx.server?.url}/api/v1/documents`, { method: "POST", headers: { authorization: `Bearer ${ctx.apiKey}` }, body: form });
+  const res = await fetch(`${ctx.server?.url}/api/v1/documents`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${ctx.apiKey}` },
+    body: form,
+  });
   const body = (await res.json()) as { status?: string; chunk_count?: number; error?: unknown };
   check(res.status === 200 && body.status === "completed", `push ${name}: HTTP ${res.status} ${JSON.stringify(body)}`);
   return `${name}: ${body.chunk_count} chunks`;
 }
 
-const HANDBOOK_PDF = new Uint8Array(writePdf([
-  { lines: ["Larkspur Depot handbook.", "The Larkspur depot opens at 7:30 in the morning and closes at 18:00.", "Visitors sign in at the blue gate."] },
-  { lines: ["Forklifts are charged overnight in bay 4.", "Lost badges are replaced by the night porter, Amara Okonkwo."] },
-]));
-const PRICES_CSV = new TextEncoder().encode("product,price,warranty\nKettle K2,49 EUR,2 years\nToaster T9,35 EUR,1 year\nMixer M5,120 EUR,3 years\n");
+const HANDBOOK_PDF = new Uint8Array(
+  writePdf([
+    {
+      lines: [
+        "Larkspur Depot handbook.",
+        "The Larkspur depot opens at 7:30 in the morning and closes at 18:00.",
+        "Visitors sign in at the blue gate.",
+      ],
+    },
+    { lines: ["Forklifts are charged overnight in bay 4.", "Lost badges are replaced by the night porter, Amara Okonkwo."] },
+  ]),
+);
+const PRICES_CSV = new TextEncoder().encode(
+  "product,price,warranty\nKettle K2,49 EUR,2 years\nToaster T9,35 EUR,1 year\nMixer M5,120 EUR,3 years\n",
+);
 
 const steps: Step[] = [
   {
@@ -93,16 +109,27 @@ const steps: Step[] = [
     async run(ctx) {
       const proc = Bun.spawn([ctx.bin, "--version"], { cwd: ctx.work, env: ctx.env, stdout: "pipe" });
       const out = (await new Response(proc.stdout).text()).trim();
-      check((await proc.exited) === 0 && /^docchat \d+\.\d+\.\d+ \(.+\)$/.test(out) && !out.includes("(source)"), `unexpected --version output: ${out}`);
+      check(
+        (await proc.exited) === 0 && /^docchat \d+\.\d+\.\d+ \(.+\)$/.test(out) && !out.includes("(source)"),
+        `unexpected --version output: ${out}`,
+      );
       return out;
     },
   },
   {
     name: "doctor: SQLite, FTS5, sqlite-vec, embedder, LLM, SMTP",
     async run(ctx) {
-      const proc = Bun.spawn([ctx.bin, "doctor", "--offline", "--json", "--data", ctx.data], { cwd: ctx.work, env: ctx.env, stdout: "pipe", stderr: "pipe" });
+      const proc = Bun.spawn([ctx.bin, "doctor", "--offline", "--json", "--data", ctx.data], {
+        cwd: ctx.work,
+        env: ctx.env,
+        stdout: "pipe",
+        stderr: "pipe",
+      });
       const [out, err] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text()]);
-      const d = JSON.parse(out || "{}") as Record<string, { status?: string; active?: string }> & { ok?: boolean; runtime?: { standalone?: boolean } };
+      const d = JSON.parse(out || "{}") as Record<string, { status?: string; active?: string }> & {
+        ok?: boolean;
+        runtime?: { standalone?: boolean };
+      };
       check((await proc.exited) === 0 && d.ok === true, `doctor failed: ${out}${err}`);
       check(d.runtime?.standalone === true, "doctor does not report a standalone executable");
       return `embedder ${d.embedder?.active}, llm ${d.llm?.active}, smtp ${d.smtp?.active}`;
@@ -176,14 +203,21 @@ const steps: Step[] = [
       const r = await ask(ctx, "What is the warranty of the Kettle K2?", "/chat/completions-with-sources");
       const text = r.choices[0]?.message.content ?? "";
       check(/2 years/.test(text), `answer does not contain the warranty: ${text}`);
-      check(r.sources?.includes("prices") && Array.isArray(r.chunks) && r.chunks.length > 0, `sources ${JSON.stringify(r.sources)}, chunks ${r.chunks?.length}`);
+      check(
+        r.sources?.includes("prices") && Array.isArray(r.chunks) && r.chunks.length > 0,
+        `sources ${JSON.stringify(r.sources)}, chunks ${r.chunks?.length}`,
+      );
       return `sources ${JSON.stringify(r.sources)}, ${r.chunks.length} chunks`;
     },
   },
   {
     name: "openai client: responses.create (the Responses API), streamed",
     async run(ctx) {
-      const stream = await openai(ctx).responses.create({ model: ctx.deploymentId, input: "When does the Larkspur depot open?", stream: true });
+      const stream = await openai(ctx).responses.create({
+        model: ctx.deploymentId,
+        input: "When does the Larkspur depot open?",
+        stream: true,
+      });
       let text = "";
       let last = "";
       for await (const ev of stream) {
@@ -199,7 +233,10 @@ const steps: Step[] = [
     async run(ctx) {
       const r = await fetch(`${ctx.server?.url}/api/v1/openapi.json`);
       const spec = (await r.json()) as { openapi?: string; paths?: Record<string, unknown> };
-      check(r.status === 200 && spec.openapi === "3.1.0" && spec.paths?.["/api/v1/documents"], `status ${r.status}, openapi ${spec.openapi}`);
+      check(
+        r.status === 200 && spec.openapi === "3.1.0" && spec.paths?.["/api/v1/documents"],
+        `status ${r.status}, openapi ${spec.openapi}`,
+      );
       return `${Object.keys(spec.paths ?? {}).length} paths`;
     },
   },
@@ -240,12 +277,45 @@ const steps: Step[] = [
         Object.assign(other, { apiKey: String(dep.api_key), deploymentId: String(dep.id) });
         await push(other, "prices.csv", PRICES_CSV);
         const r = await ask(other, "How much is the Mixer M5?");
-        check(/120 EUR/.test(r.choices[0]?.message.content ?? "") && r.sources?.includes("prices"), `answer: ${JSON.stringify(r).slice(0, 300)}`);
+        check(
+          /120 EUR/.test(r.choices[0]?.message.content ?? "") && r.sources?.includes("prices"),
+          `answer: ${JSON.stringify(r).slice(0, 300)}`,
+        );
       } finally {
         const code = await server.stop("SIGTERM");
         check(code === 0, `serve exited with ${code} after SIGTERM`);
       }
       return `model loaded, /health after ${loadMs} ms; answered with sources`;
+    },
+  },
+  {
+    name: "PostgreSQL: two binary nodes on one database (pgvector), a push through one answered by the other, doctor",
+    async run(ctx) {
+      const cluster = await startPostgres();
+      const env = { ...ctx.env, DOCCHAT_DATABASE_URL: cluster.url };
+      const nodes: ServeProcess[] = [];
+      try {
+        const data = join(ctx.work, "data-pg-cli");
+        const other: Ctx = { ...ctx, data, env };
+        await cli(other, ["account", "create", "--email", "pg@example.com", "--tokens", "1000"]);
+        const dep = await cli(other, ["deployment", "create", "--account", "pg@example.com", "--name", "Shared", "--publish"]);
+        Object.assign(other, { apiKey: String(dep.api_key), deploymentId: String(dep.id) });
+        for (const n of [1, 2])
+          nodes.push(await startServeProcess({ command: [ctx.bin], dataDir: join(ctx.work, `data-pg-${n}`), cwd: ctx.work, env }));
+        await push({ ...other, server: nodes[0] }, "prices.csv", PRICES_CSV);
+        const r = await ask({ ...other, server: nodes[1] }, "How much is the Mixer M5?");
+        check(
+          /120 EUR/.test(r.choices[0]?.message.content ?? "") && r.sources?.includes("prices"),
+          `answer: ${JSON.stringify(r).slice(0, 300)}`,
+        );
+        const doctor = Bun.spawnSync([ctx.bin, "doctor", "--data", data], { cwd: ctx.work, env });
+        const report = doctor.stdout.toString();
+        check(/postgres .*pgvector 0\.\d+.*schema current/.test(report), `doctor: ${report.slice(0, 500)}`);
+        return "pushed through node 1, answered on node 2 with sources; doctor: schema current";
+      } finally {
+        for (const n of nodes) check((await n.stop("SIGTERM")) === 0, "a PostgreSQL node did not exit 0 after SIGTERM");
+        await cluster.stop();
+      }
     },
   },
 ];
