@@ -80,7 +80,7 @@ export async function createPgStore(url: string, opts: PgStoreOptions = {}): Pro
   const chunkIndex: Repos["chunkIndex"] = index;
   const termStats: Repos["termStats"] = createPgTermStats(sql);
 
-  // --- wt-pg-core: deployments, keys, documents, queue depths, training ---
+  // deployments, keys, documents, queue depths, training
   // keys listen for changes on a connection of their own (sql.listen); unlisten on close
   const keys = await createPgKeysRepo(sql).catch(async (e) => {
     await sql.close().catch(() => {});
@@ -94,9 +94,8 @@ export async function createPgStore(url: string, opts: PgStoreOptions = {}): Pro
     queueDepths: createPgQueueDepthsRepo(sql),
     training: createPgTrainingStore(sql, index),
   };
-  // --- end wt-pg-core ---
 
-  // --- wt-pg-visitor: accounts, visitors and owners ---
+  // accounts, visitors and owners
   const visitor = {
     accounts: createPgAccountsRepo(sql),
     conversations: createPgConversationsRepo(sql),
@@ -110,15 +109,8 @@ export async function createPgStore(url: string, opts: PgStoreOptions = {}): Pro
     ownerChatLogs: createPgOwnerChatLogsRepo(sql),
     reports: createPgReportsRepo(sql),
   };
-  // --- end wt-pg-visitor ---
 
-  // --- wt-pg-ops: rate limits ---
-  const ops = {
-    rateLimits: createPgRateLimits(sql),
-  };
-  // --- end wt-pg-ops ---
-
-  const repos: Repos = { chunkIndex, termStats, ...core, ...visitor, ...ops };
+  const repos: Repos = { chunkIndex, termStats, ...core, ...visitor, rateLimits: createPgRateLimits(sql) };
   return {
     engine: "postgres",
     sql,
