@@ -1,5 +1,5 @@
 import { appError } from "../errors/index.ts";
-import type { DayRow, TopQuestion } from "../store/repos/reports.repo.ts";
+import { type DayRow, emptyDay, type TopQuestion } from "../store/repos/reports.repo.ts";
 import type { ReportsStore } from "../store/store.ts";
 
 export const REPORT_MAX_DAYS = 366;
@@ -51,21 +51,9 @@ export function createReportsService(deps: { reports: ReportsStore }) {
       const days: DayRow[] = [];
       for (let t = from; t <= to; t += DAY_MS) {
         const day = isoDay(t);
-        days.push(
-          found.get(day) ?? {
-            day,
-            questions: 0,
-            answers: 0,
-            refusals: 0,
-            tokens: 0,
-            ratedUp: 0,
-            ratedDown: 0,
-            correctionsServed: 0,
-            leads: 0,
-          },
-        );
+        days.push(found.get(day) ?? emptyDay(day));
       }
-      const totals = { questions: 0, answers: 0, refusals: 0, tokens: 0, ratedUp: 0, ratedDown: 0, correctionsServed: 0, leads: 0 };
+      const { day: _, ...totals } = emptyDay("");
       for (const d of days) for (const k of Object.keys(totals) as (keyof typeof totals)[]) totals[k] += d[k];
       return {
         from: input.from,

@@ -35,7 +35,8 @@ export interface ReportRange {
   offsetMinutes: number;
 }
 
-interface ChatDayRow {
+/** One day's chat_logs aggregates as both engines select them (numbers already). */
+export interface ChatDayRow {
   day: string;
   questions: number;
   answers: number;
@@ -44,6 +45,38 @@ interface ChatDayRow {
   rated_up: number;
   rated_down: number;
   corrections_served: number;
+}
+
+/** A day with nothing in it. */
+export const emptyDay = (day: string): DayRow => ({
+  day,
+  questions: 0,
+  answers: 0,
+  refusals: 0,
+  tokens: 0,
+  ratedUp: 0,
+  ratedDown: 0,
+  correctionsServed: 0,
+  leads: 0,
+});
+
+/** The days that had chats or leads, in date order: chat aggregates and lead counts put together. */
+export function mergeDays(chat: ChatDayRow[], leads: { day: string; n: number }[]): DayRow[] {
+  const out = new Map<string, DayRow>();
+  for (const c of chat) {
+    out.set(c.day, {
+      ...emptyDay(c.day),
+      questions: c.questions,
+      answers: c.answers,
+      refusals: c.refusals,
+      tokens: c.tokens,
+      ratedUp: c.rated_up,
+      ratedDown: c.rated_down,
+      correctionsServed: c.corrections_served,
+    });
+  }
+  for (const l of leads) out.set(l.day, { ...(out.get(l.day) ?? emptyDay(l.day)), leads: l.n });
+  return [...out.values()].sort((a, b) => a.day.localeCompare(b.day));
 }
 
 // SQLite's date() over epoch seconds shifted into the owner's time zone.
@@ -70,32 +103,7 @@ export function createReportsRepo(db: Db) {
           `SELECT ${DAY} AS day, COUNT(*) AS n FROM leads WHERE deployment_id = ? AND created_at >= ? AND created_at < ? GROUP BY day`,
         )
         .all(shift, r.deploymentId, r.fromMs, r.toMs);
-      const out = new Map<string, DayRow>();
-      const blank = (day: string): DayRow => ({
-        day,
-        questions: 0,
-        answers: 0,
-        refusals: 0,
-        tokens: 0,
-        ratedUp: 0,
-        ratedDown: 0,
-        correctionsServed: 0,
-        leads: 0,
-      });
-      for (const c of chat) {
-        out.set(c.day, {
-          ...blank(c.day),
-          questions: c.questions,
-          answers: c.answers,
-          refusals: c.refusals,
-          tokens: c.tokens,
-          ratedUp: c.rated_up,
-          ratedDown: c.rated_down,
-          correctionsServed: c.corrections_served,
-        });
-      }
-      for (const l of leads) out.set(l.day, { ...(out.get(l.day) ?? blank(l.day)), leads: l.n });
-      return [...out.values()].sort((a, b) => a.day.localeCompare(b.day));
+      return mergeDays(chat, leads);
     },
 
     /** The most asked questions (case and surrounding space ignored); `refusedOnly` for those not answered. */

@@ -1,5 +1,5 @@
 import type { SQL } from "bun";
-import type { DayRow, ReportRange, ServedCorrectionRow, TopQuestion } from "../../repos/reports.repo.ts";
+import { type DayRow, mergeDays, type ReportRange, type ServedCorrectionRow, type TopQuestion } from "../../repos/reports.repo.ts";
 import type { ReportsStore } from "../../store.ts";
 import { flag, limitOf, num, type Raw } from "./values.ts";
 
@@ -29,33 +29,19 @@ export function createPgReportsRepo(sql: SQL): ReportsStore {
             COUNT(*) AS n
           FROM leads WHERE deployment_id = ${r.deploymentId} AND created_at >= ${r.fromMs}::bigint AND created_at < ${r.toMs}::bigint
           GROUP BY 1`) as Raw[];
-      const out = new Map<string, DayRow>();
-      const blank = (day: string): DayRow => ({
-        day,
-        questions: 0,
-        answers: 0,
-        refusals: 0,
-        tokens: 0,
-        ratedUp: 0,
-        ratedDown: 0,
-        correctionsServed: 0,
-        leads: 0,
-      });
-      for (const c of chat) {
-        const day = c.day as string;
-        out.set(day, {
-          ...blank(day),
+      return mergeDays(
+        chat.map((c) => ({
+          day: c.day as string,
           questions: num(c.questions),
           answers: num(c.answers),
           refusals: num(c.refusals),
           tokens: num(c.tokens),
-          ratedUp: num(c.rated_up),
-          ratedDown: num(c.rated_down),
-          correctionsServed: num(c.corrections_served),
-        });
-      }
-      for (const l of leads) out.set(l.day as string, { ...(out.get(l.day as string) ?? blank(l.day as string)), leads: num(l.n) });
-      return [...out.values()].sort((a, b) => a.day.localeCompare(b.day));
+          rated_up: num(c.rated_up),
+          rated_down: num(c.rated_down),
+          corrections_served: num(c.corrections_served),
+        })),
+        leads.map((l) => ({ day: l.day as string, n: num(l.n) })),
+      );
     },
 
     /** The most asked questions (case and surrounding space ignored); `refusedOnly` for those not answered. */
