@@ -51,6 +51,23 @@ export function createChunkIndexRepo(db: Db) {
     `INSERT INTO chunks (deployment_id, document_id, ord, source, text, heading_path, page_start, page_end, row_start, row_end, token_count, text_hash)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
   );
+  const insertRow = (deploymentId: string, documentId: string, c: NewChunk): number =>
+    (
+      insertChunk.get(
+        deploymentId,
+        documentId,
+        c.ord,
+        c.source,
+        c.text,
+        c.headingPath,
+        c.pageStart ?? null,
+        c.pageEnd ?? null,
+        c.rowStart ?? null,
+        c.rowEnd ?? null,
+        c.tokenCount,
+        c.textHash,
+      ) as { id: number }
+    ).id;
   return {
     hasVectors: () => vec,
     meta(key: string): string | null {
@@ -75,21 +92,7 @@ export function createChunkIndexRepo(db: Db) {
       const kw = ensureKeywordTable(db, deploymentId);
       const insertFts = db.query(`INSERT INTO ${kw.fts} (rowid, text, heading_path) VALUES (?, ?, ?)`);
       for (const c of chunks) {
-        const row = insertChunk.get(
-          deploymentId,
-          documentId,
-          c.ord,
-          c.source,
-          c.text,
-          c.headingPath,
-          c.pageStart ?? null,
-          c.pageEnd ?? null,
-          c.rowStart ?? null,
-          c.rowEnd ?? null,
-          c.tokenCount,
-          c.textHash,
-        );
-        const id = (row as { id: number }).id;
+        const id = insertRow(deploymentId, documentId, c);
         insertFts.run(id, c.text, c.headingPath);
         if (vec && c.vector)
           db.run(`INSERT INTO ${VEC_TABLE} (rowid, deployment_id, embedding) VALUES (?, ?, ?)`, [id, deploymentId, c.vector]);
@@ -100,25 +103,7 @@ export function createChunkIndexRepo(db: Db) {
     /** Writes part of a large document's chunks where no search sees them yet (no keyword rows); returns their ids. */
     insertStaged(documentId: string, chunks: NewChunk[]): number[] {
       const staging = stagingDeployment(documentId);
-      return chunks.map(
-        (c) =>
-          (
-            insertChunk.get(
-              staging,
-              documentId,
-              c.ord,
-              c.source,
-              c.text,
-              c.headingPath,
-              c.pageStart ?? null,
-              c.pageEnd ?? null,
-              c.rowStart ?? null,
-              c.rowEnd ?? null,
-              c.tokenCount,
-              c.textHash,
-            ) as { id: number }
-          ).id,
-      );
+      return chunks.map((c) => insertRow(staging, documentId, c));
     },
     /**
      * Moves up to `limit` staged chunks of a document into its deployment and its keyword table; returns how many
