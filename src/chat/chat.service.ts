@@ -75,6 +75,17 @@ export function createChatService(deps: ChatDeps) {
     });
     const completionId = mintCompletionId();
     const base = { conversationId: thread.conversationId, completionId };
+    /** The sources event of an answer that stands on no passage: a correction, a persona chat or a refusal. */
+    const noSources = (searchQuery: string, o: { refused?: boolean; correctionId?: number } = {}): SourcesEvent => ({
+      type: "sources",
+      ...base,
+      searchQuery,
+      sources: [],
+      hits: [],
+      refused: o.refused ?? false,
+      retrievalFallback: false,
+      correctionId: o.correctionId ?? null,
+    });
     const record = (
       t: Omit<NewTurn, "deploymentId" | "accountId" | "conversationId" | "completionId" | "endpoint" | "question" | "visitorEmail">,
     ) =>
@@ -101,16 +112,7 @@ export function createChatService(deps: ChatDeps) {
         refused: false,
         correctionId: correction.correctionId,
       });
-      yield {
-        type: "sources",
-        ...base,
-        searchQuery: req.question,
-        sources: [],
-        hits: [],
-        refused: false,
-        retrievalFallback: false,
-        correctionId: correction.correctionId,
-      };
+      yield noSources(req.question, { correctionId: correction.correctionId });
       yield* fixedReply(chatLogId, correction.answer);
       return;
     }
@@ -119,16 +121,7 @@ export function createChatService(deps: ChatDeps) {
     const generation = { temperature: req.temperature ?? dep.temperature, maxTokens: req.maxTokens ?? s.defaultMaxTokens, signal, tenant };
     if (dep.kind === "private_gpt") {
       await ensureBalance(req.account.id);
-      yield {
-        type: "sources",
-        ...base,
-        searchQuery: req.question,
-        sources: [],
-        hits: [],
-        refused: false,
-        retrievalFallback: false,
-        correctionId: null,
-      };
+      yield noSources(req.question);
       const messages = buildPersonaPrompt({ persona: dep.persona, question: req.question, history: thread.history, lang: req.lang });
       yield* generated(
         { ...generation, messages, question: req.question },
@@ -154,16 +147,7 @@ export function createChatService(deps: ChatDeps) {
         refused: true,
         correctionId: null,
       });
-      yield {
-        type: "sources",
-        ...base,
-        searchQuery: grounding.searchQuery,
-        sources: [],
-        hits: [],
-        refused: true,
-        retrievalFallback: false,
-        correctionId: null,
-      };
+      yield noSources(grounding.searchQuery, { refused: true });
       yield* fixedReply(chatLogId, REFUSAL_TEXT);
       return;
     }

@@ -177,28 +177,23 @@ export const deploymentCommands: Command[] = [
       return 0;
     },
   },
-  {
-    path: ["key", "disable"],
-    usage: "key disable ID",
-    summary: "Disable the deployment's key (calls with it get 401).",
-    options: {},
-    async run(ctx) {
-      const s = await ctx.services();
-      await s.deployments.setKeyDisabled(positionalId(ctx), true);
-      ctx.print({ id: positionalId(ctx), key_disabled: true });
-      return 0;
-    },
-  },
-  {
-    path: ["key", "enable"],
-    usage: "key enable ID",
-    summary: "Re-enable a disabled key.",
-    options: {},
-    async run(ctx) {
-      const s = await ctx.services();
-      await s.deployments.setKeyDisabled(positionalId(ctx), false);
-      ctx.print({ id: positionalId(ctx), key_disabled: false });
-      return 0;
-    },
-  },
+  keyStateCommand("disable", "Disable the deployment's key (calls with it get 401)."),
+  keyStateCommand("enable", "Re-enable a disabled key."),
 ];
+
+/** `key disable ID` / `key enable ID`: switches the key off or on, keeping it. */
+function keyStateCommand(verb: "disable" | "enable", summary: string): Command {
+  return {
+    path: ["key", verb],
+    usage: `key ${verb} ID`,
+    summary,
+    options: {},
+    async run(ctx) {
+      const s = await ctx.services();
+      const disabled = verb === "disable";
+      await s.deployments.setKeyDisabled(positionalId(ctx), disabled);
+      ctx.print({ id: positionalId(ctx), key_disabled: disabled });
+      return 0;
+    },
+  };
+}
