@@ -2,6 +2,7 @@ import type { SQL } from "bun";
 import { matchTerms } from "../../rag/keyword-query.ts";
 import { type ChunkRow, type NewChunk, stagingDeployment } from "../repos/chunk-index.repo.ts";
 import { createFts5Tokenizer, type TokenCounts } from "./fts5-tokenizer.ts";
+import { num, numOrNull, type Raw } from "./repos/values.ts";
 
 /**
  * The hybrid index on PostgreSQL + pgvector, the same contract as the SQLite one (store/repos/chunk-index.repo.ts)
@@ -34,10 +35,6 @@ export const termOf = (token: string): string => (token.length > MAX_TERM_CHARS 
 
 /** pgvector's text form; float32 values printed exactly. */
 export const vectorLiteral = (v: Float32Array): string => `[${Array.from(v).join(",")}]`;
-
-type Raw = Record<string, unknown>;
-const num = (v: unknown): number => Number(v);
-const numOrNull = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
 
 function toChunkRow(r: Raw): ChunkRow {
   return {

@@ -6,8 +6,7 @@ import type { TrainingStore } from "../store.ts";
 import type { PgChunkIndex } from "./chunk-index.pg.ts";
 import { setTrainingStatus } from "./repos/deployments.pg.ts";
 import { byCreation, toDocumentRecord } from "./repos/documents.pg.ts";
-
-type Raw = Record<string, unknown>;
+import type { Raw } from "./repos/values.ts";
 
 /** Rows in deployment order: the chunk index's keyword locks are per deployment and taken in this order. */
 const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);

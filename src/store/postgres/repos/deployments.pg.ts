@@ -2,9 +2,7 @@ import type { SQL } from "bun";
 import { type DeploymentPatch, type DeploymentRow, type TrainingStatus, toDeployment } from "../../repos/deployments.repo.ts";
 import type { DeploymentsStore } from "../../store.ts";
 import type { PgChunkIndex } from "../chunk-index.pg.ts";
-
-type Raw = Record<string, unknown>;
-const numOrNull = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
+import { numOrNull, type Raw } from "./values.ts";
 
 /** A deployments row as SQLite returns it (bigint columns arrive as strings). */
 export const pgDeploymentRow = (r: Raw): DeploymentRow => ({

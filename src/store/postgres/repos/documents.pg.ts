@@ -1,9 +1,7 @@
 import type { SQL } from "bun";
 import type { DocumentNote, DocumentRecord, DocumentStatus, NewDocument } from "../../repos/documents.repo.ts";
 import type { DocumentsStore } from "../../store.ts";
-
-type Raw = Record<string, unknown>;
-const numOrNull = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
+import { numOrNull, type Raw } from "./values.ts";
 
 /** A documents row as the SQLite repo returns it. */
 export const toDocumentRecord = (r: Raw): DocumentRecord => ({

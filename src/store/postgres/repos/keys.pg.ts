@@ -4,8 +4,7 @@ import { toDeployment } from "../../repos/deployments.repo.ts";
 import type { KeyContext, KeyInfo } from "../../repos/keys.repo.ts";
 import type { KeysStore } from "../../store.ts";
 import { pgDeploymentRow } from "./deployments.pg.ts";
-
-type Raw = Record<string, unknown>;
+import type { Raw } from "./values.ts";
 
 /** Migration 002's triggers notify this channel whenever api_keys, deployments or accounts change. */
 export const KEYS_CHANNEL = "docchat_keys";
