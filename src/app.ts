@@ -111,7 +111,7 @@ export async function createServices(config: Config, opts: { log?: Logger } = {}
   const llm = createLlmBackend(llmBackendConfig(config), { queueObserver: metrics.modelQueue });
   const answers = createChatStack({
     config,
-    repos: { ...repos, chatLogs: observeDebits(repos.chatLogs, repos.accounts, metrics) },
+    repos: { ...repos, chatLogs: observeDebits(repos.chatLogs, metrics) },
     embedder,
     reranker,
     backend: llm,

@@ -1,6 +1,6 @@
 import type { ChatService } from "../chat/chat.service.ts";
 import { isAppError } from "../errors/index.ts";
-import type { AccountsStore, ChatLogsStore } from "../store/store.ts";
+import type { ChatLogsStore } from "../store/store.ts";
 import type { AnswerOutcome, Metrics } from "./metrics.ts";
 
 /**
@@ -27,18 +27,13 @@ export function observeChat(chat: ChatService, metrics: Metrics): ChatService {
   };
 }
 
-/**
- * Counts the tokens actually taken from balances (a debit never takes more than the balance holds): the balance
- * before a recorded turn minus the balance its record reports.
- */
-export function observeDebits(chatLogs: ChatLogsStore, accounts: AccountsStore, metrics: Metrics): ChatLogsStore {
+/** Counts the tokens actually taken from balances, as each recorded turn's debit reports them (never more than the balance held). */
+export function observeDebits(chatLogs: ChatLogsStore, metrics: Metrics): ChatLogsStore {
   return {
     ...chatLogs,
     async record(turn) {
-      const charge = turn.promptTokens + turn.completionTokens;
-      const before = charge > 0 ? ((await accounts.findById(turn.accountId))?.tokens ?? 0) : 0;
       const recorded = await chatLogs.record(turn);
-      if (recorded.balance !== null) metrics.debited(Math.max(0, before - recorded.balance));
+      if (recorded.debited > 0) metrics.debited(recorded.debited);
       return recorded;
     },
   };

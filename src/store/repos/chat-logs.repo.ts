@@ -19,6 +19,14 @@ export interface NewTurn {
   visitorEmail: string | null;
 }
 
+/** A recorded turn: its chat log id, the balance after its debit (null: nothing charged) and the tokens taken. */
+export interface RecordedTurn {
+  chatLogId: number;
+  balance: number | null;
+  /** what the debit actually took: the charge, or less when the balance ran out */
+  debited: number;
+}
+
 export interface StoredTurn {
   id: number;
   question: string;
@@ -45,8 +53,8 @@ export function createChatLogsRepo(db: Db, deps: { accounts: AccountsRepo; conve
       ORDER BY id DESC LIMIT ?`,
   );
   return {
-    /** Records the turn and debits its tokens; returns the chat log id and the balance afterwards. */
-    record(t: NewTurn): { chatLogId: number; balance: number | null } {
+    /** Records the turn and debits its tokens; returns the chat log id, the balance afterwards and what was taken. */
+    record(t: NewTurn): RecordedTurn {
       return db
         .transaction(() => {
           const at = Date.now();
@@ -68,8 +76,10 @@ export function createChatLogsRepo(db: Db, deps: { accounts: AccountsRepo; conve
             at,
           ) as { id: number };
           const charge = t.promptTokens + t.completionTokens;
-          const balance = charge > 0 ? deps.accounts.debit(t.accountId, charge, row.id) : null;
-          return { chatLogId: row.id, balance };
+          if (charge <= 0) return { chatLogId: row.id, balance: null, debited: 0 };
+          const before = deps.accounts.findById(t.accountId)?.tokens ?? 0;
+          const balance = deps.accounts.debit(t.accountId, charge, row.id);
+          return { chatLogId: row.id, balance, debited: before - balance };
         })
         .immediate();
     },

@@ -1,5 +1,5 @@
 import type { SQL } from "bun";
-import type { NewTurn, StoredTurn } from "../../repos/chat-logs.repo.ts";
+import type { NewTurn, RecordedTurn, StoredTurn } from "../../repos/chat-logs.repo.ts";
 import type { ChatLogsStore } from "../../store.ts";
 import { flag, limitOf, num, numOrNull, type Raw, text } from "./values.ts";
 
@@ -10,11 +10,11 @@ import { flag, limitOf, num, numOrNull, type Raw, text } from "./values.ts";
  * The debit is accounts.pg.ts's debitAccount() inlined: the account row locked first, the balance floored at zero.
  */
 export function createPgChatLogsRepo(sql: SQL): ChatLogsStore & {
-  record(t: NewTurn, tx?: SQL): Promise<{ chatLogId: number; balance: number | null }>;
+  record(t: NewTurn, tx?: SQL): Promise<RecordedTurn>;
 } {
   return {
-    /** Records the turn and debits its tokens; returns the chat log id and the balance afterwards. */
-    async record(t: NewTurn, tx?: SQL): Promise<{ chatLogId: number; balance: number | null }> {
+    /** Records the turn and debits its tokens; returns the chat log id, the balance afterwards and what was taken. */
+    async record(t: NewTurn, tx?: SQL): Promise<RecordedTurn> {
       const q = tx ?? sql;
       const at = Date.now();
       const charge = t.promptTokens + t.completionTokens;
@@ -38,8 +38,12 @@ export function createPgChatLogsRepo(sql: SQL): ChatLogsStore & {
         ledger AS (
           INSERT INTO token_ledger (account_id, delta, balance, reason, chat_log_id, created_at)
           SELECT upd.id, -upd.take, upd.balance, 'answer', log.id, ${at}::bigint FROM upd CROSS JOIN log WHERE upd.take > 0)
-        SELECT log.id, (SELECT balance FROM upd) AS balance FROM log`) as Raw[];
-      return { chatLogId: num(row?.id), balance: charge > 0 ? (numOrNull(row?.balance) ?? 0) : null };
+        SELECT log.id, (SELECT balance FROM upd) AS balance, (SELECT take FROM upd) AS debited FROM log`) as Raw[];
+      return {
+        chatLogId: num(row?.id),
+        balance: charge > 0 ? (numOrNull(row?.balance) ?? 0) : null,
+        debited: charge > 0 ? (numOrNull(row?.debited) ?? 0) : 0,
+      };
     },
     /** The last `limit` turns of a thread, oldest first. */
     async thread(deploymentId: string, conversationId: string, limit: number): Promise<StoredTurn[]> {
