@@ -43,19 +43,17 @@ export function createSessionsService(deps: {
   };
 
   /** Refuses when this email+address or this address used up its failures; else records the attempt. */
-  const throttle = async (email: string, ip: string): Promise<number> => {
+  const throttle = async (email: string, ip: string): Promise<void> => {
     const at = now();
     const since = at - LOGIN_LIMITS.windowMs;
-    const c = await deps.attempts.count(email, ip, since);
-    const over = c.pair >= LOGIN_LIMITS.perAccountAndIp ? c.pairFirst : c.ip >= LOGIN_LIMITS.perIp ? c.ipFirst : null;
-    if (over !== null) {
+    const verdict = await deps.attempts.attempt(email, ip, at, since, { pair: LOGIN_LIMITS.perAccountAndIp, ip: LOGIN_LIMITS.perIp });
+    if (!verdict.allowed) {
       throw appError("rate_limited", {
         message: "Too many sign-in attempts. Wait a minute and try again.",
-        headers: { "retry-after": String(Math.max(1, Math.ceil((over + LOGIN_LIMITS.windowMs - at) / 1000))) },
+        headers: { "retry-after": String(Math.max(1, Math.ceil(((verdict.oldest ?? at) + LOGIN_LIMITS.windowMs - at) / 1000))) },
       });
     }
     if (Math.random() < 0.01) await deps.attempts.prune(since);
-    return deps.attempts.record(email, ip, at);
   };
 
   return {

@@ -31,6 +31,14 @@ describe("console sign-in throttling cannot be used to lock the owner out", () =
     expect((await from("203.0.113.5")(email, "the right password")).status).toBe(200);
   });
 
+  test("twenty wrong passwords sent at once from one address get exactly five tries; the rest are throttled", async () => {
+    const email = await owner();
+    const stranger = from("198.51.100.77");
+    const statuses = (await Promise.all(Array.from({ length: 20 }, (_, i) => stranger(email, `parallel guess ${i}`)))).map((r) => r.status);
+    expect(statuses.filter((s) => s === 401).length).toBe(5);
+    expect(statuses.filter((s) => s === 429).length).toBe(15);
+  });
+
   test("a right password resets that address's failures", async () => {
     const email = await owner();
     const me = from("203.0.113.6");

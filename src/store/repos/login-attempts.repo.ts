@@ -18,6 +18,26 @@ export function createLoginAttemptsRepo(db: Db) {
     record(email: string, ip: string, at: number): number {
       return Number(db.run("INSERT INTO owner_login_attempts (email, ip, at) VALUES (?, ?, ?)", [email, ip, at]).lastInsertRowid);
     },
+    /**
+     * Counts and records one attempt in ONE transaction, so sign-ins sent in parallel can't all see room under the
+     * limit: refused (with the oldest attempt that fills the limit) when this email+address has `limits.pair`
+     * attempts since `since`, or the address `limits.ip`; else recorded.
+     */
+    attempt(
+      email: string,
+      ip: string,
+      at: number,
+      since: number,
+      limits: { pair: number; ip: number },
+    ): { allowed: boolean; oldest: number | null } {
+      return db
+        .transaction(() => {
+          const verdict = attemptVerdict(this.count(email, ip, since), limits);
+          if (verdict.allowed) this.record(email, ip, at);
+          return verdict;
+        })
+        .immediate();
+    },
     /** A right password clears that attempt and the earlier failures of the same email from the same address. */
     succeeded(email: string, ip: string): void {
       db.run("DELETE FROM owner_login_attempts WHERE email = ? AND ip = ?", [email, ip]);
@@ -37,3 +57,12 @@ export function createLoginAttemptsRepo(db: Db) {
 }
 
 export type LoginAttemptsRepo = ReturnType<typeof createLoginAttemptsRepo>;
+
+/** Over a limit: refused, with the oldest attempt of the window that is full (when it leaves, one more may try). */
+export function attemptVerdict(
+  c: { pair: number; pairFirst: number | null; ip: number; ipFirst: number | null },
+  limits: { pair: number; ip: number },
+): { allowed: boolean; oldest: number | null } {
+  const oldest = c.pair >= limits.pair ? c.pairFirst : c.ip >= limits.ip ? c.ipFirst : null;
+  return { allowed: oldest === null, oldest };
+}
