@@ -41,10 +41,9 @@ export function createOutboxWorker(o: OutboxWorkerOptions) {
     const at = now();
     const mail = await o.outbox.claimNext(at, at + leaseMs);
     if (!mail) return false;
+    let via: string;
     try {
-      const result = await o.mailer.send({ messageId: mail.messageId, from: o.from, to: mail.to, subject: mail.subject, text: mail.body });
-      await o.outbox.markSent(mail.id, result.via, now());
-      o.log.debug("mail sent", { outboxId: mail.id, messageId: mail.messageId, via: result.via, attempt: mail.attempts });
+      via = (await o.mailer.send({ messageId: mail.messageId, from: o.from, to: mail.to, subject: mail.subject, text: mail.body })).via;
     } catch (e) {
       const error = describe(e);
       if (e instanceof UnsafeMailError || mail.attempts >= o.maxAttempts) {
@@ -55,7 +54,12 @@ export function createOutboxWorker(o: OutboxWorkerOptions) {
         await o.outbox.markRetry(mail.id, now() + delay, error);
         o.log.warn("mail delivery failed; will retry", { outboxId: mail.id, attempt: mail.attempts, retryInMs: delay, error });
       }
+      return true;
     }
+    // The server accepted it. Failing to record that (the database away) is not a failed delivery: no retry now,
+    // no attempt counted; the row stays leased and is sent again only after its lease, like after a crash.
+    await o.outbox.markSent(mail.id, via, now());
+    o.log.debug("mail sent", { outboxId: mail.id, messageId: mail.messageId, via, attempt: mail.attempts });
     return true;
   }
 

@@ -85,6 +85,21 @@ describe("the mail outbox worker", () => {
     expect(mailer.attempts.map((m) => m.messageId)).toEqual([row?.messageId as string]);
   });
 
+  test("a mail the server accepted but the database could not mark sent is neither retried nor counted as failed", async () => {
+    await open();
+    const id = enqueue();
+    const mailer = scriptedMailer();
+    const clock = { t: 10 };
+    const store = asyncRepo(outbox);
+    const w = worker(mailer, clock, { outbox: { ...store, markSent: () => Promise.reject(new Error("database away")) } });
+    await expect(w.runOnce()).rejects.toThrow("database away");
+    // still leased as being sent, no error recorded: not due again until the lease runs out
+    expect(outbox.findById(id)).toMatchObject({ status: "sending", attempts: 1, lastError: null });
+    clock.t = 20;
+    expect(await w.runOnce().catch(() => -1)).toBe(0);
+    expect(mailer.attempts.length).toBe(1);
+  });
+
   test("retries a failed send after an exponentially growing delay, with the same Message-ID", async () => {
     await open();
     const id = enqueue();
