@@ -127,6 +127,10 @@ export function createTrainingWorker(deps: TrainingDeps) {
   async function processSmall(docs: DocumentRecord[], embedder: Embedder | null): Promise<void> {
     const ready: { doc: DocumentRecord; chunks: NewChunk[] }[] = [];
     for (const doc of docs) {
+      if (away) {
+        await fail(doc, away);
+        continue;
+      }
       try {
         ready.push({ doc, chunks: await toChunks(doc, await draftsOf(doc, 0), embedder) });
       } catch (e) {
@@ -167,6 +171,7 @@ export function createTrainingWorker(deps: TrainingDeps) {
   async function fail(doc: DocumentRecord, e: unknown): Promise<void> {
     if (isServerAway(e)) {
       deferred = true;
+      away = e as Error;
       deps.log.warn("embeddings server unavailable; training waits", { document: doc.id, error: String((e as Error).message) });
       await store.defer(worker, doc, "waiting_for_embeddings", `Waiting for the embeddings server: ${(e as Error).message}`);
       return;
@@ -176,22 +181,40 @@ export function createTrainingWorker(deps: TrainingDeps) {
     await store.fail(worker, doc, code, (e as Error).message || "Training failed.");
   }
 
+  /**
+   * Set when a step finds the embeddings server away: the rest of the step's documents are deferred at once
+   * instead of each waiting out the server's timeouts and retries again (a hung server would hold a batch of 64
+   * for hours).
+   */
+  let away: Error | null = null;
+
   /** Keeps the claims of the documents in hand alive while they are worked on (another node waits out a lease). */
   function holdLeases(ids: string[]): () => void {
     const held = new Set(ids);
-    const timer = setInterval(
-      () => {
-        store
-          .renew(worker, [...held], leaseMs)
-          .then((lost) => {
-            for (const id of lost) held.delete(id);
-          })
-          .catch((e: unknown) => deps.log.warn("training lease renewal failed", { error: String((e as Error).message ?? e) }));
-      },
-      Math.max(250, Math.floor(leaseMs / 3)),
-    );
-    (timer as { unref?: () => void }).unref?.();
-    return () => clearInterval(timer);
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    let released = false;
+    // each renewal is scheduled when the previous one has settled, so a slow database never piles them up
+    const schedule = () => {
+      if (released) return;
+      timer = setTimeout(
+        () => {
+          store
+            .renew(worker, [...held], leaseMs)
+            .then((lost) => {
+              for (const id of lost) held.delete(id);
+            })
+            .catch((e: unknown) => deps.log.warn("training lease renewal failed", { error: String((e as Error).message ?? e) }))
+            .finally(schedule);
+        },
+        Math.max(250, Math.floor(leaseMs / 3)),
+      );
+      (timer as { unref?: () => void }).unref?.();
+    };
+    schedule();
+    return () => {
+      released = true;
+      clearTimeout(timer);
+    };
   }
 
   let sinceMerge = 0;
@@ -200,6 +223,7 @@ export function createTrainingWorker(deps: TrainingDeps) {
     const claimed = await store.claim(worker, BATCH_DOCS, leaseMs);
     if (claimed.length === 0) return "idle";
     deferred = false;
+    away = null;
     const release = holdLeases(claimed.map((d) => d.id));
     try {
       return await work(claimed);
@@ -231,22 +255,32 @@ export function createTrainingWorker(deps: TrainingDeps) {
       }
     };
     for (const doc of claimed) {
-      if (doc.attempts > MAX_ATTEMPTS) {
-        await fail(doc, Object.assign(new Error("Training was interrupted repeatedly on this document."), { code: "document_unreadable" }));
-        continue;
-      }
-      const parts = await partCount(doc);
-      if (parts <= 1) {
-        small.push(doc);
-        bytes += doc.size;
-        if (bytes >= BATCH_BYTES) await flushSmall();
-        continue;
-      }
-      await flushSmall();
+      // one document's trouble (a database blip included) is that document's, never the rest of the batch's
       try {
+        if (away) {
+          await fail(doc, away);
+          continue;
+        }
+        if (doc.attempts > MAX_ATTEMPTS) {
+          await fail(
+            doc,
+            Object.assign(new Error("Training was interrupted repeatedly on this document."), { code: "document_unreadable" }),
+          );
+          continue;
+        }
+        const parts = await partCount(doc);
+        if (parts <= 1) {
+          small.push(doc);
+          bytes += doc.size;
+          if (bytes >= BATCH_BYTES) await flushSmall();
+          continue;
+        }
+        await flushSmall();
         await processLarge(doc, parts, embedder);
       } catch (e) {
-        await fail(doc, e);
+        await fail(doc, e).catch((again: unknown) =>
+          deps.log.error("could not record a training failure; the document is retried later", { document: doc.id, error: String(again) }),
+        );
       }
     }
     await flushSmall();
