@@ -93,4 +93,51 @@ describe("training worker on PostgreSQL", () => {
     expect((await b.repos.chunkIndex.keywordSearch(d.id, '"harrier"', 50)).length).toBe(12);
     expect((await a.repos.deployments.findById(d.id))?.trainingStatus).toBe("completed");
   });
+
+  test("a worker whose document takes longer than its lease keeps it by renewing: another node never takes it over", async () => {
+    const [a, b] = nodes as [PgStore, PgStore];
+    const d = await deployment(a);
+    const id = uid("doc");
+    await a.repos.documents.insert({
+      id,
+      deploymentId: d.id,
+      name: "slow.txt",
+      kind: "txt",
+      contentHash: id,
+      bytes: new TextEncoder().encode("slow"),
+      chunks: line(0, "a slow embedding of a puffin"),
+      pages: null,
+      queue: true,
+      replaceOnTrain: false,
+    });
+    let embedded = 0;
+    // embedding takes four leases' time
+    const slow = {
+      id: "slow-embedder",
+      dimension: 3,
+      async embedDocuments(texts: string[]) {
+        embedded += texts.length;
+        await Bun.sleep(2400);
+        return texts.map(() => new Float32Array([1, 0, 0]));
+      },
+      embedQuery: async () => new Float32Array([1, 0, 0]),
+    };
+    const worker = (s: PgStore) =>
+      createTrainingWorker({
+        documents: s.repos.documents,
+        training: s.repos.training,
+        index: s.repos.chunkIndex,
+        embedder: async () => slow,
+        log: createLogger("error", () => {}),
+        chunking: { maxTokens: 200, overlapTokens: 0 },
+        leaseMs: 600,
+      });
+    const first = worker(a).runUntilIdle({ merge: false });
+    await Bun.sleep(1500); // two and a half leases in: without renewal the claim would have expired
+    await worker(b).runUntilIdle({ merge: false });
+    await first;
+    expect(embedded).toBe(1);
+    expect((await a.repos.documents.get(id))?.status).toBe("completed");
+    expect(await a.repos.chunkIndex.counts(id)).toEqual({ chunks: 1, fts: 1, vec: 0 });
+  });
 });
