@@ -144,9 +144,11 @@ export function createPgTrainingStore(sql: SQL, index: PgChunkIndex): TrainingSt
         );
         // the rest were removed, re-queued or taken over meanwhile
         let mineNow = items.filter((i) => held.has(i.doc.id));
-        // older documents of the same name go (in this batch too: a newer upload of the name replaces an older one)
+        // older documents of the same name go (in this batch too: a newer upload of the name replaces an older one);
+        // deleting them takes their deployment's keyword lock, so deployments are visited in the lock order
+        // (a stable sort: creation order within a deployment, so the newest upload of a name is the one that stays)
         const replaced = new Set<string>();
-        for (const { doc } of mineNow)
+        for (const { doc } of [...mineNow].sort((x, y) => cmp(x.doc.deploymentId, y.doc.deploymentId)))
           if (!replaced.has(doc.id)) for (const id of await replaceOlder(tx, held.get(doc.id) as DocumentRecord)) replaced.add(id);
         mineNow = mineNow.filter((i) => !replaced.has(i.doc.id));
         // rows a previous attempt left (a document claimed again) go first; a fresh claim has none

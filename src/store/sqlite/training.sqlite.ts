@@ -21,13 +21,16 @@ export function createSqliteTrainingStore(
   }
 
   /** Inside a transaction: swap out replaced documents of the same name (a kill -9 keeps old or new, never half). */
-  function replaceOlder(doc: DocumentRecord): void {
-    if (!doc.replaceOnTrain) return;
+  function replaceOlder(doc: DocumentRecord): string[] {
+    if (!doc.replaceOnTrain) return [];
+    const gone: string[] = [];
     for (const old of documents.findByName(doc.deploymentId, doc.name)) {
       if (old.id === doc.id || old.createdAt > doc.createdAt) continue;
       index.deleteDocument(old.id);
       documents.deleteRow(old.id);
+      gone.push(old.id);
     }
+    return gone;
   }
 
   function cacheVectors(embedderId: string | null, chunks: NewChunk[]): void {
@@ -47,11 +50,13 @@ export function createSqliteTrainingStore(
     },
     async completeBatch(_worker, items, embedderId) {
       return immediate(() => {
-        const done: string[] = [];
+        let done: string[] = [];
         for (const { doc, chunks } of items) {
           const current = documents.get(doc.id);
           if (current?.status !== "processing") continue; // removed or re-queued meanwhile
-          replaceOlder(current);
+          // a newer upload of a name in the same batch replaces one completed just before it: that one isn't done
+          const gone = new Set(replaceOlder(current));
+          done = done.filter((id) => !gone.has(id));
           index.deleteDocument(doc.id);
           index.insert(doc.deploymentId, doc.id, chunks);
           cacheVectors(embedderId, chunks);

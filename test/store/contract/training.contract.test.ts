@@ -96,7 +96,7 @@ describeStores("training store", (ctx) => {
       ],
       null,
     );
-    expect(done).toContain(newer.id);
+    expect(done).toEqual([newer.id]);
     expect((await store.repos.documents.findByName(d.id, "faq.txt")).map((x) => x.id)).toEqual([newer.id]);
     expect(await store.repos.chunkIndex.keywordSearch(d.id, '"first"', 5)).toEqual([]);
     expect((await store.repos.chunkIndex.keywordSearch(d.id, '"second"', 5)).length).toBe(1);
