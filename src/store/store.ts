@@ -34,7 +34,12 @@ export type AsyncRepo<R> = Async<Omit<R, SyncKeys & keyof R>> & Pick<R, SyncKeys
 export type AccountsStore = AsyncRepo<AccountsRepo>;
 export type DeploymentsStore = AsyncRepo<DeploymentsRepo>;
 export type KeysStore = AsyncRepo<KeysRepo>;
-export type DocumentsStore = AsyncRepo<DocumentsRepo>;
+/**
+ * The SQLite repo's own, lease-less claims, which its training store composes; on every engine documents are claimed
+ * through the TrainingStore, under a worker's lease.
+ */
+type QueueClaims = "claimNext" | "claimBatch" | "interruptedIds" | "requeueInterrupted";
+export type DocumentsStore = AsyncRepo<Omit<DocumentsRepo, QueueClaims>>;
 /** Writes only the training store makes (staging large documents is engine-internal). */
 type TrainingOnly = "insertStaged" | "publishStaged" | "insertVectors" | "mergeFts";
 export type ChunkIndexStore = AsyncRepo<Omit<ChunkIndexRepo, TrainingOnly>> & {

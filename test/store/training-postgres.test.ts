@@ -122,19 +122,4 @@ describe("PostgreSQL training leases", () => {
     expect(await a.repos.termStats.totalChunks(d.id)).toBe(left.length);
     expect(await orphans()).toBe(0);
   });
-
-  test("the documents repo's interrupted list is the expired claims only, and requeueing leaves live ones processing", async () => {
-    const d = await deployment(a);
-    const stale = await document(a, d.id, { name: "stale.txt" });
-    expect((await a.repos.training.claim(uid("gone"), 50, 300)).map((x) => x.id)).toContain(stale.id);
-    const fresh = await document(a, d.id, { name: "fresh.txt" });
-    expect((await b.repos.training.claim(uid("alive"), 50, 60_000)).map((x) => x.id)).toEqual([fresh.id]);
-    await Bun.sleep(350);
-    const ids = await a.repos.documents.interruptedIds();
-    expect(ids).toContain(stale.id);
-    expect(ids).not.toContain(fresh.id);
-    expect(await a.repos.documents.requeueInterrupted()).toBeGreaterThanOrEqual(1);
-    expect((await a.repos.documents.get(stale.id))?.status).toBe("queued");
-    expect((await a.repos.documents.get(fresh.id))?.status).toBe("processing");
-  });
 });

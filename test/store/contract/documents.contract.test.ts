@@ -118,9 +118,10 @@ describeStores("documents", (ctx) => {
     for (let i = 0; i < 12; i++) ids.add((await document(a, d.id, { name: `f${i}.txt` })).id);
     // both nodes claim small batches until the queue is empty (earlier tests' queued documents come first)
     const drain = async (node: typeof a) => {
-      const got: Awaited<ReturnType<typeof node.repos.documents.claimBatch>> = [];
+      const got: Awaited<ReturnType<typeof node.repos.training.claim>> = [];
+      const worker = uid("w");
       for (;;) {
-        const batch = await node.repos.documents.claimBatch(3);
+        const batch = await node.repos.training.claim(worker, 3, 60_000);
         if (batch.length === 0) return got;
         got.push(...batch);
       }
@@ -142,8 +143,8 @@ describeStores("documents", (ctx) => {
     });
     await a.repos.documents.markFailed(third?.id as string, "document_unreadable", "Unreadable.");
     expect(await a.repos.documents.get(third?.id as string)).toMatchObject({ status: "failed", errorMessage: "Unreadable." });
-    expect((await a.repos.documents.claimNext())?.id).toBe(second?.id as string);
-    expect(await a.repos.documents.claimNext()).toBeNull();
+    expect((await a.repos.training.claim(uid("w"), 1, 60_000)).map((r) => r.id)).toEqual([second?.id as string]);
+    expect(await a.repos.training.claim(uid("w"), 1, 60_000)).toEqual([]);
   });
 
   test("deleting a row removes the document and its parts", async () => {

@@ -29,16 +29,12 @@ export const toDocumentRecord = (r: Raw): DocumentRecord => ({
 /** Queue order, then creation order for the caller (as SQLite's claimBatch returns them). */
 export const byCreation = (x: DocumentRecord, y: DocumentRecord) => x.createdAt - y.createdAt || (x.id < y.id ? -1 : x.id > y.id ? 1 : 0);
 
-/** A claim without a worker (DocumentsStore.claimNext/claimBatch) holds this long before another node may take it over. */
-export const ANONYMOUS_LEASE_MS = 10 * 60_000;
-
 /** Parts are not acknowledged on their own: the document row's synchronous commit later makes them durable. */
 const unsynced = (tx: SQL) => tx`SET LOCAL synchronous_commit = off`;
 
 /**
- * Documents on PostgreSQL (the SQLite twin is repos/documents.repo.ts). Claims take rows with FOR UPDATE SKIP
- * LOCKED, so nodes claiming at once get disjoint documents; training itself claims through the TrainingStore
- * (training.pg.ts), which holds a named lease.
+ * Documents on PostgreSQL (the SQLite twin is repos/documents.repo.ts). Documents are claimed for training only
+ * through the TrainingStore (training.pg.ts), under a worker's lease.
  */
 export function createPgDocumentsRepo(sql: SQL): DocumentsStore {
   async function insertRow(tx: SQL, input: NewDocument): Promise<DocumentRecord> {
@@ -58,14 +54,6 @@ export function createPgDocumentsRepo(sql: SQL): DocumentsStore {
     tx`INSERT INTO document_parts (document_id, part, seq, data, created_at)
       VALUES (${documentId}, ${part}, ${seq}, ${typeof data === "string" ? Buffer.from(data) : data}, ${at})
       ON CONFLICT (document_id, part, seq) DO UPDATE SET data = excluded.data, created_at = excluded.created_at`;
-  const claim = async (limit: number): Promise<DocumentRecord[]> => {
-    const at = Date.now();
-    const rows = (await sql`UPDATE documents SET status = 'processing', attempts = attempts + 1, updated_at = ${at},
-        lease_owner = NULL, lease_until = ${at + ANONYMOUS_LEASE_MS}
-      WHERE id IN (SELECT id FROM documents WHERE status = 'queued' ORDER BY queued_at, id LIMIT ${limit} FOR UPDATE SKIP LOCKED)
-      RETURNING *`) as Raw[];
-    return rows.map(toDocumentRecord).sort(byCreation);
-  };
   return {
     async insert(input) {
       return sql.begin((tx) => insertRow(tx, input));
@@ -144,24 +132,6 @@ export function createPgDocumentsRepo(sql: SQL): DocumentsStore {
       const res =
         await sql`UPDATE documents SET status = 'queued', queued_at = ${at}, attempts = 0, error_code = NULL, error_message = NULL,
         updated_at = ${at} WHERE deployment_id = ${deploymentId} AND status IN ('stored', 'failed')`;
-      return res.count;
-    },
-    async claimNext() {
-      return (await claim(1))[0] ?? null;
-    },
-    async claimBatch(limit) {
-      return claim(limit);
-    },
-    /** Documents whose claim can't be alive any more: processing with an expired lease (see TrainingStore.recoverInterrupted). */
-    async interruptedIds() {
-      return (
-        (await sql`SELECT id FROM documents WHERE status = 'processing' AND (lease_until IS NULL OR lease_until < ${Date.now()}) ORDER BY id`) as Raw[]
-      ).map((r) => r.id as string);
-    },
-    async requeueInterrupted() {
-      const at = Date.now();
-      const res =
-        await sql`UPDATE documents SET status = 'queued', lease_owner = NULL, lease_until = NULL, updated_at = ${at} WHERE status = 'processing' AND (lease_until IS NULL OR lease_until < ${at})`;
       return res.count;
     },
     async markCompleted(id, chunkCount) {
