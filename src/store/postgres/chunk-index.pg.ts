@@ -57,9 +57,9 @@ function toChunkRow(r: Raw): ChunkRow {
 const CHUNK_COLUMNS =
   "id, deployment_id, document_id, ord, source, text, heading_path, page_start, page_end, row_start, row_end, token_count, text_hash";
 
-/** Serialises writers of one deployment's keyword statistics (df, N, total tokens): no lost update, no deadlock. */
 /** The vector table's HNSW index (cosine). */
 const HNSW_INDEX = `CREATE INDEX ${VEC_TABLE}_hnsw ON ${VEC_TABLE} USING hnsw (embedding vector_cosine_ops)`;
+/** Serialises writers of one deployment's keyword statistics (df, N, total tokens): no lost update, no deadlock. */
 const lockDeployment = (tx: SQL, deploymentId: string) => tx`SELECT pg_advisory_xact_lock(hashtext(${`kw:${deploymentId}`}))`;
 
 /** Term counts with terms cut to MAX_TERM_CHARS (two cut to the same term add up). */
@@ -234,7 +234,6 @@ export async function createPgChunkIndex(sql: SQL, opts: { efSearch?: (k: number
 
   return {
     hasVectors: () => vec,
-    /** Re-reads whether the vector table exists (another node may have created it). */
     /** One process at a time (a session advisory lock on a reserved connection): the vector table's set-up. */
     async exclusive<T>(fn: () => Promise<T>): Promise<T> {
       const conn = await sql.reserve();
@@ -249,6 +248,7 @@ export async function createPgChunkIndex(sql: SQL, opts: { efSearch?: (k: number
         await conn.release();
       }
     },
+    /** Re-reads whether the vector table exists (another node may have created it). */
     async refresh(): Promise<void> {
       vec = await vecExists();
     },

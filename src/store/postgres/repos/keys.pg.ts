@@ -4,7 +4,7 @@ import { toDeployment } from "../../repos/deployments.repo.ts";
 import type { KeyContext, KeyInfo } from "../../repos/keys.repo.ts";
 import type { KeysStore } from "../../store.ts";
 import { pgDeploymentRow } from "./deployments.pg.ts";
-import type { Raw } from "./values.ts";
+import { flag, type Raw } from "./values.ts";
 
 /** Migration 002's triggers notify this channel whenever api_keys, deployments or accounts change. */
 export const KEYS_CHANNEL = "docchat_keys";
@@ -84,14 +84,14 @@ export async function createPgKeysRepo(sql: SQL): Promise<PgKeysStore> {
       id: Number(r.account_id),
       email: r.account_email as string,
       tokens: Number(r.account_tokens),
-      disabled: r.account_disabled === 1,
+      disabled: flag(r.account_disabled),
       createdAt: Number(r.account_created_at),
     };
     return {
       key: {
         deploymentId: r.id as string,
         displayPrefix: r.key_prefix as string,
-        disabled: r.key_disabled === 1,
+        disabled: flag(r.key_disabled),
         createdAt: Number(r.key_created_at),
       },
       deployment: toDeployment(pgDeploymentRow(r)),
