@@ -61,31 +61,31 @@ export interface PgStore extends Store {
  */
 export async function createPgStore(url: string, opts: PgStoreOptions = {}): Promise<PgStore> {
   const sql = new SQL(url, { max: opts.max ?? 10 });
-  const closers: (() => Promise<void> | void)[] = [];
   try {
-    await migratePg(sql);
+    return await openPgStore(sql);
   } catch (e) {
+    // nothing half-open is left behind (the pool, the key listener's connection)
     await sql.close().catch(() => {});
     // "Failed to connect" alone doesn't say to what: name the server (never the password) and the driver's code
     const code = (e as { code?: string }).code;
     const message = scrubPassword(e instanceof Error ? e.message : String(e), url);
     throw new Error(
       `PostgreSQL at ${describePgUrl(url)}: ${message}${code ? ` (${code})` : ""}. Check DOCCHAT_DATABASE_URL; \`docchat doctor\` checks the server, pgvector and the schema.`,
-      {
-        cause: e,
-      },
+      { cause: e },
     );
   }
+}
+
+async function openPgStore(sql: SQL): Promise<PgStore> {
+  const closers: (() => Promise<void> | void)[] = [];
+  await migratePg(sql);
   const index = await createPgChunkIndex(sql);
   const chunkIndex: Repos["chunkIndex"] = index;
   const termStats: Repos["termStats"] = createPgTermStats(sql);
 
   // deployments, keys, documents, queue depths, training
   // keys listen for changes on a connection of their own (sql.listen); unlisten on close
-  const keys = await createPgKeysRepo(sql).catch(async (e) => {
-    await sql.close().catch(() => {});
-    throw e;
-  });
+  const keys = await createPgKeysRepo(sql);
   closers.push(() => keys.close());
   const core: Pick<Repos, "deployments" | "keys" | "documents" | "queueDepths" | "training"> = {
     deployments: createPgDeploymentsRepo(sql, index, { onChange: keys.invalidate }),
