@@ -97,7 +97,13 @@ describe("PostgreSQL key cache", () => {
       WHERE datname = current_database() AND query ILIKE 'LISTEN%' AND pid <> pg_backend_pid()`) as { ok: boolean }[];
     expect(cut.length).toBeGreaterThanOrEqual(1);
     expect(await waitFor(3000, async () => (await node.repos.keys.resolve(hash))?.key.disabled === true)).toBe(true);
-    // and it listens again: a later change arrives by notification
+    // and it listens again (a LISTEN connection is back; the 500 ms counter check alone would also pass the rest)
+    const listening = async () =>
+      (
+        (await other`SELECT count(*)::int AS n FROM pg_stat_activity
+          WHERE datname = current_database() AND query ILIKE 'LISTEN%' AND pid <> pg_backend_pid()`) as { n: number }[]
+      )[0]?.n ?? 0;
+    expect(await waitFor(3000, async () => (await listening()) >= 1)).toBe(true);
     const d = await deployment(node);
     const h2 = uid("hash");
     await node.repos.keys.put(d.id, h2, "dc_again");
