@@ -157,7 +157,7 @@ export const definition = {
   maxConcurrentUploads: setting({
     env: "DOCCHAT_MAX_CONCURRENT_UPLOADS",
     default: 4,
-    doc: "Document uploads received at once (their bodies are held in memory); one more is refused with 503 overloaded and Retry-After.",
+    doc: "Document uploads received and parsed at once (each streams to a spool file and takes a parser); one more is refused with 503 overloaded and Retry-After.",
     parse: int(1, 1000),
   }),
   accountMaxDocuments: setting({

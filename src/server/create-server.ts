@@ -52,7 +52,7 @@ function declaredLength(request: Request): number {
   return Number.isFinite(n) ? n : 0;
 }
 
-/** Upload bodies are held in memory while they are parsed and stored: only so many at once. */
+/** Uploads stream to spool files and are parsed and stored in the parse pool: only so many at once. */
 function createUploadSlots(max: number) {
   let inUse = 0;
   return {
