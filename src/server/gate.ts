@@ -76,7 +76,8 @@ export function createGate(deps: { keys: KeysStore; limiter: RateLimitStore; tru
           : null;
       // A caller outside the allow-list (or refused the document operation) is limited by its own address, never
       // in the deployment's bucket, so a leaked key used from elsewhere cannot use up the allowed clients' budget.
-      const blocked = ctx !== null && (!ipAllowed(ctx.deployment.ipAllow, clientIp) || refusal !== null);
+      const allowedIp = ctx !== null && ipAllowed(ctx.deployment.ipAllow, clientIp);
+      const blocked = ctx !== null && (!allowedIp || refusal !== null);
       const identity = ctx && !blocked ? `${endpoint}|k:${ctx.deployment.id}` : `${endpoint}|ip:${clientIp}`;
       const decision = await deps.limiter.hit(identity, Math.max(1, Math.round(endpoints[endpoint].limit * scale)));
       input.headers["x-ratelimit-limit"] = String(decision.limit);
@@ -85,7 +86,7 @@ export function createGate(deps: { keys: KeysStore; limiter: RateLimitStore; tru
       if (!ctx || ctx.key.disabled) throw appError("bad_key");
       if (ctx.account.disabled) throw appError("account_disabled");
       if (!ctx.deployment.published) throw appError("not_published");
-      if (!ipAllowed(ctx.deployment.ipAllow, clientIp)) throw appError("ip_restricted");
+      if (!allowedIp) throw appError("ip_restricted");
       if (refusal) throw refusal;
       // Usable once training has completed at least once; a re-train in progress keeps serving the last index.
       const trained = ctx.deployment.trainingStatus === "completed" || ctx.deployment.trainedAt !== null;

@@ -47,10 +47,13 @@ async function trainHere(s: Services, ctx: CommandContext, deploymentId: string)
       .then((c) => bar.set({ done: start.queued + start.processing - c.queued - c.processing, failed: c.failed - start.failed }))
       .catch(() => {});
   });
-  await s.embedder();
-  await s.training.runUntilIdle();
-  off();
-  bar.finish();
+  try {
+    await s.embedder();
+    await s.training.runUntilIdle();
+  } finally {
+    off();
+    bar.finish();
+  }
 }
 
 export const documentsCommands: Command[] = [
