@@ -6,7 +6,7 @@ import { appError } from "../errors/index.ts";
 import { discardPrepared, type PreparedDocument, type PrepareRequest, preparedParts } from "../ingest/parse-pool.ts";
 import type { DocumentRecord, NewDocument } from "../store/repos/documents.repo.ts";
 import type { DeploymentsStore, DocumentsStore, TrainingStore } from "../store/store.ts";
-import type { TrainingWorker } from "./training.worker.ts";
+import { type TrainingWorker, yieldToLoop } from "./training.worker.ts";
 
 export type PrepareFn = (request: PrepareRequest) => Promise<PreparedDocument>;
 
@@ -40,7 +40,6 @@ const NAME_MAX = 255;
 /** Up to this, a document's bytes and chunks go inline with its row; above, in parts, each its own short write. */
 const INLINE_MAX = 512 * 1024;
 const PART_BYTES = 128 * 1024;
-const yieldToLoop = () => new Promise<void>((r) => setImmediate(r));
 const slice = (f: FileRange, start = f.start, end = f.end) => Bun.file(f.path).slice(start, end);
 
 /** Spool files a day old belong to no request or parse still running (a crash left them). */
@@ -181,8 +180,9 @@ export function createDocumentsService(deps: {
   }
 
   /**
-   * Resolves when every document has left queued/processing, or when `ms` has passed. The worker's change events
-   * answer at once; the poll covers training done by another process on the same data dir (CLI `train --wait`).
+   * Resolves when every document has left queued/processing, or when `ms` has passed. This worker's change events
+   * answer at once; the poll covers training done elsewhere (another node on PostgreSQL, another process on the
+   * data dir). One check at a time: a burst of change events never stacks up queries.
    */
   async function waitFor(ids: string[], ms: number): Promise<boolean> {
     const settled = async () => {
@@ -195,10 +195,16 @@ export function createDocumentsService(deps: {
     if (await settled()) return true;
     return await new Promise<boolean>((resolve) => {
       let done = false;
+      let checking = false;
       const check = () => {
+        if (checking || done) return;
+        checking = true;
         settled()
           .then((ok) => ok && finish(true))
-          .catch(() => {});
+          .catch(() => {})
+          .finally(() => {
+            checking = false;
+          });
       };
       const timer = setTimeout(() => finish(false), ms);
       const poll = setInterval(check, 100);

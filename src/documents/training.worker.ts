@@ -26,7 +26,8 @@ const MERGE_AFTER_DOCS = 100;
 const ORPHAN_AGE_MS = 24 * 3600 * 1000;
 /** Staged chunks moved into their deployment per short transaction. */
 const PUBLISH_BATCH = 100;
-const yieldToLoop = () => new Promise<void>((r) => setImmediate(r));
+/** Lets the event loop serve requests between two bounded pieces of work. */
+export const yieldToLoop = () => new Promise<void>((r) => setImmediate(r));
 
 export function sourceName(name: string): string {
   return name.replace(/\.(pdf|docx|txt|csv|tsv|md)$/i, "");

@@ -28,8 +28,7 @@ export function watchResidentMemory(pid: number, limitBytes: number, onExceeded:
 export function readResidentBytesNow(pid: number): number | undefined {
   if (process.platform !== "linux") return undefined;
   try {
-    const pages = Number(readFileSync(`/proc/${pid}/statm`, "utf8").split(" ")[1]);
-    return Number.isFinite(pages) ? pages * PAGE_SIZE : undefined;
+    return residentBytes(readFileSync(`/proc/${pid}/statm`, "utf8"));
   } catch {
     return undefined;
   }
@@ -37,12 +36,16 @@ export function readResidentBytesNow(pid: number): number | undefined {
 
 async function readResidentBytes(pid: number): Promise<number | undefined> {
   try {
-    const statm = await readFile(`/proc/${pid}/statm`, "utf8");
-    const pages = Number(statm.split(" ")[1]);
-    return Number.isFinite(pages) ? pages * PAGE_SIZE : undefined;
+    return residentBytes(await readFile(`/proc/${pid}/statm`, "utf8"));
   } catch {
     return undefined;
   }
+}
+
+/** /proc/<pid>/statm's second field is the resident set in pages. */
+function residentBytes(statm: string): number | undefined {
+  const pages = Number(statm.split(" ")[1]);
+  return Number.isFinite(pages) ? pages * PAGE_SIZE : undefined;
 }
 
 /**

@@ -1,7 +1,7 @@
 import { estimateTokens } from "../llm/estimate-tokens.ts";
 import { expectedAnswerType, holdsAnswerType } from "./answer-type.ts";
 import { segmentPassage, type TextUnit } from "./sentences.ts";
-import { queryTerms, stem, wordTokens } from "./terms.ts";
+import { queryTerms, stem, stemSet, wordTokens } from "./terms.ts";
 
 /**
  * The extractive answer: the sentences (or CSV rows, list items) of the best passages that answer the
@@ -38,7 +38,6 @@ interface Candidate {
   terms: Set<string>;
 }
 
-const termSet = (text: string) => new Set(wordTokens(text).map(stem));
 const normalise = (s: string) => wordTokens(s).join(" ");
 
 /** Weights for the question's terms: the deployment's IDF when the retriever gave them, else IDF over the passages. */
@@ -46,7 +45,7 @@ function questionWeights(question: string, passages: ComposePassage[], given?: M
   if (given && given.size > 0) return given;
   // the question's content words only: "the", "what" and "is" must not pick sentences
   const terms = [...new Set(queryTerms(question).map(stem))];
-  const sets = passages.map((p) => termSet(p.text));
+  const sets = passages.map((p) => stemSet(p.text));
   return new Map(terms.map((t) => [t, Math.log(1 + passages.length / Math.max(1, sets.filter((s) => s.has(t)).length))]));
 }
 
@@ -65,7 +64,7 @@ export function formatRow(row: string, questionTerms?: Set<string>): string {
     .filter(
       (p): p is { key: string; value: string } => p !== null && p.value !== "" && !p.value.startsWith("=") && !/^column \d+$/i.test(p.key),
     );
-  const hits = (text: string) => !!questionTerms && [...termSet(text)].some((t) => questionTerms.has(t));
+  const hits = (text: string) => !!questionTerms && [...stemSet(text)].some((t) => questionTerms.has(t));
   const identifying = cells.filter((c) => hits(c.value));
   const asked = cells.filter((c) => hits(c.key) && !identifying.includes(c));
   const shown =
@@ -87,11 +86,11 @@ export function composeAnswer(input: {
   const type = expectedAnswerType(input.question);
   const candidates: Candidate[] = [];
   for (const [passage, p] of passages.entries()) {
-    const head = termSet(`${p.source}\n${p.headingPath ?? ""}`);
+    const head = stemSet(`${p.source}\n${p.headingPath ?? ""}`);
     for (const unit of segmentPassage(p.text)) {
       if (unit.kind === "heading" || unit.kind === "header") continue;
       // a CSV row is found by its values, not by column names every row repeats
-      const terms = termSet(unit.kind === "row" ? unit.text.replace(/(^|; )[^:;]*: /g, " ") : unit.text);
+      const terms = stemSet(unit.kind === "row" ? unit.text.replace(/(^|; )[^:;]*: /g, " ") : unit.text);
       let score = 0;
       for (const [t, w] of weights) if (terms.has(t)) score += w;
       for (const [t, w] of weights) if (!terms.has(t) && head.has(t)) score += w * 0.25;

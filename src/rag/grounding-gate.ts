@@ -1,6 +1,6 @@
 import { expectedAnswerType, holdsAnswerType, isQuestion } from "./answer-type.ts";
 import { segmentPassage } from "./sentences.ts";
-import { stem, wordTokens } from "./terms.ts";
+import { stem, stemSet, wordTokens } from "./terms.ts";
 
 /**
  * The grounding gate looks for an answer, not a topic. Coverage = Σ idf(query terms a text mentions, in any
@@ -62,7 +62,6 @@ export interface GatePassage {
   headingPath: string;
 }
 
-const stemSet = (text: string) => new Set(wordTokens(text).map(stem));
 
 /**
  * Optional word knowledge for the gate, keyed by stemmed term: a synonym found counts `synonymWeight` of the

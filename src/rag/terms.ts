@@ -56,3 +56,6 @@ export function stem(word: string): string {
   // "include", "includes", "included", "including" all end as "includ"
   return w.length > 3 && w.endsWith("e") ? w.slice(0, -1) : w;
 }
+
+/** The stems of a text's words, as the gate and the composer compare them. */
+export const stemSet = (text: string): Set<string> => new Set(wordTokens(text).map(stem));
