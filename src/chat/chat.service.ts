@@ -42,6 +42,12 @@ export interface ChatDeps {
   log?: Logger;
 }
 
+/** What a turn records beyond what the request already says. */
+type TurnFields = Omit<
+  NewTurn,
+  "deploymentId" | "accountId" | "conversationId" | "completionId" | "endpoint" | "question" | "visitorEmail"
+>;
+
 const distinctSources = (hits: RetrievalHit[]) => [...new Set(hits.map((h) => h.source))];
 
 /** The passages an answer may stand on: the best one, and any other that reaches half the refusal bar itself. */
@@ -75,6 +81,17 @@ export function createChatService(deps: ChatDeps) {
     });
     const completionId = mintCompletionId();
     const base = { conversationId: thread.conversationId, completionId };
+    const record = (t: TurnFields) =>
+      deps.chatLogs.record({
+        ...t,
+        deploymentId: dep.id,
+        accountId: req.account.id,
+        conversationId: thread.conversationId,
+        completionId,
+        endpoint: req.endpoint,
+        question: req.question,
+        visitorEmail: email,
+      });
     /** The sources event of an answer that stands on no passage: a correction, a persona chat or a refusal. */
     const noSources = (searchQuery: string, o: { refused?: boolean; correctionId?: number } = {}): SourcesEvent => ({
       type: "sources",
@@ -86,34 +103,36 @@ export function createChatService(deps: ChatDeps) {
       retrievalFallback: false,
       correctionId: o.correctionId ?? null,
     });
-    const record = (
-      t: Omit<NewTurn, "deploymentId" | "accountId" | "conversationId" | "completionId" | "endpoint" | "question" | "visitorEmail">,
-    ) =>
-      deps.chatLogs.record({
-        ...t,
-        deploymentId: dep.id,
-        accountId: req.account.id,
-        conversationId: thread.conversationId,
-        completionId,
-        endpoint: req.endpoint,
-        question: req.question,
-        visitorEmail: email,
+    /** A reply no model wrote (a correction, the refusal): recorded free of charge, then sent whole. */
+    async function* fixed(
+      searchQuery: string,
+      text: string,
+      o: { refused?: boolean; correctionId?: number } = {},
+    ): AsyncGenerator<ChatEvent> {
+      const { chatLogId } = await record({
+        searchQuery,
+        answer: text,
+        sources: [],
+        promptTokens: 0,
+        completionTokens: 0,
+        refused: o.refused ?? false,
+        correctionId: o.correctionId ?? null,
       });
+      yield noSources(searchQuery, o);
+      yield { type: "delta", text };
+      yield {
+        type: "done",
+        chatLogId,
+        answer: text,
+        usage: { promptTokens: 0, completionTokens: 0, totalTokens: 0 },
+        finishReason: "stop",
+      };
+    }
 
     // An owner-written correction is served as is: free, no retrieval, no model, even at zero balance.
     const correction = await deps.corrections?.findFor(dep.id, req.question);
     if (correction) {
-      const { chatLogId } = await record({
-        searchQuery: req.question,
-        answer: correction.answer,
-        sources: [],
-        promptTokens: 0,
-        completionTokens: 0,
-        refused: false,
-        correctionId: correction.correctionId,
-      });
-      yield noSources(req.question, { correctionId: correction.correctionId });
-      yield* fixedReply(chatLogId, correction.answer);
+      yield* fixed(req.question, correction.answer, { correctionId: correction.correctionId });
       return;
     }
 
@@ -138,17 +157,7 @@ export function createChatService(deps: ChatDeps) {
     };
     let grounding = await groundQuestion(deps.retriever, { deploymentId: dep.id, question: req.question, history: thread.history }, gs);
     if (!grounding.grounded) {
-      const { chatLogId } = await record({
-        searchQuery: grounding.searchQuery,
-        answer: REFUSAL_TEXT,
-        sources: [],
-        promptTokens: 0,
-        completionTokens: 0,
-        refused: true,
-        correctionId: null,
-      });
-      yield noSources(grounding.searchQuery, { refused: true });
-      yield* fixedReply(chatLogId, REFUSAL_TEXT);
+      yield* fixed(grounding.searchQuery, REFUSAL_TEXT, { refused: true });
       return;
     }
     await ensureBalance(req.account.id);
@@ -192,17 +201,10 @@ export function createChatService(deps: ChatDeps) {
     if (((await deps.accounts.findById(accountId))?.tokens ?? 0) <= 0) throw appError("no_tokens");
   }
 
-  async function* fixedReply(chatLogId: number, text: string): AsyncGenerator<ChatEvent> {
-    yield { type: "delta", text };
-    yield { type: "done", chatLogId, answer: text, usage: { promptTokens: 0, completionTokens: 0, totalTokens: 0 }, finishReason: "stop" };
-  }
-
   async function* generated(
     req: Parameters<typeof generateAnswer>[1],
     turn: { searchQuery: string; sources: string[]; extra: { promptTokens: number; completionTokens: number } },
-    record: (
-      t: Omit<NewTurn, "deploymentId" | "accountId" | "conversationId" | "completionId" | "endpoint" | "question" | "visitorEmail">,
-    ) => Promise<{ chatLogId: number }>,
+    record: (t: TurnFields) => Promise<{ chatLogId: number }>,
   ): AsyncGenerator<ChatEvent> {
     for await (const step of generateAnswer(deps.backend, req)) {
       if (step.type === "delta") {
