@@ -164,10 +164,27 @@ describe("POST /api/v1/responses with the official openai client", () => {
     expect(((await a.json()) as { error: { code: string; param: string } }).error).toMatchObject({ code: "bad_request", param: "input" });
     const b = await postJson(world.server, "/api/v1/responses", seeded.apiKey, { model: "m", input: 42 });
     expect(b.status).toBe(400);
-    for (const input of ["   ", "x".repeat(8001), [{ role: "user", content: [{ type: "input_text", text: "" }] }]]) {
+    for (const input of ["   ", "x".repeat(8001)]) {
       const r = await postJson(world.server, "/api/v1/responses", seeded.apiKey, { model: "m", input });
       expect(r.status).toBe(400);
       expect(((await r.json()) as { error: { code: string; param: string } }).error).toMatchObject({ code: "bad_request", param: "input" });
+    }
+    // in a list, the 400 names the message's own field, as chat completions' does
+    for (const [input, param] of [
+      [[{ role: "user", content: [{ type: "input_text", text: "" }] }], "input[0].content"],
+      [
+        [
+          { role: "system", content: "x" },
+          { role: "user", content: "y".repeat(16_001) },
+          { role: "assistant", content: "ok" },
+          { role: "user", content: "Refunds?" },
+        ],
+        "input[1].content",
+      ],
+    ] as const) {
+      const r = await postJson(world.server, "/api/v1/responses", seeded.apiKey, { model: "m", input });
+      expect(r.status).toBe(400);
+      expect(((await r.json()) as { error: { code: string; param: string } }).error).toMatchObject({ code: "bad_request", param });
     }
   });
 

@@ -46,26 +46,35 @@ const text = (c: ContentIn): string =>
   typeof c === "string" ? c : Array.isArray(c) ? c.map((p) => (p.type === "text" ? (p.text ?? "") : "")).join("") : "";
 
 /**
+ * Of a list of messages (each with its index in the request): the last user message is the question, the user and
+ * assistant messages before it the history, bounded, with a 400 naming the request's own field (`fieldOf(index)`).
+ * Other roles are dropped: they never reach a model. Null when there is no user message.
+ */
+export function splitTurns(
+  messages: { role: string; content: string; at: number }[],
+  fieldOf: (at: number) => string,
+): { question: string; questionParam: string; history: ChatMessageIn[] } | null {
+  const turns = messages.filter(
+    (m): m is { role: "user" | "assistant"; content: string; at: number } => m.role === "user" || m.role === "assistant",
+  );
+  let last = -1;
+  for (let i = turns.length - 1; i >= 0 && last < 0; i--) if (turns[i]?.role === "user") last = i;
+  if (last < 0) return null;
+  const earlier = turns.slice(0, last);
+  checkHistory(earlier, (i) => fieldOf(earlier[i]?.at ?? i));
+  const q = turns[last] as { content: string; at: number };
+  return { question: q.content, questionParam: fieldOf(q.at), history: earlier.map(({ role, content }) => ({ role, content })) };
+}
+
+/**
  * The question is the last `user` message (or `message` when no messages are sent); user and assistant
  * messages before it are the history; `system`/`developer` messages are dropped here and never reach a model.
  * Every text is bounded, and a 400 names the exact field (`messages[3].content`).
  */
 export function questionAndHistory(body: ChatCompletionBody): { question: string; questionParam: string; history: ChatMessageIn[] } {
-  const messages = (body.messages ?? [])
-    .map((m, at) => ({ role: m.role, content: text(m.content), at }))
-    .filter((m): m is { role: "user" | "assistant"; content: string; at: number } => m.role === "user" || m.role === "assistant");
-  let last = -1;
-  for (let i = messages.length - 1; i >= 0 && last < 0; i--) if (messages[i]?.role === "user") last = i;
-  if (last >= 0) {
-    const earlier = messages.slice(0, last);
-    checkHistory(earlier, (i) => `messages[${earlier[i]?.at ?? i}].content`);
-    const q = messages[last] as { content: string; at: number };
-    return {
-      question: q.content,
-      questionParam: `messages[${q.at}].content`,
-      history: earlier.map(({ role, content }) => ({ role, content })),
-    };
-  }
+  const messages = (body.messages ?? []).map((m, at) => ({ role: m.role, content: text(m.content), at }));
+  const turns = splitTurns(messages, (at) => `messages[${at}].content`);
+  if (turns) return turns;
   if (body.message !== undefined) return { question: body.message, questionParam: "message", history: [] };
   throw appError("bad_request", { param: "messages", message: "messages must contain a user message (or send message)." });
 }

@@ -20,7 +20,7 @@ export function responsesRoutes(services: Services, state: RequestStates) {
     "/api/v1/responses",
     async ({ request, body }) => {
       const gate = state.gateOf(request);
-      const { question, history } = questionFromInput(body.input);
+      const { question, questionParam, history } = questionFromInput(body.input);
       const abort = abortOnDisconnect(request);
       const events = services.chat.answer(
         {
@@ -28,6 +28,7 @@ export function responsesRoutes(services: Services, state: RequestStates) {
           account: gate.account,
           endpoint: gate.endpoint,
           question,
+          questionParam,
           history,
           conversationId: threadOf(body),
           user: body.user,

@@ -3,6 +3,7 @@ import type { ChatMessageIn } from "../../chat/chat.types.ts";
 import { CHAT_BOUNDS, checkQuestion } from "../../chat/chat-bounds.ts";
 import { CONVERSATION_PREFIX } from "../../chat/chat-ids.ts";
 import { appError } from "../../errors/index.ts";
+import { splitTurns } from "./chat.schemas.ts";
 
 // Responses API input items: easy messages ({role, content}) and typed message items ({type: "message", ...}).
 // Content is a string or parts (input_text / output_text carry `text`; images and files are dropped).
@@ -70,15 +71,16 @@ const textOf = (c: string | { type: string; text?: string }[] | null | undefined
  * The question is `input` itself when it is a string, else the last user message; earlier user and assistant
  * messages are the history. System/developer messages and `instructions` are dropped: the persona governs.
  */
-export function questionFromInput(input: ResponsesBody["input"]): { question: string; history: ChatMessageIn[] } {
-  if (typeof input === "string") return { question: checkQuestion(input, "input"), history: [] };
-  const messages = input
-    .filter((m) => (m.type === undefined || m.type === "message") && (m.role === "user" || m.role === "assistant"))
-    .map((m) => ({ role: m.role as "user" | "assistant", content: textOf(m.content) }));
-  let last = -1;
-  for (let i = messages.length - 1; i >= 0 && last < 0; i--) if (messages[i]?.role === "user") last = i;
-  if (last < 0) throw appError("bad_request", { param: "input", message: "input must be a string or contain a user message." });
-  return { question: checkQuestion(messages[last]?.content ?? "", "input"), history: messages.slice(0, last) };
+export function questionFromInput(input: ResponsesBody["input"]): { question: string; questionParam: string; history: ChatMessageIn[] } {
+  if (typeof input === "string") return { question: checkQuestion(input, "input"), questionParam: "input", history: [] };
+  const messages = input.map((m, at) => ({
+    role: m.type === undefined || m.type === "message" ? String(m.role) : "",
+    content: textOf(m.content),
+    at,
+  }));
+  const turns = splitTurns(messages, (at) => `input[${at}].content`);
+  if (!turns) throw appError("bad_request", { param: "input", message: "input must be a string or contain a user message." });
+  return { ...turns, question: checkQuestion(turns.question, turns.questionParam) };
 }
 
 /** Which thread the turn belongs to: an explicit conversation wins over previous_response_id. */
