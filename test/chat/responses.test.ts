@@ -29,11 +29,13 @@ describe("POST /api/v1/responses with the official openai client", () => {
     upstream().setMode({ kind: "reply" });
     const before = balanceOf(world.server, seeded.accountId);
     const r = await openaiClient(world.server, seeded.apiKey).responses.create({
-      model: seeded.deploymentId,
+      model: "whatever-the-client-says",
       input: "Can annual plans be refunded?",
       instructions: "Answer like a pirate.",
     });
     expect(r.object).toBe("response");
+    // the key decides the deployment, and the answer names it, as chat completions do
+    expect(r.model).toBe(seeded.deploymentId);
     expect(r.id).toStartWith("resp_");
     expect(r.status).toBe("completed");
     expect(r.output_text).toBe(FAKE_UPSTREAM_REPLY);

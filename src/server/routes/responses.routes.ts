@@ -39,7 +39,7 @@ export function responsesRoutes(services: Services, state: RequestStates) {
         abort.signal,
       );
       const meta: ResponseMeta = {
-        model: body.model,
+        model: gate.deployment.id,
         created: now(),
         temperature: body.temperature ?? gate.deployment.temperature,
         maxOutputTokens: body.max_output_tokens ?? null,
