@@ -49,6 +49,13 @@ describe("extractive backend", () => {
     expect(text).toBe("Our office is open Monday to Friday. The office is closed on public holidays.");
   });
 
+  test("a request composed for its sources is not composed again to be generated: the same reply streams", async () => {
+    const req = ask("When are refunds issued?");
+    const composed = backend.compose?.(req);
+    expect(backend.compose?.(req)).toBe(composed as NonNullable<typeof composed>);
+    expect(textOf(await collectEvents(backend.generate(req)))).toBe(composed?.text as string);
+  });
+
   test("the same request always gives the same deltas", async () => {
     const first = await collectEvents(backend.generate(ask("Are shipping costs refunded?")));
     const second = await collectEvents(backend.generate(ask("Are shipping costs refunded?")));

@@ -14,7 +14,21 @@ function lastUserMessage(req: GenerateRequest): string {
   return [...req.messages].reverse().find((m) => m.role === "user")?.content ?? "";
 }
 
+/**
+ * The chat pipeline composes once to learn which passages the answer quotes (its sources), then generates from the
+ * same request: the composed reply is kept per request object so the work is done once.
+ */
+const composedFor = new WeakMap<GenerateRequest, ComposedReply>();
 function compose(req: GenerateRequest): ComposedReply {
+  let reply = composedFor.get(req);
+  if (!reply) {
+    reply = composeOnce(req);
+    composedFor.set(req, reply);
+  }
+  return reply;
+}
+
+function composeOnce(req: GenerateRequest): ComposedReply {
   const budget = Math.max(1, req.maxTokens);
   const passages = req.passages ?? [];
   if (passages.length === 0) {
