@@ -44,7 +44,9 @@ async function gitCommit(): Promise<string> {
   return (await proc.exited) === 0 && text ? text : "unknown";
 }
 
-export async function buildBinary(opts: { target?: TargetName; outdir?: string; llama?: boolean; log?: (s: string) => void } = {}): Promise<BuildResult> {
+export async function buildBinary(
+  opts: { target?: TargetName; outdir?: string; llama?: boolean; log?: (s: string) => void } = {},
+): Promise<BuildResult> {
   const started = performance.now();
   const log = opts.log ?? ((s: string) => process.stderr.write(`${s}\n`));
   const name = opts.target ?? hostTarget();
@@ -56,7 +58,8 @@ export async function buildBinary(opts: { target?: TargetName; outdir?: string; 
   const commit = await gitCommit();
   const workers = workerEntrypoints();
   const names = workers.map((w) => w.split("/").pop());
-  if (new Set(names).size !== names.length) throw new Error(`worker file names must be unique (they are flattened in the binary): ${names.join(", ")}`);
+  if (new Set(names).size !== names.length)
+    throw new Error(`worker file names must be unique (they are flattened in the binary): ${names.join(", ")}`);
 
   const result = await Bun.build({
     entrypoints: [join(root, "src/main.ts"), ...workers],
@@ -98,8 +101,13 @@ export async function buildBinary(opts: { target?: TargetName; outdir?: string; 
   }
   const binaryBytes = statSync(outfile).size;
   const ms = Math.round(performance.now() - started);
-  log(`built ${relative(process.cwd(), outfile)} (${name}, ${(binaryBytes / 1048576).toFixed(1)} MiB, docchat ${version} ${commit}) in ${ms} ms`);
-  if (libDir) log(`shipped ${relative(process.cwd(), libDir)} (node-llama-cpp, ${(libBytes / 1048576).toFixed(1)} MiB) — keep it next to the binary for local GGUF models`);
+  log(
+    `built ${relative(process.cwd(), outfile)} (${name}, ${(binaryBytes / 1048576).toFixed(1)} MiB, docchat ${version} ${commit}) in ${ms} ms`,
+  );
+  if (libDir)
+    log(
+      `shipped ${relative(process.cwd(), libDir)} (node-llama-cpp, ${(libBytes / 1048576).toFixed(1)} MiB) — keep it next to the binary for local GGUF models`,
+    );
   return { outfile, libDir, binaryBytes, libBytes, version, commit, ms };
 }
 

@@ -13,9 +13,16 @@ const { reports, finalProblems } = await runCrashCycles({
   cycles: Number(values.cycles),
   maxKillMs: 1500,
   env: { DOCCHAT_EMBEDDER: values.embedder as string },
-  log: (r) => console.log(`cycle ${r.cycle}: killed after ${r.killedAfterMs} ms, ${r.acknowledged} acknowledged so far, ${r.problems.length ? r.problems.join("; ") : "ok"}`),
+  log: (r) =>
+    console.log(
+      `cycle ${r.cycle}: killed after ${r.killedAfterMs} ms, ${r.acknowledged} acknowledged so far, ${r.problems.length ? r.problems.join("; ") : "ok"}`,
+    ),
 });
 const bad = reports.filter((r) => r.problems.length > 0).length + (finalProblems.length > 0 ? 1 : 0);
-console.log(finalProblems.length ? `final: ${finalProblems.join("; ")}` : "final: every acknowledged document Completed or Failed with a reason; invariants hold");
+console.log(
+  finalProblems.length
+    ? `final: ${finalProblems.join("; ")}`
+    : "final: every acknowledged document Completed or Failed with a reason; invariants hold",
+);
 console.log(`${reports.length} cycles, ${bad} with problems (data dir ${dataDir})`);
 process.exit(bad === 0 ? 0 : 1);

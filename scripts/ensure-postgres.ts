@@ -21,7 +21,11 @@ export const PGVECTOR_TARBALL = join(import.meta.dir, "../../shared/vendor/pgvec
 const MIN_PGVECTOR = [0, 8, 0];
 
 export const POSTGRES_TOOLS: Tool[] = [
-  { path: join(PG_BIN, "postgres"), pkg: `postgresql-${PG_MAJOR}`, usedBy: "the PostgreSQL store tests (test/store/postgres)" },
+  {
+    path: join(PG_BIN, "postgres"),
+    pkg: `postgresql-${PG_MAJOR}`,
+    usedBy: "the PostgreSQL tests (test/store/*postgres*, test/store/contract/, test/e2e/scale-out)",
+  },
   { path: join(PG_BIN, "initdb"), pkg: `postgresql-${PG_MAJOR}`, usedBy: "the throwaway test cluster (test/helpers/postgres.ts)" },
   { path: `/usr/include/postgresql/${PG_MAJOR}/server/postgres.h`, pkg: `postgresql-server-dev-${PG_MAJOR}`, usedBy: "building pgvector" },
   { path: PG_CONFIG, pkg: `postgresql-server-dev-${PG_MAJOR}`, usedBy: "building pgvector" },

@@ -22,7 +22,10 @@ const nm = (...p: string[]) => join(root, "node_modules", ...p);
 
 function replaceOnce(text: string, pattern: RegExp | string, by: string, file: string): string {
   const found = typeof pattern === "string" ? text.includes(pattern) : pattern.test(text);
-  if (!found) throw new Error(`build plugin: expected pattern not found in ${file} (${pattern}); the dependency changed, update scripts/build/plugins.ts`);
+  if (!found)
+    throw new Error(
+      `build plugin: expected pattern not found in ${file} (${pattern}); the dependency changed, update scripts/build/plugins.ts`,
+    );
   return text.replace(pattern, by);
 }
 
@@ -57,7 +60,9 @@ function onnxRuntime(target: TargetSpec): BunPlugin {
       build.onLoad({ filter: /.*/, namespace: "docchat-ort" }, () => {
         for (const f of files) if (!existsSync(f)) throw new Error(`onnxruntime native file missing for this target: ${f}`);
         const imports = files.map((f, i) => `import f${i} from ${JSON.stringify(f)} with { type: "file" };`).join("\n");
-        const writes = target.ortFiles.map((name, i) => `  writeFileSync(join(dir, ${JSON.stringify(name)}), readFileSync(f${i}));`).join("\n");
+        const writes = target.ortFiles
+          .map((name, i) => `  writeFileSync(join(dir, ${JSON.stringify(name)}), readFileSync(f${i}));`)
+          .join("\n");
         return {
           loader: "js",
           contents: `import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";

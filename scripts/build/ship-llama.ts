@@ -39,7 +39,9 @@ function closure(target: TargetSpec): string[] {
   };
   visit("node-llama-cpp", root, false);
   if (!findPackage(target.llamaPackage, root)) {
-    throw new Error(`${target.llamaPackage} is not installed; install it for this target (bun install --os/--cpu) to ship local GGUF support`);
+    throw new Error(
+      `${target.llamaPackage} is not installed; install it for this target (bun install --os/--cpu) to ship local GGUF support`,
+    );
   }
   return [...seen];
 }

@@ -31,7 +31,11 @@ async function freePort(): Promise<number> {
 
 async function startServer(dataDir: string, env: Record<string, string>) {
   const port = await freePort();
-  const proc = Bun.spawn([process.execPath, MAIN, "serve", "--data", dataDir, "--port", String(port)], { env: { ...process.env, ...env }, stdout: "ignore", stderr: "ignore" });
+  const proc = Bun.spawn([process.execPath, MAIN, "serve", "--data", dataDir, "--port", String(port)], {
+    env: { ...process.env, ...env },
+    stdout: "ignore",
+    stderr: "ignore",
+  });
   const url = `http://127.0.0.1:${port}`;
   for (let i = 0; i < 300; i++) {
     try {
@@ -44,7 +48,11 @@ async function startServer(dataDir: string, env: Record<string, string>) {
 }
 
 function docText(cycle: number, i: number): string {
-  const paras = Array.from({ length: 12 }, (_, p) => `Section ${p + 1} of report ${cycle}-${i}. The committee reviewed item ${p * 7 + i} and approved budget line ${cycle * 100 + p}. Notes mention river ${i} and station ${p}.`);
+  const paras = Array.from(
+    { length: 12 },
+    (_, p) =>
+      `Section ${p + 1} of report ${cycle}-${i}. The committee reviewed item ${p * 7 + i} and approved budget line ${cycle * 100 + p}. Notes mention river ${i} and station ${p}.`,
+  );
   return `Report ${cycle}-${i}\n\n${paras.join("\n\n")}`;
 }
 
@@ -56,7 +64,12 @@ export function checkInvariants(dbPath: string, vecLib: string | null, acknowled
     if (vecLib) db.loadExtension(vecLib);
     const ic = db.query<{ integrity_check: string }, []>("PRAGMA integrity_check").all();
     if (ic.length !== 1 || ic[0]?.integrity_check !== "ok") problems.push(`integrity_check: ${JSON.stringify(ic)}`);
-    const kwTables = new Map(db.query<{ n: number; deployment_id: string }, []>("SELECT n, deployment_id FROM keyword_tables").all().map((r) => [r.deployment_id, `kw_${r.n}`]));
+    const kwTables = new Map(
+      db
+        .query<{ n: number; deployment_id: string }, []>("SELECT n, deployment_id FROM keyword_tables")
+        .all()
+        .map((r) => [r.deployment_id, `kw_${r.n}`]),
+    );
     for (const t of kwTables.values()) {
       try {
         db.run(`INSERT INTO ${t}(${t}) VALUES ('integrity-check')`);
@@ -65,22 +78,43 @@ export function checkInvariants(dbPath: string, vecLib: string | null, acknowled
       }
     }
     const hasVec = db.query("SELECT 1 FROM sqlite_master WHERE name = 'chunks_vec'").get() !== null;
-    const docs = db.query<{ id: string; deployment_id: string; status: string; error_code: string | null; chunk_count: number }, []>("SELECT id, deployment_id, status, error_code, chunk_count FROM documents").all();
+    const docs = db
+      .query<{ id: string; deployment_id: string; status: string; error_code: string | null; chunk_count: number }, []>(
+        "SELECT id, deployment_id, status, error_code, chunk_count FROM documents",
+      )
+      .all();
     const byId = new Map(docs.map((d) => [d.id, d]));
     for (const id of acknowledged) {
       const d = byId.get(id);
       if (!d) problems.push(`acknowledged document ${id} is missing`);
-      else if (final && d.status !== "completed" && !(d.status === "failed" && d.error_code)) problems.push(`document ${id} ended as ${d.status}`);
+      else if (final && d.status !== "completed" && !(d.status === "failed" && d.error_code))
+        problems.push(`document ${id} ended as ${d.status}`);
     }
     for (const d of docs) {
       const chunks = db.query<{ n: number }, [string]>("SELECT COUNT(*) AS n FROM chunks WHERE document_id = ?").get(d.id)?.n ?? 0;
       const kw = kwTables.get(d.deployment_id);
-      const fts = kw ? (db.query<{ n: number }, [string]>(`SELECT COUNT(*) AS n FROM ${kw}_docsize WHERE id IN (SELECT id FROM chunks WHERE document_id = ?)`).get(d.id)?.n ?? 0) : 0;
-      const vec = hasVec ? (db.query<{ n: number }, [string]>("SELECT COUNT(*) AS n FROM chunks_vec WHERE rowid IN (SELECT id FROM chunks WHERE document_id = ?)").get(d.id)?.n ?? 0) : chunks;
+      const fts = kw
+        ? (db
+            .query<{ n: number }, [string]>(
+              `SELECT COUNT(*) AS n FROM ${kw}_docsize WHERE id IN (SELECT id FROM chunks WHERE document_id = ?)`,
+            )
+            .get(d.id)?.n ?? 0)
+        : 0;
+      const vec = hasVec
+        ? (db
+            .query<{ n: number }, [string]>(
+              "SELECT COUNT(*) AS n FROM chunks_vec WHERE rowid IN (SELECT id FROM chunks WHERE document_id = ?)",
+            )
+            .get(d.id)?.n ?? 0)
+        : chunks;
       if (chunks !== fts || chunks !== vec) problems.push(`document ${d.id}: chunks=${chunks} fts=${fts} vec=${vec}`);
-      if (d.status === "completed" && chunks !== d.chunk_count) problems.push(`document ${d.id}: completed with ${chunks} chunks, recorded ${d.chunk_count}`);
+      if (d.status === "completed" && chunks !== d.chunk_count)
+        problems.push(`document ${d.id}: completed with ${chunks} chunks, recorded ${d.chunk_count}`);
       // a large document's staged rows (deployment "~staging:<id>") are written before it is published and match no search
-      const visible = db.query<{ n: number }, [string]>("SELECT COUNT(*) AS n FROM chunks WHERE document_id = ? AND deployment_id NOT LIKE '~staging:%'").get(d.id)?.n ?? 0;
+      const visible =
+        db
+          .query<{ n: number }, [string]>("SELECT COUNT(*) AS n FROM chunks WHERE document_id = ? AND deployment_id NOT LIKE '~staging:%'")
+          .get(d.id)?.n ?? 0;
       if (d.status !== "completed" && visible > 0) problems.push(`document ${d.id}: ${d.status} but has ${visible} visible chunks`);
     }
   } finally {
@@ -89,11 +123,21 @@ export function checkInvariants(dbPath: string, vecLib: string | null, acknowled
   return problems;
 }
 
-export async function runCrashCycles(opts: { dataDir: string; cycles: number; docsPerCycle?: number; maxKillMs?: number; env?: Record<string, string>; log?: (r: CycleReport) => void }): Promise<{ reports: CycleReport[]; finalProblems: string[] }> {
+export async function runCrashCycles(opts: {
+  dataDir: string;
+  cycles: number;
+  docsPerCycle?: number;
+  maxKillMs?: number;
+  env?: Record<string, string>;
+  log?: (r: CycleReport) => void;
+}): Promise<{ reports: CycleReport[]; finalProblems: string[] }> {
   const env = { DOCCHAT_LOG_LEVEL: "silent", DOCCHAT_TRAIN_WAIT_MS: "0", DOCCHAT_EMBEDDER: "none", ...opts.env };
   const email = `crash-${Date.now()}@example.com`;
   await cli(["account", "create", "--email", email, "--tokens", "1000", "--json", "--data", opts.dataDir], env);
-  const dep = await cli(["deployment", "create", "--account", email, "--name", "Crash", "--publish", "--json", "--data", opts.dataDir], env);
+  const dep = await cli(
+    ["deployment", "create", "--account", email, "--name", "Crash", "--publish", "--json", "--data", opts.dataDir],
+    env,
+  );
   const key = dep.api_key as string;
   // The harness lists documents with the key, which the owner has to allow.
   await cli(["deployment", "update", dep.id as string, "--key-manages-documents", "on", "--json", "--data", opts.dataDir], env);
@@ -132,7 +176,9 @@ export async function runCrashCycles(opts: { dataDir: string; cycles: number; do
   // A last clean run lets resumed training finish; every acknowledged document must end Completed or Failed.
   const { proc, url } = await startServer(opts.dataDir, env);
   for (let i = 0; i < 600; i++) {
-    const list = (await (await fetch(`${url}/api/v1/documents`, { headers: { authorization: `Bearer ${key}` } })).json()) as { data: { status: string }[] };
+    const list = (await (await fetch(`${url}/api/v1/documents`, { headers: { authorization: `Bearer ${key}` } })).json()) as {
+      data: { status: string }[];
+    };
     if (list.data.every((d) => d.status === "completed" || d.status === "failed")) break;
     await Bun.sleep(100);
   }

@@ -3,27 +3,14 @@ import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { configFor, createServices, type Services } from "../../src/app.ts";
 import { insertChatLog } from "../helpers/chat-logs.ts";
+import { startServeProcess } from "../helpers/serve-process.ts";
 import { tempDir } from "../helpers/server.ts";
-import { countByMessageId, type SmtpSink, startSmtpSink, waitUntil } from "../helpers/smtp-sink.ts";
+import { countByMessageId, type SmtpSink, startSmtpSink } from "../helpers/smtp-sink.ts";
+import { waitUntil } from "../helpers/wait.ts";
 
 /** The real `docchat serve` in a child process, so it can be killed with SIGKILL. */
-async function spawnServe(dataDir: string, env: Record<string, string>) {
-  const proc = Bun.spawn([process.execPath, join(import.meta.dir, "../../src/main.ts"), "serve", "--data", dataDir, "--port", "0"], {
-    env: { ...process.env, ...env, DOCCHAT_LOG_LEVEL: "info" },
-    stdout: "ignore",
-    stderr: "pipe",
-  });
-  let log = "";
-  // Drain stderr continuously: retry warnings during an outage must never fill the pipe and stall the child.
-  (async () => {
-    const decoder = new TextDecoder();
-    for await (const chunk of proc.stderr) log += decoder.decode(chunk);
-  })();
-  await waitUntil(() => /"msg":"docchat listening"/.test(log) || proc.exitCode !== null, "the child server to listen");
-  const url = /"url":"(http:\/\/[^"]+)"/.exec(log)?.[1];
-  if (!url) throw new Error(`child server did not start:\n${log}`);
-  return { proc, url, log: () => log };
-}
+const spawnServe = (dataDir: string, env: Record<string, string>) =>
+  startServeProcess({ command: [process.execPath, join(import.meta.dir, "../../src/main.ts")], dataDir, env });
 
 let dir: string;
 let sink: SmtpSink;

@@ -11,7 +11,8 @@ import { configFor, createServices, type Services } from "../../src/app.ts";
 import { type PgCluster, startPostgres } from "../helpers/postgres.ts";
 import { type ServeProcess, startServeProcess } from "../helpers/serve-process.ts";
 import { runCliProcess, tempDir } from "../helpers/server.ts";
-import { type SmtpSink, startSmtpSink, waitUntil } from "../helpers/smtp-sink.ts";
+import { type SmtpSink, startSmtpSink } from "../helpers/smtp-sink.ts";
+import { waitUntil } from "../helpers/wait.ts";
 
 setDefaultTimeout(120_000);
 

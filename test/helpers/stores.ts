@@ -13,10 +13,10 @@ import { SQL } from "bun";
 import { createPgStore } from "../../src/store/postgres/pg-store.ts";
 import { createSqliteStore } from "../../src/store/sqlite/sqlite-store.ts";
 import type { Store } from "../../src/store/store.ts";
-import type { Engine } from "./index-drivers.ts";
+import { ENGINES, type Engine } from "./index-drivers.ts";
 import { type PgCluster, startPostgres } from "./postgres.ts";
 
-export const STORE_ENGINES: Engine[] = ["sqlite", "postgres"];
+export const STORE_ENGINES: Engine[] = ENGINES;
 
 let cluster: Promise<PgCluster> | null = null;
 /** One cluster per test file, started on first use; `stopSharedCluster` (registered by describeStores) stops it. */

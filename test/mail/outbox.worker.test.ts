@@ -8,7 +8,7 @@ import { closeDatabase, type Db, openDatabase } from "../../src/store/db.ts";
 import { createOutboxRepo, type OutboxRepo } from "../../src/store/repos/outbox.repo.ts";
 import { asyncRepo } from "../../src/store/sqlite/sqlite-store.ts";
 import { tempDir } from "../helpers/server.ts";
-import { waitUntil } from "../helpers/smtp-sink.ts";
+import { waitUntil } from "../helpers/wait.ts";
 
 /** A real, deterministic driver: fails the first `failures` sends, then accepts; records every attempt. */
 function scriptedMailer(failures = 0, opts: { gate?: Promise<void> } = {}) {

@@ -3,7 +3,7 @@ import { readFileSync } from "node:fs";
 import { insertChatLog } from "../helpers/chat-logs.ts";
 import { fixture } from "../helpers/paths.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
-import { waitUntil } from "../helpers/smtp-sink.ts";
+import { waitUntil } from "../helpers/wait.ts";
 import { type OwnerClient, signedInOwner } from "./owner-client.ts";
 
 setDefaultTimeout(30_000);

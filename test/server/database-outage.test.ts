@@ -7,7 +7,7 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { rmSync } from "node:fs";
 import { type PgCluster, startPostgres } from "../helpers/postgres.ts";
 import { runCliProcess, startTestServer, type TestServer, tempDir } from "../helpers/server.ts";
-import { waitUntil } from "../helpers/smtp-sink.ts";
+import { waitUntil } from "../helpers/wait.ts";
 
 let cluster: PgCluster;
 let server: TestServer;

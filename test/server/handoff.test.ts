@@ -4,7 +4,8 @@ import { configFor, createServices } from "../../src/app.ts";
 import { createLogger } from "../../src/log.ts";
 import { insertChatLog } from "../helpers/chat-logs.ts";
 import { startTestServer, type TestServer, tempDir } from "../helpers/server.ts";
-import { countByMessageId, type SmtpSink, startSmtpSink, waitUntil } from "../helpers/smtp-sink.ts";
+import { countByMessageId, type SmtpSink, startSmtpSink } from "../helpers/smtp-sink.ts";
+import { waitUntil } from "../helpers/wait.ts";
 
 let srv: TestServer;
 let sink: SmtpSink;
