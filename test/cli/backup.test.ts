@@ -2,7 +2,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { existsSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { startServeProcess } from "../helpers/serve-process.ts";
-import { runCliProcess, tempDir } from "../helpers/server.ts";
+import { cliJson, runCliProcess, tempDir } from "../helpers/server.ts";
 
 const SOURCE = [process.execPath, join(import.meta.dir, "../../src/main.ts")];
 const dirs: string[] = [];
@@ -15,11 +15,7 @@ afterAll(() => {
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });
 
-async function cli(args: string[]): Promise<Record<string, unknown>> {
-  const r = await runCliProcess([...args, "--json"]);
-  if (r.code !== 0) throw new Error(`docchat ${args.join(" ")} exited ${r.code}: ${r.stderr}`);
-  return JSON.parse(r.stdout) as Record<string, unknown>;
-}
+const cli = (args: string[]) => cliJson(args);
 
 async function listModels(url: string, key: string): Promise<Response> {
   return fetch(`${url}/api/v1/models`, { headers: { authorization: `Bearer ${key}` } });

@@ -9,7 +9,7 @@ import { SQL } from "bun";
 import { closeDatabase, openDatabase } from "../../src/store/db.ts";
 import { createChunkIndexRepo, stagingDeployment } from "../../src/store/repos/chunk-index.repo.ts";
 import { type ServeProcess, startServeProcess } from "../helpers/serve-process.ts";
-import { runCliProcess, tempDir } from "../helpers/server.ts";
+import { cliJson, runCliProcess, tempDir } from "../helpers/server.ts";
 import { freshPgDatabase, stopSharedCluster } from "../helpers/stores.ts";
 
 setDefaultTimeout(90_000);
@@ -27,11 +27,7 @@ afterAll(async () => {
 test("staged chunks of a document interrupted mid-training are copied unindexed, and a node on the copy completes it", async () => {
   const data = dir("docchat-copy-interrupted-");
   const env = { DOCCHAT_EMBEDDER: "none" };
-  const cli = async (args: string[]) => {
-    const r = await runCliProcess([...args, "--data", data, "--json"], env);
-    if (r.code !== 0) throw new Error(`docchat ${args.join(" ")}: ${r.stderr}`);
-    return JSON.parse(r.stdout) as Record<string, unknown>;
-  };
+  const cli = (args: string[]) => cliJson(args, { data, env });
   await cli(["account", "create", "--email", "owner@example.com"]);
   const deploymentId = String((await cli(["deployment", "create", "--account", "owner@example.com", "--name", "Manuals", "--publish"])).id);
   const file = join(dir("docchat-copy-files-"), "pump-manual.txt");

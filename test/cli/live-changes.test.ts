@@ -2,16 +2,12 @@ import { afterAll, expect, test } from "bun:test";
 import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { startServeProcess } from "../helpers/serve-process.ts";
-import { runCliProcess, tempDir } from "../helpers/server.ts";
+import { cliJson, tempDir } from "../helpers/server.ts";
 
 const data = tempDir("docchat-live-changes-");
 afterAll(() => rmSync(data, { recursive: true, force: true }));
 
-async function cli(args: string[]): Promise<Record<string, unknown>> {
-  const r = await runCliProcess([...args, "--data", data, "--json"]);
-  if (r.code !== 0) throw new Error(`docchat ${args.join(" ")}: ${r.stderr}`);
-  return JSON.parse(r.stdout) as Record<string, unknown>;
-}
+const cli = (args: string[]) => cliJson(args, { data });
 
 // The server caches key lookups while the database is unchanged; a change made by another process (the CLI)
 // must still be seen on the very next request.

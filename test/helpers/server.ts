@@ -68,6 +68,16 @@ export async function runCliProcess(
   return { code, stdout, stderr };
 }
 
+/** Runs the real CLI with --json (and --data when given); fails with its stderr unless it exits 0; returns what it printed. */
+export async function cliJson(
+  args: string[],
+  opts: { data?: string; env?: Record<string, string> } = {},
+): Promise<Record<string, unknown>> {
+  const r = await runCliProcess([...args, ...(opts.data ? ["--data", opts.data] : []), "--json"], opts.env);
+  if (r.code !== 0) throw new Error(`docchat ${args.join(" ")} exited ${r.code}: ${r.stderr}`);
+  return JSON.parse(r.stdout) as Record<string, unknown>;
+}
+
 /** An owner and a published deployment created through the real CLI in `data`; returns the deployment's key. */
 export async function seedKeyWithCli(data: string): Promise<string> {
   const email = `owner-${Date.now()}@example.com`;

@@ -6,7 +6,7 @@ import { afterAll, expect, setDefaultTimeout, test } from "bun:test";
 import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { type ServeProcess, startServeProcess } from "../helpers/serve-process.ts";
-import { runCliProcess, tempDir } from "../helpers/server.ts";
+import { cliJson, tempDir } from "../helpers/server.ts";
 import { freshPgDatabase, stopSharedCluster } from "../helpers/stores.ts";
 
 setDefaultTimeout(90_000);
@@ -22,11 +22,7 @@ test("the 121st /api/v1/models call within a minute is refused on every node, ho
   const env = { DOCCHAT_DATABASE_URL: url, DOCCHAT_EMBEDDER: "none" };
   const cliDir = tempDir("docchat-rl-cli-");
   dirs.push(cliDir);
-  const cli = async (args: string[]) => {
-    const r = await runCliProcess([...args, "--data", cliDir, "--json"], env);
-    if (r.code !== 0) throw new Error(`docchat ${args.join(" ")}: ${r.stderr}`);
-    return JSON.parse(r.stdout) as Record<string, unknown>;
-  };
+  const cli = (args: string[]) => cliJson(args, { data: cliDir, env });
   await cli(["account", "create", "--email", "nodes@example.com"]);
   const key = String((await cli(["deployment", "create", "--account", "nodes@example.com", "--name", "Shared", "--publish"])).api_key);
   const nodes: ServeProcess[] = [];
