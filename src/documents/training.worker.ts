@@ -9,6 +9,7 @@ import type { Embedder } from "../rag/embedder.ts";
 import type { NewChunk } from "../store/repos/chunk-index.repo.ts";
 import type { DocumentRecord } from "../store/repos/documents.repo.ts";
 import type { ChunkIndexStore, ChunkVector, DocumentsStore, TrainingStore } from "../store/store.ts";
+import { createWakeableSleep } from "../wakeable-sleep.ts";
 
 const MAX_ATTEMPTS = 3;
 /** After an embeddings-server outage the queue is retried after this long, doubling up to the maximum. */
@@ -61,9 +62,9 @@ export function createTrainingWorker(deps: TrainingDeps) {
   const leaseMs = deps.leaseMs ?? 60_000;
   const store = deps.training;
   const listeners = new Set<() => void>();
-  let running = false;
+  let loop: Promise<void> | null = null;
   let stopped = false;
-  let wake: (() => void) | null = null;
+  const pause = createWakeableSleep();
 
   const notify = () => {
     for (const l of listeners) l();
@@ -314,10 +315,9 @@ export function createTrainingWorker(deps: TrainingDeps) {
     },
     /** Background loop for the server: resumes interrupted work, then waits for new work. */
     start(pollMs = 500, retryFirstMs = WAIT_FIRST_MS): void {
-      if (running) return;
-      running = true;
+      if (loop) return;
       stopped = false;
-      void (async () => {
+      loop = (async () => {
         try {
           // a crash's documents go back to the queue, their partial rows removed (PostgreSQL: once their lease ran out)
           const n = await store.recoverInterrupted(worker);
@@ -333,25 +333,20 @@ export function createTrainingWorker(deps: TrainingDeps) {
             return "idle" as const;
           });
           if (did === "idle") await mergeIfDue().catch((e) => deps.log.error("index merge failed", { error: String(e) }));
-          const pause =
-            did === "deferred" ? retryDelayMs(waits, { baseMs: retryFirstMs, maxMs: WAIT_MAX_MS }) : did === "idle" ? pollMs : 0;
-          if (pause > 0)
-            await new Promise<void>((r) => {
-              wake = r;
-              setTimeout(r, pause);
-            });
-          wake = null;
+          const ms = did === "deferred" ? retryDelayMs(waits, { baseMs: retryFirstMs, maxMs: WAIT_MAX_MS }) : did === "idle" ? pollMs : 0;
+          if (ms > 0) await pause.sleep(ms);
         }
-        running = false;
       })();
     },
+    /** New work: start on it now instead of at the next poll (kept if the loop is busy, never lost). */
     kick(): void {
-      wake?.();
+      pause.wake();
     },
     async stop(): Promise<void> {
       stopped = true;
-      wake?.();
-      while (running) await Bun.sleep(10);
+      pause.wake();
+      await loop;
+      loop = null;
     },
     onChange(listener: () => void): () => void {
       listeners.add(listener);

@@ -1,5 +1,6 @@
 import type { Logger } from "../log.ts";
 import type { OutboxStore } from "../store/store.ts";
+import { createWakeableSleep } from "../wakeable-sleep.ts";
 import { retryDelayMs } from "./backoff.ts";
 import { type Mailer, UnsafeMailError } from "./mailer.ts";
 
@@ -33,8 +34,7 @@ export function createOutboxWorker(o: OutboxWorkerOptions) {
   // A claimed row stays invisible while its send may still be running; after that a crash is assumed.
   const leaseMs = o.sendTimeoutMs * 2 + 1000;
   let running = false;
-  let woken = false;
-  let wakeUp: (() => void) | null = null;
+  const pause = createWakeableSleep();
   let loop: Promise<void> | null = null;
 
   async function deliverOne(): Promise<boolean> {
@@ -70,23 +70,6 @@ export function createOutboxWorker(o: OutboxWorkerOptions) {
     return n;
   }
 
-  function pause(ms: number): Promise<void> {
-    if (woken) {
-      woken = false;
-      return Promise.resolve();
-    }
-    return new Promise((resolve) => {
-      const timer = setTimeout(done, ms);
-      function done() {
-        clearTimeout(timer);
-        wakeUp = null;
-        woken = false;
-        resolve();
-      }
-      wakeUp = done;
-    });
-  }
-
   async function run(): Promise<void> {
     while (running) {
       try {
@@ -94,7 +77,7 @@ export function createOutboxWorker(o: OutboxWorkerOptions) {
       } catch (e) {
         o.log.error("mail outbox worker error", { error: describe(e) });
       }
-      if (running) await pause(o.pollMs);
+      if (running) await pause.sleep(o.pollMs);
     }
   }
 
@@ -106,13 +89,12 @@ export function createOutboxWorker(o: OutboxWorkerOptions) {
     },
     /** New mail was queued: deliver now instead of at the next poll. */
     wake(): void {
-      woken = true;
-      wakeUp?.();
+      pause.wake();
     },
     /** Finishes the send in flight (bounded by the send timeout), then closes the mailer. */
     async stop(): Promise<void> {
       running = false;
-      wakeUp?.();
+      pause.wake();
       await loop;
       loop = null;
       await o.mailer.close();
