@@ -129,7 +129,6 @@ export function createRetriever(deps: {
         const row = rows.get(f.id);
         if (!row) continue;
         const cosine = vector?.cosine.get(f.id);
-        const coverage = answerability(weights, input.query, { text: row.text, source: row.source, headingPath: row.heading_path });
         hits.push({
           chunkId: row.id,
           documentId: row.document_id,
@@ -141,19 +140,25 @@ export function createRetriever(deps: {
           rowStart: row.row_start,
           rowEnd: row.row_end,
           fused: f.score,
-          relevance: blendRelevance(coverage, cosine, calibration),
+          relevance: 0,
           ...(cosine === undefined ? {} : { cosine }),
         });
       }
-      let judgedBy: JudgedBy = calibration && calibration.weight > 0 ? "cosine" : "coverage";
-      let kept = hits.slice(0, input.topK);
       // The rerank step (after fusion, before the gate): the reranker reorders the candidates and its score
-      // becomes what the gate judges. If it fails, the fused order and the coverage judgement stand.
+      // becomes what the gate judges. If it fails (or there is none), the fused order stands and the kept hits
+      // are judged by coverage (and cosine): only those, since a reranker's score replaces the judgement anyway.
       const reranked = reranker ? await rerankHits(reranker, input.query, hits, input.topK, deps.log) : null;
-      if (reranked) {
-        kept = reranked;
-        judgedBy = "reranker";
-      }
+      const kept =
+        reranked ??
+        hits.slice(0, input.topK).map((h) => ({
+          ...h,
+          relevance: blendRelevance(
+            answerability(weights, input.query, { text: h.text, source: h.source, headingPath: h.headingPath }),
+            h.cosine,
+            calibration,
+          ),
+        }));
+      const judgedBy: JudgedBy = reranked ? "reranker" : calibration && calibration.weight > 0 ? "cosine" : "coverage";
       const relevance = kept.reduce((m, h) => Math.max(m, h.relevance), 0);
       return {
         query: input.query,
