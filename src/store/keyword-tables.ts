@@ -57,7 +57,8 @@ export function ensureKeywordTables(db: Database): number {
   const missing = () =>
     db
       .query<{ d: string }, []>(
-        "SELECT DISTINCT deployment_id AS d FROM chunks WHERE deployment_id NOT IN (SELECT deployment_id FROM keyword_tables) AND deployment_id NOT LIKE '~staging:%'",
+        // per deployment, one index probe into chunks: opening a data dir never scans every chunk
+        "SELECT id AS d FROM deployments WHERE id NOT IN (SELECT deployment_id FROM keyword_tables) AND EXISTS (SELECT 1 FROM chunks WHERE deployment_id = deployments.id)",
       )
       .all()
       .map((r) => r.d);
