@@ -403,7 +403,7 @@ export async function copySqliteToPg(dataDir: string, url: string, opts: CopyOpt
             throw new CopyRefused(`${to} was filled by someone else while this copy started; run db copy again to compare`);
           // the vector table for the recorded dimension, in this transaction (an empty target has no vectors to lose)
           await index.createVectorTable(vectors.dimension, tx, { deferHnsw: true });
-          for (const { table } of COPY_TABLES) {
+          for (const { table, key } of COPY_TABLES) {
             const cols = columns.get(table) as string[];
             progress(`copying ${table} …`);
             if (table === "chunks") {
@@ -414,7 +414,7 @@ export async function copySqliteToPg(dataDir: string, url: string, opts: CopyOpt
               }
               continue;
             }
-            await sqlitePages(db, bytea)(table, cols, COPY_TABLES.find((t) => t.table === table)?.key ?? [], async (rows) => {
+            await sqlitePages(db, bytea)(table, cols, key, async (rows) => {
               await tx`INSERT INTO ${tx(table)} ${tx(rows, ...cols)}`;
             });
           }
