@@ -12,6 +12,7 @@ import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { buildBinary } from "../scripts/build-binary.ts";
+import { freePort } from "../test/helpers/free-port.ts";
 import { replaceSection } from "./lib/benchmarks-md.ts";
 import { REPO, startDocchat } from "./lib/http-servers.ts";
 import { measureThroughput, throughputOptions, throughputTable } from "./lib/http-throughput.ts";
@@ -35,13 +36,6 @@ const runs = Number(values.runs ?? 10);
 const log = (s: string) => process.stderr.write(`${s}\n`);
 const mib = (b: number) => `${(b / 1048576).toFixed(1)} MiB`;
 
-function freePort(): number {
-  const s = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: () => new Response() });
-  const port = s.port as number;
-  s.stop(true);
-  return port;
-}
-
 function rssKb(pid: number): { rss: number; hwm: number } {
   const status = readFileSync(`/proc/${pid}/status`, "utf8");
   const kb = (k: string) => Number(new RegExp(`${k}:\\s+(\\d+) kB`).exec(status)?.[1] ?? 0);
@@ -50,7 +44,7 @@ function rssKb(pid: number): { rss: number; hwm: number } {
 
 /** Spawns `serve` and resolves when /health first answers 200: [ms from exec, the process]. */
 async function timeToHealth(bin: string, cwd: string, dataDir: string, env: Record<string, string>) {
-  const port = freePort();
+  const port = await freePort();
   const started = performance.now();
   const proc = Bun.spawn([bin, "serve", "--port", String(port), "--data", dataDir], { cwd, env, stdout: "ignore", stderr: "pipe" });
   const url = `http://127.0.0.1:${port}/health`;

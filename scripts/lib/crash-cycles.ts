@@ -5,6 +5,7 @@
  */
 import { Database } from "bun:sqlite";
 import { join } from "node:path";
+import { freePort } from "../../test/helpers/free-port.ts";
 
 const MAIN = join(import.meta.dir, "../../src/main.ts");
 
@@ -20,13 +21,6 @@ async function cli(args: string[], env: Record<string, string>) {
   const [out, err, code] = await Promise.all([new Response(p.stdout).text(), new Response(p.stderr).text(), p.exited]);
   if (code !== 0) throw new Error(`docchat ${args.join(" ")} failed: ${err}`);
   return JSON.parse(out) as Record<string, unknown>;
-}
-
-async function freePort(): Promise<number> {
-  const s = Bun.serve({ port: 0, fetch: () => new Response() });
-  const port = s.port as number;
-  s.stop(true);
-  return port;
 }
 
 async function startServer(dataDir: string, env: Record<string, string>) {

@@ -1,11 +1,11 @@
 /** `docchat doctor` with DOCCHAT_DATABASE_URL: the real CLI against a real PostgreSQL 15 + pgvector cluster. */
 import { afterAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { rmSync } from "node:fs";
-import { createServer } from "node:net";
 import { SQL } from "bun";
 import { versionAtLeast } from "../../src/store/postgres/diagnostics.pg.ts";
 import { migratePg } from "../../src/store/postgres/migrate.pg.ts";
 import { pgMigrations } from "../../src/store/postgres/migrations/index.ts";
+import { freePort } from "../helpers/free-port.ts";
 import { runCliProcess, tempDir } from "../helpers/server.ts";
 import { freshPgDatabase, sharedCluster, stopSharedCluster } from "../helpers/stores.ts";
 
@@ -102,13 +102,7 @@ describe("doctor with PostgreSQL", () => {
   });
 
   test("a server that does not answer is an error naming host and port, never the password", async () => {
-    const port = await new Promise<number>((resolve) => {
-      const s = createServer();
-      s.listen(0, "127.0.0.1", () => {
-        const p = (s.address() as { port: number }).port;
-        s.close(() => resolve(p));
-      });
-    });
+    const port = await freePort();
     const { check, code, out } = await doctor(`postgres://docchat@127.0.0.1:${port}/docchat`);
     expect(check.status).toBe("error");
     expect(check.summary).toContain(`cannot reach PostgreSQL at 127.0.0.1:${port}/docchat`);

@@ -6,10 +6,10 @@
  * a missing install is an error here, never a skipped test.
  */
 import { chownSync, mkdtempSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ensurePostgres, PG_BIN } from "../../scripts/ensure-postgres.ts";
+import { freePort } from "./free-port.ts";
 
 export interface PgCluster {
   /** postgres://docchat@127.0.0.1:PORT/docchat */
@@ -29,16 +29,6 @@ export interface PgClusterOptions {
   /** extra `-c name=value` server settings */
   settings?: Record<string, string>;
 }
-
-const freePort = (): Promise<number> =>
-  new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once("error", reject);
-    s.listen(0, "127.0.0.1", () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-  });
 
 async function exec(cmd: string[], asPostgres: boolean): Promise<{ ok: boolean; output: string }> {
   const full = asPostgres ? ["runuser", "-u", "postgres", "--", ...cmd] : cmd;
