@@ -26,7 +26,7 @@ const MERGE_AFTER_DOCS = 100;
 /** Upload parts without a document row after this long were left by a crash, not by an upload still running. */
 const ORPHAN_AGE_MS = 24 * 3600 * 1000;
 /** Staged chunks moved into their deployment per short transaction. */
-const PUBLISH_BATCH = 100;
+const PUBLISH_BATCH = 50;
 /** Lets the event loop serve requests between two bounded pieces of work. */
 export const yieldToLoop = () => new Promise<void>((r) => setImmediate(r));
 

@@ -1,5 +1,5 @@
 import { createRateLimiter } from "../../server/rate-limit.ts";
-import { closeDatabase, type Db, openDatabase } from "../db.ts";
+import { closeDatabase, type Db, flushWal, openDatabase } from "../db.ts";
 import { createAccountsRepo } from "../repos/accounts.repo.ts";
 import { createChatLogFeedbackRepo } from "../repos/chat-log-feedback.repo.ts";
 import { createChatLogsRepo } from "../repos/chat-logs.repo.ts";
@@ -89,7 +89,14 @@ export function sqliteRepos(db: Db, sync: SqliteSyncRepos = sqliteSyncRepos(db))
     accounts: asyncRepo(sync.accounts),
     deployments: asyncRepo(sync.deployments),
     keys: asyncRepo(sync.keys),
-    documents: asyncRepo(sync.documents),
+    documents: {
+      ...asyncRepo(sync.documents),
+      // a large document's parts were written unsynced: flush them off the event loop before the row's commit
+      insert: async (input) => {
+        if (input.bytes === undefined) await flushWal(db);
+        return sync.documents.insert(input);
+      },
+    },
     chunkIndex,
     termStats: asyncRepo(sync.termStats),
     training: createSqliteTrainingStore(db, { documents: sync.documents, deployments: sync.deployments, index: sync.chunkIndex }),

@@ -1,4 +1,4 @@
-import { type Db, unpromisedTransaction } from "../db.ts";
+import { type Db, flushWal, unpromisedTransaction } from "../db.ts";
 import type { ChunkIndexRepo, NewChunk } from "../repos/chunk-index.repo.ts";
 import { type DeploymentsRepo, trainingStatusOf } from "../repos/deployments.repo.ts";
 import type { DocumentRecord, DocumentsRepo } from "../repos/documents.repo.ts";
@@ -87,6 +87,8 @@ export function createSqliteTrainingStore(
       return unpromisedTransaction(db, () => (stillMine(doc.id) ? index.publishStaged(doc.id, doc.deploymentId, limit) : 0));
     },
     async finishLarge(_worker, doc, vectors: ChunkVector[], chunkCount) {
+      // the staged parts' pages reach the disk off the event loop first; the commit then has little to fsync
+      await flushWal(db);
       return immediate(() => {
         const current = documents.get(doc.id);
         if (current?.status !== "processing") return false;
