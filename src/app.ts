@@ -5,6 +5,7 @@ import { type Config, loadConfig } from "./config/index.ts";
 import { createDocumentsService } from "./documents/documents.service.ts";
 import { createTrainingWorker } from "./documents/training.worker.ts";
 import { checkVectorIndex, recordedEmbedder } from "./documents/vector-index.ts";
+import { createEvalService } from "./eval/eval.service.ts";
 import { DEFAULT_CHUNK_OPTIONS } from "./ingest/chunk.ts";
 import { createParsePool } from "./ingest/parse-pool.ts";
 import { createLlmBackend } from "./llm/create-backend.ts";
@@ -118,6 +119,7 @@ export async function createServices(config: Config, opts: { log?: Logger } = {}
     corrections,
     log,
   });
+  const deployments = createDeploymentsService({ deployments: repos.deployments, keys: repos.keys });
   const services = {
     version: VERSION,
     config,
@@ -135,7 +137,13 @@ export async function createServices(config: Config, opts: { log?: Logger } = {}
     /** Requests per rolling minute, shared by every node of the store. */
     limiter: repos.rateLimits,
     accounts: createAccountsService({ accounts: repos.accounts }),
-    deployments: createDeploymentsService({ deployments: repos.deployments, keys: repos.keys }),
+    deployments,
+    /** `docchat eval` and the owner API's eval: cases through the answering pipeline, judged per style; nothing logged or charged. */
+    eval: createEvalService({
+      chat: answers.evalChat,
+      deployment: (id, accountId) => deployments.getOrThrow(id, accountId),
+      account: (id) => repos.accounts.findById(id),
+    }),
     embedder,
     reranker,
     /** keyword, embeddings or reranker, with the models behind it (read from config and the models folder once) */

@@ -50,6 +50,8 @@ export type ChatEvent =
       /** distinct document names, in hit order */
       sources: string[];
       hits: RetrievalHit[];
+      /** chunk ids of the hits a model is given to answer from (none for a refusal, a correction or a persona chat) */
+      contextIds: number[];
       refused: boolean;
       /** the rewritten query was not grounded and the visitor's own wording was */
       retrievalFallback: boolean;

@@ -5,7 +5,7 @@ import { calibrationFor } from "../rag/cosine-calibration.ts";
 import type { Embedder } from "../rag/embedder.ts";
 import type { Reranker } from "../rag/rerank/reranker.ts";
 import { createRetriever } from "../rag/retrieve.ts";
-import type { Repos } from "../store/store.ts";
+import type { ChatLogsStore, Repos } from "../store/store.ts";
 import { type CorrectionsLookup, createChatService } from "./chat.service.ts";
 
 /** The gate's IDF smoothing (termWeights), measured in bench/retrieval.bench.ts. */
@@ -38,23 +38,28 @@ export function createChatStack(deps: {
     },
     log: deps.log,
   });
-  const chat = createChatService({
-    retriever,
-    backend: deps.backend,
-    accounts: repos.accounts,
-    chatLogs: repos.chatLogs,
-    conversations: repos.conversations,
-    corrections: deps.corrections,
-    log: deps.log,
-    settings: {
-      topK: config.topK,
-      refusalThreshold: config.refusalThreshold,
-      rerankThreshold: config.rerankThreshold,
-      defaultMaxTokens: config.answerMaxTokens,
-      historyTurns: 6,
-      rewriteTimeoutMs: config.rewriteTimeoutMs,
-      rewriteMaxTokens: 96,
-    },
+  const chatOver = (chatLogs: ChatLogsStore) =>
+    createChatService({
+      retriever,
+      backend: deps.backend,
+      accounts: repos.accounts,
+      chatLogs,
+      conversations: repos.conversations,
+      corrections: deps.corrections,
+      log: deps.log,
+      settings: {
+        topK: config.topK,
+        refusalThreshold: config.refusalThreshold,
+        rerankThreshold: config.rerankThreshold,
+        defaultMaxTokens: config.answerMaxTokens,
+        historyTurns: 6,
+        rewriteTimeoutMs: config.rewriteTimeoutMs,
+        rewriteMaxTokens: 96,
+      },
+    });
+  // Evaluation (src/eval) asks through the same pipeline, but its turns are not visitors': nothing is recorded or charged.
+  const unrecorded: ChatLogsStore = Object.assign(Object.create(repos.chatLogs), {
+    record: async () => ({ chatLogId: 0, balance: null, debited: 0 }),
   });
-  return { chat, retriever };
+  return { chat: chatOver(repos.chatLogs), evalChat: chatOver(unrecorded), retriever };
 }

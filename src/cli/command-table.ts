@@ -5,6 +5,7 @@ import { dbCommands } from "./commands/db.commands.ts";
 import { deploymentCommands } from "./commands/deployment.commands.ts";
 import { doctorCommand } from "./commands/doctor.command.ts";
 import { documentsCommands } from "./commands/documents.commands.ts";
+import { evalCommand } from "./commands/eval.command.ts";
 import { internalCommands } from "./commands/internal.commands.ts";
 import { modelsCommand } from "./commands/models.command.ts";
 import { serveCommand } from "./commands/serve.command.ts";
@@ -17,6 +18,7 @@ export const commands: Command[] = [
   ...documentsCommands,
   modelsCommand,
   ...visitorCommands,
+  evalCommand,
   doctorCommand,
   ...backupCommands,
   ...dbCommands,
