@@ -1,4 +1,5 @@
 import { blockToUnits, countWide, estimateTokens, type Unit } from "./chunk-units.ts";
+import { documentCard } from "./document-card.ts";
 import type { ChunkDraft, ParsedDocument } from "./types.ts";
 
 export { estimateTokens } from "./chunk-units.ts";
@@ -26,7 +27,8 @@ export function chunkDocument(doc: ParsedDocument, opts: ChunkOptions = DEFAULT_
   const maxTokens = Math.max(8, Math.floor(opts.maxTokens));
   const overlapTokens = Math.max(0, Math.min(Math.floor(opts.overlapTokens), Math.floor(maxTokens / 2)));
   const pieceTokens = Math.max(4, Math.min(maxTokens, overlapTokens || maxTokens));
-  const chunks: ChunkDraft[] = [];
+  const card = documentCard(doc);
+  const chunks: ChunkDraft[] = card ? [card] : [];
   const section: Section = { path: [], levels: [], hadBody: false };
   let packer = createPacker(maxTokens, overlapTokens, section.path.join(" > "));
   const closeSection = () => {

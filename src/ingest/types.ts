@@ -19,9 +19,20 @@ export interface Block {
   level?: number;
 }
 
+/**
+ * What a document says about itself — title, author(s), dates, version, credits — as printed (a Gutenberg header,
+ * a title page, a running page header or footer) or recorded (PDF info, DOCX core properties). It becomes the
+ * document card: one searchable chunk, so "Who wrote …" and "When was … published" find an answer.
+ */
+export interface DocumentMeta {
+  /** labelled facts in the document's own wording: `{label: "Author", value: "Lewis Carroll"}` */
+  fields: { label: string; value: string }[];
+}
+
 export interface ParsedDocument {
   kind: DocumentKind;
   blocks: Block[];
+  meta?: DocumentMeta;
   /** CSV header line, repeated at the top of every row chunk */
   header?: string;
   pages?: number;

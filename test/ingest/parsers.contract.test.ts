@@ -192,7 +192,9 @@ for (const [parser, cases] of suites) {
           const doc = await parser.parse(await load(c.file), TEST_PARSE_OPTIONS);
           expectParserContract(parser, doc);
           // a boolean keeps a failure report short for book-length documents
-          if (c.contains) expect(doc.blocks.some((b) => b.text.includes(c.contains ?? ""))).toBe(true);
+          // the text a document indexes: its blocks and its card (a Gutenberg book's title is in its header)
+          const texts = [...doc.blocks.map((b) => b.text), ...(doc.meta?.fields ?? []).map((f) => f.value)];
+          if (c.contains) expect(texts.some((t) => t.includes(c.contains ?? ""))).toBe(true);
         });
       } else {
         const code = c.expect;

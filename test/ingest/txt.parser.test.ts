@@ -29,7 +29,7 @@ describe("the TXT parser", () => {
 
   test("reads mostly-valid UTF-8 as UTF-8 despite a few broken bytes", async () => {
     const doc = await parse(await sharedDoc("txt/derived-bad/alice-invalid-utf8-bytes.txt"));
-    const text = doc.blocks.map((b) => b.text).join("\n");
+    const text = [...doc.blocks.map((b) => b.text), ...(doc.meta?.fields ?? []).map((f) => f.value)].join("\n");
     expect(text).toContain("Alice’s Adventures in Wonderland");
     expect(text).not.toContain("\ufffd");
   });

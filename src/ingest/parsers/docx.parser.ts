@@ -4,6 +4,7 @@ import { isCfb, isEncryptedOoxml } from "../byte-search.ts";
 import type { ParsedDocument, Parser } from "../types.ts";
 import { guardZipInflation } from "../zip-guard.ts";
 import { isZipMagic } from "../zip-reader.ts";
+import { docxCoreProperties } from "./docx-core.ts";
 import { htmlToBlocks } from "./docx-html.ts";
 
 const STYLE_MAP = ["p[style-name='Title'] => h1:fresh", "p[style-name='Subtitle'] => h2:fresh"];
@@ -18,7 +19,8 @@ export const docxParser: Parser = {
     if (!entries.some((e) => e.name === "word/document.xml")) throw appError("unsupported_document");
     const blocks = htmlToBlocks(await convertToHtml(bytes));
     if (blocks.length === 0) throw appError("no_extractable_text");
-    return { kind: "docx", blocks } satisfies ParsedDocument;
+    const meta = docxCoreProperties(bytes, entries);
+    return { kind: "docx", blocks, ...(meta ? { meta } : {}) } satisfies ParsedDocument;
   },
 };
 

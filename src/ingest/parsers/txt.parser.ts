@@ -1,4 +1,5 @@
 import { appError } from "../../errors/index.ts";
+import { splitGutenberg } from "../gutenberg.ts";
 import { normaliseDocumentText, normaliseInline, normaliseLines } from "../normalise.ts";
 import { decodeText, looksBinary } from "../text-decode.ts";
 import type { Block, ParsedDocument, Parser } from "../types.ts";
@@ -7,15 +8,19 @@ const ATX_HEADING = /^\s{0,3}(#{1,6})\s+(.+?)\s*#*\s*$/;
 const SETEXT_RULE = /^\s{0,3}(=+|-+)\s*$/;
 const LIST_ITEM = /^\s*([-*+•]|\d+[.)])\s+\S/;
 const FENCE = /^\s{0,3}(```|~~~)/;
+/** a chapter title standing alone: "CHAPTER I. Down the Rabbit-Hole", "Chapter 3", "II. THE RED-HEADED LEAGUE" */
+const CHAPTER = /^(?:chapter|book|part|kapitel|chapitre|cap[íi]tulo|capitolo|teil)\s+(?:[ivxlcdm]+|\d+)\b.{0,80}$/i;
+const NUMBERED_TITLE = /^[IVXLC]{1,7}\.\s+[^\p{Ll}]{3,80}$/u;
 
 export const txtParser: Parser = {
   kind: "txt",
   async parse(bytes) {
     if (looksBinary(bytes)) throw appError("document_unreadable");
     const text = normaliseDocumentText(decodeText(bytes).text);
-    const blocks = textToBlocks(text);
+    const book = splitGutenberg(text);
+    const blocks = textToBlocks(book?.body ?? text);
     if (blocks.length === 0) throw appError("no_extractable_text");
-    return { kind: "txt", blocks } satisfies ParsedDocument;
+    return { kind: "txt", blocks, ...(book ? { meta: book.meta } : {}) } satisfies ParsedDocument;
   },
 };
 
@@ -55,6 +60,9 @@ function pushHeading(blocks: Block[], raw: string, level: number): void {
 function linesToBlock(lines: string[]): Block | undefined {
   const content = lines.filter((l) => l.trim() !== "");
   if (content.length === 0) return undefined;
+  const only = content.length === 1 ? normaliseInline(content[0] ?? "") : "";
+  if (only && (CHAPTER.test(only) || (NUMBERED_TITLE.test(only) && !/[.!?,;:]$/.test(only))))
+    return { type: "heading", text: only, level: 1 };
   if (content.length > 1 && content.every((l) => LIST_ITEM.test(l))) {
     const text = normaliseLines(content.join("\n"));
     return text ? { type: "list", text } : undefined;
