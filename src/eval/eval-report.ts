@@ -111,7 +111,9 @@ export function groupReport(judged: JudgedCase[]): GroupReport {
     errors: count(judged, "error"),
     context_recall: round(share(ans.filter((j) => j.contextHit).length, ans.length)),
     source_precision: precision.length ? round(precision.reduce((a, b) => a + b, 0) / precision.length) : null,
-    source_recall: withDoc.length ? round(share(withDoc.filter((j) => j.outcome.sources.includes(j.case.doc)).length, withDoc.length)) : null,
+    source_recall: withDoc.length
+      ? round(share(withDoc.filter((j) => j.outcome.sources.includes(j.case.doc)).length, withDoc.length))
+      : null,
     mean_words: round(lengths.length ? lengths.reduce((a, b) => a + b, 0) / lengths.length : 0, 1),
     p90_words: percentile(lengths, 0.9),
     latency_ms: { p50: round(percentile(ms, 0.5), 1), p95: round(percentile(ms, 0.95), 1) },

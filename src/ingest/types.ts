@@ -15,7 +15,7 @@ export interface Block {
   page?: number;
   /** 1-based data-row number (CSV; header is not counted) */
   row?: number;
-  /** heading level 1..6 for heading blocks */
+  /** heading level 1..6 for heading blocks; 0 for a document's title, above its sections */
   level?: number;
 }
 

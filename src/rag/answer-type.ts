@@ -8,7 +8,7 @@ import { wordTokens } from "./terms.ts";
 export type AnswerType = "number" | "time" | "name";
 
 const NUMBER_Q =
-  /\bhow (many|much|long|far|old|large|big|tall|high|heavy|fast|often|deep|wide)\b|\bwhat (percentage|percent|proportion|number|amount|fraction|share|size|price|cost)\b/;
+  /\bhow (many|much|long|far|old|large|big|tall|high|heavy|fast|often|deep|wide)\b|\b(what|which) (percentage|percent|proportion|number|amount|fraction|share|size|price|cost|version|range)\b/;
 const TIME_Q =
   /\b(when|what year|which year|what century|which century|what decade|what date|what time|what period|what month|what day|in what year)\b/;
 const NAME_Q = /\b(who|whom|whose|where)\b/;
@@ -23,6 +23,12 @@ const MONTH =
 const CLOCK =
   /\b\d{1,2}[:.]\d{2}\b|\b\d{1,2}\s?(am|pm|a\.m\.|p\.m\.)|\b(noon|midnight|morning|afternoon|evening|night|o['’]clock|daily|weekly|monthly|yearly|annually)\b|\b\d+\s(seconds?|minutes?|hours?|days?|weeks?|months?|years?)\b/i;
 const ERA = /\b(centur(y|ies)|decades?|\d+s|ad|bc|bce|ce|today|yesterday|monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b/i;
+
+const COUNTED = String.raw`\s*(words|pages|people|persons|participants|patients|employees|workers|members|times|units|items|copies|euros?|dollars|pounds|mg|g|kg|km|m|miles|feet|ft|hours|minutes|seconds|days|weeks|months|years|%)\b`;
+/** "1871" is a year; "1200 words" and "1,500 people" are counts. */
+function isYear(n: string, text: string): boolean {
+  return /^(1[0-9]|20)\d\d$/.test(n) && !new RegExp(`\\b${n}${COUNTED}`, "i").test(text);
+}
 
 /** A question asks; a statement or a keyword query looks up (SciFact-style claims, "refund policy annual plan"). */
 export function isQuestion(text: string): boolean {
@@ -52,8 +58,8 @@ export function expectedAnswerType(question: string): AnswerType | null {
 export function holdsAnswerType(type: AnswerType, text: string, question: string): boolean {
   const asked = new Set(wordTokens(question));
   const numbers = (text.match(/\d[\d,.]*/g) ?? []).map((n) => n.replace(/[,.]+$/, "")).filter((n) => !asked.has(n.toLowerCase()));
-  // a year is a date, not a count ("How many … in 1990?" is not answered by "in 1990")
-  if (type === "number") return numbers.some((n) => !/^(1[0-9]|20)\d\d$/.test(n)) || NUMBER_WORD.test(text);
+  // a year is a date, not a count ("How many … in 1990?" is not answered by "in 1990"), unless a unit follows it
+  if (type === "number") return numbers.some((n) => !isYear(n, text)) || NUMBER_WORD.test(text);
   if (type === "time")
     return (
       numbers.some((n) => /^\d{3,4}$/.test(n) || /^\d{1,2}[/.-]\d{1,2}/.test(n)) || MONTH.test(text) || ERA.test(text) || CLOCK.test(text)

@@ -1,6 +1,7 @@
 import { estimateTokens } from "../llm/estimate-tokens.ts";
-import { expectedAnswerType, holdsAnswerType } from "./answer-type.ts";
-import { segmentPassage, type TextUnit } from "./sentences.ts";
+import { scoreUnits } from "./answer-units.ts";
+import { type QuestionShape, questionShape } from "./question-shape.ts";
+import type { TextUnit } from "./sentences.ts";
 import { queryTerms, stem, stemSet, wordTokens } from "./terms.ts";
 
 /**
@@ -83,23 +84,20 @@ export function composeAnswer(input: {
 }): ComposedAnswer {
   const passages = input.passages.slice(0, MAX_PASSAGES);
   const weights = questionWeights(input.question, passages, input.weights);
-  const type = expectedAnswerType(input.question);
-  const candidates: Candidate[] = [];
-  for (const [passage, p] of passages.entries()) {
-    const head = stemSet(`${p.source}\n${p.headingPath ?? ""}`);
-    for (const unit of segmentPassage(p.text)) {
-      if (unit.kind === "heading" || unit.kind === "header") continue;
-      // a CSV row is found by its values, not by column names every row repeats
-      const terms = stemSet(unit.kind === "row" ? unit.text.replace(/(^|; )[^:;]*: /g, " ") : unit.text);
-      let score = 0;
-      for (const [t, w] of weights) if (terms.has(t)) score += w;
-      for (const [t, w] of weights) if (!terms.has(t) && head.has(t)) score += w * 0.25;
-      if (type && holdsAnswerType(type, unit.text, input.question)) score *= 1.25;
-      // earlier passages ranked higher; ties go to them
-      score *= 1 - passage * 0.05;
-      candidates.push({ unit, passage, score, terms });
-    }
-  }
+  const shape = questionShape(input.question);
+  const scored = scoreUnits(
+    weights,
+    input.question,
+    shape,
+    passages.map((p) => ({ text: p.text, source: p.source, headingPath: p.headingPath ?? "" })),
+  );
+  // earlier passages ranked higher: ties go to them
+  const candidates: Candidate[] = scored.map((u) => ({
+    unit: u.unit,
+    passage: u.passage,
+    score: u.score * (1 - u.passage * 0.02),
+    terms: u.terms,
+  }));
   const ranked = candidates
     .filter((c) => c.score > 0)
     .sort((a, b) => b.score - a.score || a.passage - b.passage || a.unit.position - b.unit.position);
@@ -107,7 +105,8 @@ export function composeAnswer(input: {
   if (!first) return { text: "", used: [], truncated: false };
 
   const asked = new Set(weights.keys());
-  const render = (c: Candidate) => (c.unit.kind === "row" ? formatRow(c.unit.text, asked) : c.unit.text);
+  const render = (c: Candidate) =>
+    c.unit.kind === "row" ? formatRow(c.unit.text, asked) : trimLongSentence(c.unit.text, weights, shape, input.question);
   const maxSentences = input.maxSentences ?? DEFAULT_MAX_SENTENCES;
   // a few sentences read as an answer; more read as a page (max_tokens still bounds the first one)
   const softTokens = Math.min(input.maxTokens, SOFT_MAX_TOKENS);
@@ -146,6 +145,34 @@ export function composeAnswer(input: {
   const usedPassages = [...new Set(chosen.map((c) => c.passage))];
   if (estimateTokens(text) <= input.maxTokens) return { text, used: usedPassages, truncated: false };
   return { text: truncateToTokens(text, input.maxTokens), used: usedPassages, truncated: true };
+}
+
+/** Past this many words a sentence reads as a page: it is cut to the clauses that hold the question's words. */
+const LONG_SENTENCE_WORDS = 45;
+
+/**
+ * A long sentence (a novel's, a regulation's) cut to the clauses that answer: clauses end at ";", ":" and dashes,
+ * each is scored like a unit, and the best one is kept with its neighbour when that stays short. The cut is
+ * marked with "…", so what is quoted is still verbatim.
+ */
+function trimLongSentence(text: string, weights: Map<string, number>, shape: QuestionShape, question: string): string {
+  if (text.split(/\s+/).length <= LONG_SENTENCE_WORDS) return text;
+  const clauses = text.split(/(?<=[;:])\s+|\s+(?=[—–]\s)|(?<=\s[—–])\s+/).filter((c) => c.trim() !== "");
+  if (clauses.length < 2) return text;
+  const scored = scoreUnits(weights, question, { ...shape, focus: [] }, [{ text: clauses.join("\n\n"), source: "", headingPath: "" }]);
+  const best = scored.reduce<{ i: number; s: number }>((b, u, i) => (u.score > b.s ? { i, s: u.score } : b), { i: -1, s: 0 });
+  if (best.i < 0 || scored.length !== clauses.length) return text;
+  let from = best.i;
+  let to = best.i;
+  const words = (a: number, b: number) =>
+    clauses
+      .slice(a, b + 1)
+      .join(" ")
+      .split(/\s+/).length;
+  if (to + 1 < clauses.length && words(from, to + 1) <= LONG_SENTENCE_WORDS) to++;
+  if (from > 0 && words(from - 1, to) <= LONG_SENTENCE_WORDS) from--;
+  const kept = clauses.slice(from, to + 1).join(" ");
+  return `${from > 0 ? "… " : ""}${kept}${to < clauses.length - 1 ? " …" : ""}`;
 }
 
 /** Sentences of one passage run on as prose; rows, items and a new passage start on their own line. */

@@ -1,5 +1,5 @@
-import { expectedAnswerType, holdsAnswerType, isQuestion } from "./answer-type.ts";
-import { segmentPassage } from "./sentences.ts";
+import { bestScore, type GateLexicon, scoreUnits } from "./answer-units.ts";
+import { questionShape } from "./question-shape.ts";
 import { stem, stemSet, wordTokens } from "./terms.ts";
 
 /**
@@ -52,9 +52,6 @@ export function termCoverage(weights: TermWeights, passage: string): number {
 
 export const EVIDENCE_MASS = 9;
 export const EVIDENCE_BONUS = 0.15;
-/** a sentence holding just one of a question's words counts this share of its coverage */
-const LONE_WORD = 0.5;
-const NEGATION = /\b(not|never|no|none|neither|nor|cannot|without|except|excluding|unless)\b|n['’]t\b/i;
 
 export interface GatePassage {
   text: string;
@@ -62,63 +59,25 @@ export interface GatePassage {
   headingPath: string;
 }
 
+export type { GateLexicon };
 
-/**
- * Optional word knowledge for the gate, keyed by stemmed term: a synonym found counts `synonymWeight` of the
- * word, an antonym found where the word is missing rules the sentence out. None ships by default: WordNet was
- * measured and did not earn its place (BENCHMARKS.md, "Answers: a lexical resource for the gate").
- */
-export interface GateLexicon {
-  synonyms(term: string): ReadonlySet<string>;
-  antonyms(term: string): ReadonlySet<string>;
-  synonymWeight: number;
-}
-
-/** IDF mass and number of question terms that `sets` hold (directly, or through the lexicon). */
-function match(weights: TermWeights, sets: Set<string>[], lexicon?: GateLexicon): { mass: number; terms: number; contradicted: boolean } {
-  const has = (t: string) => sets.some((s) => s.has(t));
-  let mass = 0;
-  let terms = 0;
-  let contradicted = false;
-  for (const [t, w] of weights) {
-    if (has(t)) {
-      mass += w;
-      terms++;
-    } else if (lexicon && [...lexicon.synonyms(t)].some(has)) {
-      mass += w * lexicon.synonymWeight;
-      terms++;
-    } else if (lexicon && [...lexicon.antonyms(t)].some(has)) contradicted = true;
-  }
-  return { mass, terms, contradicted };
-}
-
-/** How well one passage answers `query` (0..1); see the module comment. */
+/** How well one passage answers `query` (0..1); see the module comment and answer-units.ts. */
 export function answerability(weights: TermWeights, query: string, passage: GatePassage, lexicon?: GateLexicon): number {
-  let total = 0;
-  for (const w of weights.values()) total += w;
-  if (total === 0) return 0;
-  const head = stemSet(`${passage.source}\n${passage.headingPath}`);
-  if (!isQuestion(query)) {
-    const { mass } = match(weights, [head, stemSet(passage.text)], lexicon);
+  const shape = questionShape(query);
+  if (!shape.question) {
+    let total = 0;
+    for (const w of weights.values()) total += w;
+    if (total === 0) return 0;
+    const sets = [stemSet(`${passage.source}\n${passage.headingPath}`), stemSet(passage.text)];
+    let mass = 0;
+    for (const [t, w] of weights) {
+      if (sets.some((s) => s.has(t)) || (lexicon && [...lexicon.synonyms(t)].some((x) => sets.some((s) => s.has(x)))))
+        mass += w * (sets.some((s) => s.has(t)) ? 1 : (lexicon?.synonymWeight ?? 0));
+    }
     return Math.min(1, mass / total + (mass >= EVIDENCE_MASS ? EVIDENCE_BONUS : 0));
   }
-  const type = expectedAnswerType(query);
-  const minTerms = Math.min(2, weights.size);
-  // "What is NOT covered…" is not answered by a sentence that says what is covered
-  const negated = NEGATION.test(query);
-  let best = 0;
-  for (const unit of segmentPassage(passage.text)) {
-    if (negated && !NEGATION.test(unit.text)) continue;
-    const m = match(weights, [head, stemSet(unit.text)], lexicon);
-    if (m.contradicted) continue;
-    // one shared word is a coincidence, not an answer: it counts half, so it never passes on its own but
-    // still lets a calibrated embedder's cosine carry a paraphrase ("dose" ~ "mg/day")
-    const score = (m.mass / total) * (m.terms < minTerms ? LONE_WORD : 1);
-    if (score > best && (!type || holdsAnswerType(type, unit.text, query))) best = score;
-  }
-  return best;
+  return bestScore(scoreUnits(weights, query, shape, [passage], lexicon));
 }
-
 /** Maps an embedder's cosine similarities onto 0..1: `low` and below is unrelated, `high` and above is on-topic. */
 export interface CosineCalibration {
   low: number;

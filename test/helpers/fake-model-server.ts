@@ -12,6 +12,7 @@ const SYNONYMS: Record<string, string> = {
   doses: "dosage",
   dosage: "dosage",
   dosing: "dosage",
+  dosed: "dosage",
   "mg/day": "dosage",
   mg: "dosage",
   daily: "dosage",

@@ -123,14 +123,15 @@ async function trainedServer(env: Record<string, string>) {
 
 describe("embeddings from an OpenAI-compatible server", () => {
   test("a paraphrase refused keyword-only is answered with embeddings on", async () => {
-    const question = "What is the sitagliptin dose?";
+    // "What is the sitagliptin dose?" is answered from keywords alone ("100 mg/day" is a dose); this wording is not
+    const question = "How should sitagliptin be dosed?";
     const keywordOnly = await trainedServer({ DOCCHAT_EMBEDDER: "none" });
     expect((await ask(keywordOnly.s, keywordOnly.apiKey, question)).answer).toBe(REFUSAL_TEXT);
 
     const fake = fakeServer();
     // A strong model earns a vector weight above the keyword ranking's (docs/models.md).
     const withEmbeddings = await trainedServer(
-      embeddingsEnv(fake, { DOCCHAT_EMBEDDINGS_COSINE: "0.2,0.6,0.5", DOCCHAT_VECTOR_WEIGHT: "2" }),
+      embeddingsEnv(fake, { DOCCHAT_EMBEDDINGS_COSINE: "0.2,0.6,0.7", DOCCHAT_VECTOR_WEIGHT: "2" }),
     );
     const answered = await ask(withEmbeddings.s, withEmbeddings.apiKey, question);
     expect(answered.answer).not.toBe(REFUSAL_TEXT);
@@ -141,7 +142,7 @@ describe("embeddings from an OpenAI-compatible server", () => {
   test("without a cosine calibration the vectors rank but the gate still judges shared words", async () => {
     const fake = fakeServer();
     const { s, apiKey } = await trainedServer(embeddingsEnv(fake));
-    expect((await ask(s, apiKey, "What is the sitagliptin dose?")).answer).toBe(REFUSAL_TEXT);
+    expect((await ask(s, apiKey, "How should sitagliptin be dosed?")).answer).toBe(REFUSAL_TEXT);
     const r = await s.services.retriever.retrieve({ deploymentId: (await s.seed()).deploymentId, query: "x", topK: 3 });
     expect(r.judgedBy).toBe("coverage");
   });

@@ -31,6 +31,7 @@ export function htmlToBlocks(html: string): Block[] {
   const contexts: Context[] = [];
   let loose = "";
   let skipDepth = 0;
+  let titleOpen = false;
   const append = (text: string) => {
     const top = contexts.at(-1);
     if (top) top.text += text;
@@ -57,10 +58,13 @@ export function htmlToBlocks(html: string): Block[] {
     else if (tag === "br") append(" ");
     else if (tag === "p" || heading) {
       if (contexts.length > 0) append(" ");
-      else if (!closing) flushLoose();
-      else if (heading) {
-        emit({ type: "heading", text: loose, level: Number(heading[1]) });
+      else if (!closing) {
+        flushLoose();
+        titleOpen = !!heading && /class="doc-title"/.test(attrs ?? "");
+      } else if (heading) {
+        emit({ type: "heading", text: loose, level: titleOpen ? 0 : Number(heading[1]) });
         loose = "";
+        titleOpen = false;
       } else flushLoose();
     } else if (tag === "table") {
       if (!closing) {

@@ -7,7 +7,9 @@ import { isZipMagic } from "../zip-reader.ts";
 import { docxCoreProperties } from "./docx-core.ts";
 import { htmlToBlocks } from "./docx-html.ts";
 
-const STYLE_MAP = ["p[style-name='Title'] => h1:fresh", "p[style-name='Subtitle'] => h2:fresh"];
+// The document's Title sits above its Heading 1 sections (docx-html.ts gives it level 0), so every section's
+// heading path starts with it: "Personal Worldview Essay > Basics".
+const STYLE_MAP = ["p[style-name='Title'] => h1.doc-title:fresh", "p[style-name='Subtitle'] => h2:fresh"];
 
 export const docxParser: Parser = {
   kind: "docx",

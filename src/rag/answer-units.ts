@@ -1,0 +1,126 @@
+import { holdsAnswerType } from "./answer-type.ts";
+import { holdsFocusKind } from "./focus-kinds.ts";
+import type { QuestionShape } from "./question-shape.ts";
+import { segmentPassage, type TextUnit } from "./sentences.ts";
+import { stemSet } from "./terms.ts";
+
+/**
+ * The units that can answer a question — sentences, list items, table and CSV rows — scored the same way for the
+ * grounding gate (is there an answer?) and the composer (which words answer?), so the sentence the gate believed
+ * in is the one the visitor reads. A unit's score is the IDF-weighted share of the question's terms it holds:
+ *  - in its own words (full credit), in its passage's document name and heading path or a heading just above it
+ *    in the passage (full credit: "EXIT STATUS" over "… returns 127"), or in the sentence before or after it
+ *    (NEIGHBOUR credit: a pronoun carries the subject over);
+ *  - halved when it holds fewer than two of the question's words itself (one shared word is a coincidence);
+ *  - zero when the question asks for a number or a date and the unit has none the question did not bring;
+ *    reduced when it asks for a name, a place or a reason and the unit holds none;
+ *  - reduced when the question has a focus ("the CAPTAIN of …") that the unit and its surroundings never mention.
+ */
+export interface UnitPassage {
+  text: string;
+  source: string;
+  headingPath: string;
+}
+
+/**
+ * Optional word knowledge, keyed by stemmed term: a synonym found counts `synonymWeight` of the word, an antonym
+ * found where the word is missing rules the unit out. None ships by default: WordNet was measured and did not earn
+ * its place (BENCHMARKS.md, "Answers: a lexical resource for the gate").
+ */
+export interface GateLexicon {
+  synonyms(term: string): ReadonlySet<string>;
+  antonyms(term: string): ReadonlySet<string>;
+  synonymWeight: number;
+}
+
+export interface ScoredUnit {
+  passage: number;
+  unit: TextUnit;
+  score: number;
+  /** stems of the unit's own words */
+  terms: Set<string>;
+}
+
+const NEIGHBOUR = 0.5;
+const LONE_WORD = 0.5;
+const SOFT_TYPE_MISS = 0.7;
+const FOCUS_MISS = 0.55;
+/** words that give a reason: a why-question is not answered by a sentence that only restates what happened */
+const REASON =
+  /\b(because|since|so that|in order to|due to|owing to|as a result|reason|why|cause[sd]?|for fear|mistake|therefore|thus|hence)\b/i;
+const NEGATION = /\b(not|never|no|none|neither|nor|cannot|without|except|excluding|unless)\b|n['’]t\b/i;
+
+function typeFactor(shape: QuestionShape, text: string, question: string): number {
+  switch (shape.kind) {
+    case "number":
+    case "time":
+      return holdsAnswerType(shape.kind, text, question) ? 1 : 0;
+    case "name":
+    case "place":
+      return holdsAnswerType("name", text, question) || /\b(in|at|on|from|into|inside|under)\s+(the|a|an|his|her)\s+\p{L}/u.test(text)
+        ? 1
+        : SOFT_TYPE_MISS;
+    case "reason":
+      return REASON.test(text) ? 1 : SOFT_TYPE_MISS;
+    default:
+      return 1;
+  }
+}
+
+/** Scores every answering unit of the passages (headings and table headers are context, not answers). */
+export function scoreUnits(
+  weights: Map<string, number>,
+  question: string,
+  shape: QuestionShape,
+  passages: UnitPassage[],
+  lexicon?: GateLexicon,
+): ScoredUnit[] {
+  let total = 0;
+  for (const w of weights.values()) total += w;
+  const out: ScoredUnit[] = [];
+  if (total === 0) return out;
+  const minTerms = Math.min(2, weights.size);
+  for (const [p, passage] of passages.entries()) {
+    const head = stemSet(`${passage.source}\n${passage.headingPath}`);
+    const units = segmentPassage(passage.text);
+    const sets = units.map((u) => stemSet(u.text));
+    let localHead = new Set<string>();
+    for (const [i, unit] of units.entries()) {
+      const terms = sets[i] as Set<string>;
+      if (unit.kind === "heading" || unit.kind === "header") {
+        localHead = terms;
+        continue;
+      }
+      if (shape.negated && !NEGATION.test(unit.text)) continue;
+      const around = [sets[i - 1], sets[i + 1]].filter((s): s is Set<string> => !!s);
+      let mass = 0;
+      let own = 0;
+      let contradicted = false;
+      // a focus that names a number or a date is answered by one ("What dose …?" — "100 mg/day")
+      const focusByKind = !!shape.focusKind && holdsFocusKind(shape.focusKind, unit.text, question);
+      const focusTerms = focusByKind ? new Set(shape.focus.flat()) : null;
+      for (const [t, w] of weights) {
+        if (terms.has(t) || focusTerms?.has(t)) {
+          mass += w;
+          own++;
+        } else if (head.has(t) || localHead.has(t)) mass += w;
+        else if (lexicon && [...lexicon.synonyms(t)].some((x) => terms.has(x))) {
+          mass += w * lexicon.synonymWeight;
+          own++;
+        } else if (lexicon && [...lexicon.antonyms(t)].some((x) => terms.has(x))) contradicted = true;
+        else if (around.some((s) => s.has(t))) mass += w * NEIGHBOUR;
+      }
+      if (contradicted) continue;
+      let score = (mass / total) * (own < minTerms ? LONE_WORD : 1) * typeFactor(shape, unit.text, question);
+      if (shape.focus.length > 0 && !focusByKind) {
+        const seen = (t: string) => terms.has(t) || head.has(t) || localHead.has(t) || around.some((s) => s.has(t));
+        if (!shape.focus.every((alternatives) => alternatives.some(seen))) score *= FOCUS_MISS;
+      }
+      out.push({ passage: p, unit, score, terms });
+    }
+  }
+  return out;
+}
+
+/** The best unit's score: how well the passages answer the question (0..1). */
+export const bestScore = (units: ScoredUnit[]) => units.reduce((m, u) => Math.max(m, u.score), 0);

@@ -1,0 +1,65 @@
+import { holdsAnswerType } from "./answer-type.ts";
+import { stem } from "./terms.ts";
+
+/**
+ * Focus nouns that name a measured value, and what a value of that kind looks like: a unit holding one answers for
+ * the noun ("What dose …?" — "100 mg/day"; "What is the deadline …?" — "by September 21, 2020"), so the noun itself
+ * need not be written out. A bare number is not a dose or a price: "store below 25 °C" does not answer "What is
+ * the dose?".
+ */
+export type FocusKind =
+  | "number"
+  | "time"
+  | "range"
+  | "dose"
+  | "money"
+  | "length"
+  | "duration"
+  | "age"
+  | "percent"
+  | "temperature"
+  | "weight";
+
+const NUM = String.raw`\d[\d.,]*`;
+const unit = (units: string) => new RegExp(String.raw`${NUM}\s*-?\s*(?:${units})\b`, "iu");
+const TESTS: Record<Exclude<FocusKind, "number" | "time">, RegExp> = {
+  range: new RegExp(
+    String.raw`\bbetween\s+-?${NUM}\s+and\s+-?${NUM}|\bfrom\s+-?${NUM}\s+(?:to|through|until)\s+-?${NUM}|\b${NUM}\s*[-–]\s*${NUM}\b`,
+    "i",
+  ),
+  dose: unit("mg|g|mcg|µg|μg|ml|iu|units?|tablets?|capsules?|drops?|puffs?|doses?"),
+  money: new RegExp(String.raw`[$€£¥]\s*${NUM}|${NUM}\s*(?:€|euros?|eur|usd|dollars?|pounds?|cents?|pence|francs?|yen)\b`, "i"),
+  length: unit("words?|pages?|characters?|lines?|m|km|cm|mm|ft|feet|foot|inch(?:es)?|miles?|yards?|meters?|metres?|bytes?|kb|mb|gb"),
+  duration: unit("seconds?|minutes?|hours?|days?|weeks?|months?|years?|nights?"),
+  age: unit("years?(?:\\s+old)?|yrs?|months? old"),
+  percent: new RegExp(String.raw`${NUM}\s*(?:%|percent|per cent)`, "i"),
+  temperature: new RegExp(String.raw`${NUM}\s*(?:°|degrees?)`, "i"),
+  weight: unit("kg|g|lbs?|pounds?|tons?|tonnes?|ounces?|oz"),
+};
+
+const KIND_OF: Record<string, FocusKind> = {};
+const add = (kind: FocusKind, words: string) => {
+  for (const w of words.split(" ")) KIND_OF[stem(w)] = kind;
+};
+add("number", "number count total population amount quantity rating score capacity limit threshold speed");
+add("time", "date dates year day month deadline birthday anniversary century decade");
+add("range", "range");
+add("dose", "dose dosage");
+add("money", "price cost costs fee fees salary wage budget fare");
+add("length", "length size height depth width distance");
+add("duration", "duration period");
+add("age", "age");
+add("percent", "percentage percent rate");
+add("temperature", "temperature");
+add("weight", "weight");
+
+export const focusKindOf = (stemmed: string): FocusKind | undefined => KIND_OF[stemmed];
+
+/** Whether `text` holds a value of the kind the focus names (not just a number the question brought). */
+export function holdsFocusKind(kind: FocusKind, text: string, question: string): boolean {
+  if (kind === "number" || kind === "time") return holdsAnswerType(kind, text, question);
+  return TESTS[kind].test(text);
+}
+
+/** The answer type a focus kind asks for: every measured value is a number, dates are times. */
+export const answerTypeOf = (kind: FocusKind): "number" | "time" => (kind === "time" ? "time" : "number");

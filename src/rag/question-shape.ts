@@ -1,0 +1,108 @@
+import { expectedAnswerType, isQuestion } from "./answer-type.ts";
+import { answerTypeOf, type FocusKind, focusKindOf } from "./focus-kinds.ts";
+import { stem, wordTokens } from "./terms.ts";
+
+/**
+ * What a question asks for, beyond its words: the kind of answer (a number, a date, a name, a place, a reason)
+ * and its focus — the thing asked about ("the CAPTAIN of Lion Air Flight 610", "Mrs. Hudson's FIRST NAME",
+ * "what DOSE of sitagliptin"). A sentence that shares the question's other words but never mentions its focus
+ * is about the same subject, not the answer: that is how on-topic questions the documents cannot answer are told
+ * from those they can.
+ */
+export type AskedKind = "number" | "time" | "name" | "place" | "reason";
+
+export interface QuestionShape {
+  question: boolean;
+  kind: AskedKind | null;
+  /** the focus names a number, a range or a date: a unit holding one satisfies the focus */
+  focusKind?: FocusKind;
+  /** stems the answer should mention, each with its accepted alternatives; empty when the question has no focus */
+  focus: string[][];
+  negated: boolean;
+}
+
+/** Words that say "some value" rather than which one: they are never the focus. */
+const GENERIC = new Set(
+  "name names value values number numbers amount kind kinds type types sort sorts term terms word words thing things part parts way ways one ones version versions example examples something piece lot form".split(
+    " ",
+  ),
+);
+/** Verbs whose subject or object is a role a document names with a noun ("Who wrote X?" — "Author: …"). */
+const ROLE_VERBS: Record<string, string[]> = {
+  wrote: ["author", "writer", "written", "wrote", "by"],
+  written: ["author", "writer", "written", "wrote", "by"],
+  authored: ["author", "authored", "by"],
+  directed: ["director", "directed"],
+  painted: ["painter", "painted"],
+  founded: ["founder", "founded"],
+  invented: ["inventor", "invented"],
+  composed: ["composer", "composed"],
+  produced: ["producer", "produced", "credits"],
+  published: ["publisher", "published", "date", "publication"],
+  translated: ["translator", "translated"],
+  illustrated: ["illustrator", "illustrated"],
+};
+/** focus nouns and the words a document may use for them */
+const FOCUS_ALTERNATIVES: Record<string, string[]> = {
+  author: ["author", "written", "wrote", "by"],
+  price: ["price", "cost", "costs", "euro", "eur", "usd", "dollars"],
+  cost: ["cost", "costs", "price"],
+  age: ["age", "aged", "old"],
+};
+const NEGATION = /\b(not|never|no|none|neither|nor|cannot|without|except|excluding|unless)\b|n['’]t\b/i;
+const REASON_Q = /^\s*(why|what (is|was|were|are) the (reason|cause)s?|for what reason|how come)\b/i;
+const PLACE_Q = /^\s*(where|in (what|which) (place|city|country|town|room|state))\b/i;
+
+const PHRASE = String.raw`((?:[\p{L}\p{N}-]+\s+){0,3}?[\p{L}\p{N}-]+?)`;
+const STOP_AFTER = String.raw`(?=\s+(?:of|for|on|in|to|at|from|that|which|who|does|did|do|is|was|are|were|has|have|had|should|would|will|can|could|must|given|used)\b|\s*[?]|\s*$)`;
+const AUX = "do|does|did|is|was|are|were|can|could|should|would|will|may|might|must|has|have|had";
+/** "what/which is the X …", "who is the X of …" */
+const WH_THE = new RegExp(
+  String.raw`^\s*(?:what|which|who|whom)(?:['’]s|\s+(?:is|was|are|were))\s+(?:the|a|an|his|her|its|their)\s+${PHRASE}${STOP_AFTER}`,
+  "iu",
+);
+/** "what X does …", "which X should …" */
+const WH_NOUN = new RegExp(String.raw`^\s*(?:what|which)\s+(?!(?:${AUX}|the|a|an)\b)${PHRASE}\s+(?:${AUX})\b`, "iu");
+const POSSESSIVE = /^\s*(?:what|which)(?:['’]s|\s+(?:is|was|are|were))\s+[\p{L}\p{N}. ]+?['’]s\s+((?:[\p{L}-]+\s+)?[\p{L}-]+)\s*\??\s*$/iu;
+const WHO_VERB = /^\s*who\s+(\p{L}+)/iu;
+const CALLED = /\b(called|named)\s*\??\s*$/i;
+
+const stems = (words: string[]) => [...new Set(words.map((w) => stem(w.toLowerCase())))];
+const NAME_MODIFIERS = new Set(
+  "first last full maiden brand middle given family code user pen stage trade common scientific street".split(" "),
+);
+const ARTICLES = new Set(["the", "a", "an", "his", "her", "its", "their"]);
+
+/** The focus of a noun phrase: its head noun; a generic head ("the name of X") hands on to what follows "of". */
+function focusFrom(phrase: string, question: string, depth = 0): string[][] {
+  const words = wordTokens(phrase.split(/\s+of\s+/i)[0] ?? "").filter((w) => !ARTICLES.has(w));
+  const head = words.at(-1);
+  if (!head) return [];
+  if (!GENERIC.has(head)) return [stems(FOCUS_ALTERNATIVES[head] ?? [head])];
+  // "first name", "brand name": the modifier says which name
+  const modifier = words.at(-2);
+  if (modifier && NAME_MODIFIERS.has(modifier)) return [stems([modifier])];
+  phrase = phrase.split(/\s+of\s+/i)[0] ?? phrase;
+  if (depth > 0) return [];
+  const escaped = phrase.trim().replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+  const of = new RegExp(String.raw`${escaped}\s+of\s+(?:the\s+|a\s+|an\s+)?${PHRASE}${STOP_AFTER}`, "iu").exec(question)?.[1];
+  return of ? focusFrom(of.replace(/['’]s\b/g, " "), question, depth + 1) : [];
+}
+
+export function questionShape(text: string): QuestionShape {
+  const q = text.trim();
+  const type = expectedAnswerType(q);
+  let kind: AskedKind | null = type;
+  if (REASON_Q.test(q)) kind = "reason";
+  else if (PLACE_Q.test(q) && type === "name") kind = "place";
+  if (CALLED.test(q) && kind === null) kind = "name";
+  const focus: string[][] = [];
+  const who = WHO_VERB.exec(q)?.[1]?.toLowerCase();
+  const noun = WH_THE.exec(q)?.[1] ?? WH_NOUN.exec(q)?.[1];
+  if (who && ROLE_VERBS[who]) focus.push(stems(ROLE_VERBS[who] ?? []));
+  else if (POSSESSIVE.test(q)) focus.push(...focusFrom(POSSESSIVE.exec(q)?.[1] ?? "", q));
+  else if (noun && !CALLED.test(q)) focus.push(...focusFrom(noun, q));
+  const focusKind = focus.length === 1 ? focus[0]?.map(focusKindOf).find(Boolean) : undefined;
+  if (focusKind && kind === null) kind = answerTypeOf(focusKind);
+  return { question: isQuestion(q), kind, focus, negated: NEGATION.test(q), ...(focusKind ? { focusKind } : {}) };
+}
