@@ -1,5 +1,5 @@
 import type { CompleteRequest, LlmBackend, Tenant } from "../llm/backend.ts";
-import { hasAnaphor, isFollowUp, rewriteFollowUp } from "../rag/follow-up.ts";
+import { hasAnaphor, isElliptic, isFollowUp, rewriteFollowUp } from "../rag/follow-up.ts";
 import { isGrounded } from "../rag/grounding-gate.ts";
 import { rewriteWithModel } from "../rag/llm-rewrite.ts";
 import type { Retrieval } from "../rag/retrieval.types.ts";
@@ -43,13 +43,14 @@ export async function groundQuestion(
 ): Promise<Grounding> {
   const resolved = rewriteFollowUp(
     input.question,
-    input.history.filter((t) => t.question).map((t) => ({ question: t.question, searchQuery: t.searchQuery })),
+    input.history.filter((t) => t.question).map((t) => ({ question: t.question, searchQuery: t.searchQuery, answer: t.answer })),
   );
   const search = (query: string) => retriever.retrieve({ deploymentId: input.deploymentId, query, topK: s.topK });
   const ok = (r: Retrieval) => isGrounded(r.relevance, thresholdFor(s, r));
   const first = await search(resolved);
   const asResolved = { retrieval: first, searchQuery: resolved, grounded: ok(first), retrievalFallback: false };
-  if (resolved === input.question || (ok(first) && hasAnaphor(input.question))) return asResolved;
+  // an elliptic question ("And in October?") names only what changes: on its own it is no question at all
+  if (resolved === input.question || (ok(first) && hasAnaphor(input.question)) || isElliptic(input.question)) return asResolved;
   const plain = await search(input.question);
   if (!ok(plain)) return asResolved;
   if (ok(first) && bestChunk(plain) === bestChunk(first)) return asResolved;

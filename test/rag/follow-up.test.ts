@@ -22,14 +22,51 @@ describe("deterministic follow-up rewrite", () => {
   });
 
   test("a possessive pronoun becomes the subject's possessive", () => {
-    expect(rewriteFollowUp("Who was their leader?", history("Who were the Normans?"))).toBe("Who was the Normans's leader?");
+    expect(rewriteFollowUp("Who was their leader?", history("Who were the Normans?"))).toBe("Who was the Normans’ leader?");
+    expect(rewriteFollowUp("Who was its founder?", history("When was the museum built?"))).toBe("Who was the museum's founder?");
   });
 
-  test("an elliptic question carries the subject in parentheses", () => {
-    expect(rewriteFollowUp("What about monthly plans?", history("What is the refund policy for annual plans?"))).toBe(
-      "What about monthly plans? (the refund policy for annual plans)",
+  test("an elliptic question changes one slot of the previous question and stays a readable question", () => {
+    const after = (q: string, previous: string) => rewriteFollowUp(q, history(previous));
+    // the words before a shared noun
+    expect(after("What about monthly plans?", "What is the refund policy for annual plans?")).toBe(
+      "What is the refund policy for monthly plans?",
     );
-    expect(rewriteFollowUp("Why?", history("Tell me about the Pro plan"))).toBe("Why? (the Pro plan)");
+    expect(after("And handgun checks?", "How many long gun checks were there in Pennsylvania in November 2015?")).toBe(
+      "How many handgun checks were there in Pennsylvania in November 2015?",
+    );
+    // a year, a month, a symbol
+    expect(after("And in 2012?", "How many visitors came in 2010?")).toBe("How many visitors came in 2012?");
+    expect(after("And in October?", "How many permit checks did Kentucky have in November 2015?")).toBe(
+      "How many permit checks did Kentucky have in October 2015?",
+    );
+    expect(after("And what about $! ?", "What does $$ expand to in bash?")).toBe("What does $! expand to in bash?");
+    // a name after a preposition, leaving the rest of the question alone
+    expect(after("And in Texas?", "What was the total number of recipients in California in FY09?")).toBe(
+      "What was the total number of recipients in Texas in FY09?",
+    );
+    // the last noun phrase
+    expect(after("And the mallets?", "In the Queen's croquet game, what did they use as balls?")).toBe(
+      "In the Queen's croquet game, what did they use as mallets?",
+    );
+    // "the X one" borrows the previous question's noun; "the one about Y" replaces what it was about
+    expect(after("What's the threshold for the altitude one?", "When does the IAS DISAGREE alert come on?")).toBe(
+      "What's the threshold for the altitude alert?",
+    );
+    expect(after("And the one about what you believe?", "What's the term for how you acquire knowledge?")).toBe(
+      "What's the term for what you believe?",
+    );
+    // nothing fits: the subject in parentheses
+    expect(after("Why?", "Tell me about the Pro plan")).toBe("Why? (the Pro plan)");
+  });
+
+  test("he, she, his and her point to the person the previous answer or question named", () => {
+    expect(
+      rewriteFollowUp("What was his assistant called?", [
+        { question: "Who comes to Holmes for help in The Red-Headed League?", answer: "Mr. Jabez Wilson, a red-headed pawnbroker." },
+      ]),
+    ).toBe("What was Mr. Jabez Wilson's assistant called?");
+    expect(rewriteFollowUp("What is her job?", history("How much will Siobhan gain from the Budget?"))).toBe("What is Siobhan's job?");
   });
 
   test("the stored standalone query of the earlier turn is preferred over its raw wording", () => {
