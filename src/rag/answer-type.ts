@@ -57,12 +57,41 @@ export function expectedAnswerType(question: string): AnswerType | null {
 /** Whether `text` holds a candidate of `type` that is not just a word of the question itself. */
 export function holdsAnswerType(type: AnswerType, text: string, question: string): boolean {
   const asked = new Set(wordTokens(question));
-  const numbers = (text.match(/\d[\d,.]*/g) ?? []).map((n) => n.replace(/[,.]+$/, "")).filter((n) => !asked.has(n.toLowerCase()));
+  const numbers = numbersIn(text).filter((n) => !asked.has(n.toLowerCase()));
   // a year is a date, not a count ("How many … in 1990?" is not answered by "in 1990"), unless a unit follows it
   if (type === "number") return numbers.some((n) => !isYear(n, text)) || NUMBER_WORD.test(text);
   if (type === "time")
     return (
       numbers.some((n) => /^\d{3,4}$/.test(n) || /^\d{1,2}[/.-]\d{1,2}/.test(n)) || MONTH.test(text) || ERA.test(text) || CLOCK.test(text)
     );
-  return (text.match(/\b\p{Lu}[\p{L}'’-]+/gu) ?? []).some((w) => !asked.has(w.toLowerCase()));
+  return namesIn(text).some((w) => !asked.has(w.toLowerCase()));
 }
+
+/**
+ * The numbers of a text, as values: "1,200", "3.5", "1871", "4" of "4-week", "21/09/2020". Codes that merely contain
+ * digits — an AD number "2018–23–51", a model "737–8", a version "P12.1.2", a study "A5346" — are identifiers, not
+ * quantities or dates, and are left out.
+ */
+export function numbersIn(text: string): string[] {
+  const out: string[] = [];
+  for (const token of text.split(/[\s()[\]{};"“”‘’'!?]+|:(?=\s|$)/)) {
+    const t = token.replace(/[,.]+$/, "");
+    if (!/\d/.test(t)) continue;
+    const m = /^[$€£¥]?(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)(%|[-–]?\p{L}{0,12}(?:\/\p{L}+)?)?$/u.exec(t);
+    if (m?.[1] && !/^[-–]?\d/.test(m[2] ?? "")) out.push(m[1]);
+    else if (/^\d{1,2}[/.-]\d{1,2}[/.-]\d{2,4}$/.test(t) || /^\d{1,2}[:.]\d{2}$/.test(t)) out.push(t);
+  }
+  return out;
+}
+
+/** Capitalised words that can name someone or something: not the first word of a sentence, a title or "I". */
+function namesIn(text: string): string[] {
+  const out: string[] = [];
+  for (const m of text.matchAll(/(^|[.!?]["”’]?\s+|["“‘(]\s*)?\b(\p{Lu}[\p{L}'’-]+)/gu)) {
+    const word = m[2] ?? "";
+    if (m[1] !== undefined || TITLES.has(word.toLowerCase())) continue;
+    out.push(word);
+  }
+  return out;
+}
+const TITLES = new Set("mr mrs ms miss dr prof sir i i'm i’ve i’ll".split(" "));

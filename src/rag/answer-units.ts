@@ -2,7 +2,7 @@ import { holdsAnswerType } from "./answer-type.ts";
 import { holdsFocusKind } from "./focus-kinds.ts";
 import type { QuestionShape } from "./question-shape.ts";
 import { segmentPassage, type TextUnit } from "./sentences.ts";
-import { stemSet } from "./terms.ts";
+import { stem, stemSet, wordTokens } from "./terms.ts";
 
 /**
  * The units that can answer a question — sentences, list items, table and CSV rows — scored the same way for the
@@ -83,7 +83,8 @@ export function scoreUnits(
   for (const [p, passage] of passages.entries()) {
     const head = stemSet(`${passage.source}\n${passage.headingPath}`);
     const units = segmentPassage(passage.text);
-    const sets = units.map((u) => stemSet(u.text));
+    const tokens = units.map((u) => wordTokens(u.text).map(stem));
+    const sets = tokens.map((t) => new Set(t));
     let localHead = new Set<string>();
     for (const [i, unit] of units.entries()) {
       const terms = sets[i] as Set<string>;
@@ -96,12 +97,17 @@ export function scoreUnits(
       let mass = 0;
       let own = 0;
       let contradicted = false;
+      // in a long sentence (a novel's, a regulation's) only the words near each other count fully
+      const near = (tokens[i] as string[]).length > WINDOW ? densestWindow(tokens[i] as string[], weights) : terms;
       // a focus that names a number or a date is answered by one ("What dose …?" — "100 mg/day")
       const focusByKind = !!shape.focusKind && holdsFocusKind(shape.focusKind, unit.text, question);
       const focusTerms = focusByKind ? new Set(shape.focus.flat()) : null;
       for (const [t, w] of weights) {
-        if (terms.has(t) || focusTerms?.has(t)) {
+        if (near.has(t) || focusTerms?.has(t)) {
           mass += w;
+          own++;
+        } else if (terms.has(t)) {
+          mass += w * NEIGHBOUR;
           own++;
         } else if (head.has(t) || localHead.has(t)) mass += w;
         else if (lexicon && [...lexicon.synonyms(t)].some((x) => terms.has(x))) {
@@ -120,6 +126,35 @@ export function scoreUnits(
     }
   }
   return out;
+}
+
+/** Words that count as one passage of a long sentence. */
+const WINDOW = 30;
+
+/** The question terms in the best-covered run of WINDOW words of a long unit. */
+function densestWindow(tokens: string[], weights: Map<string, number>): Set<string> {
+  const counts = new Map<string, number>();
+  let mass = 0;
+  let best = { mass: -1, at: 0 };
+  for (let i = 0; i < tokens.length; i++) {
+    const t = tokens[i] as string;
+    const w = weights.get(t);
+    if (w !== undefined) {
+      counts.set(t, (counts.get(t) ?? 0) + 1);
+      if (counts.get(t) === 1) mass += w;
+    }
+    if (i >= WINDOW) {
+      const out = tokens[i - WINDOW] as string;
+      const wo = weights.get(out);
+      if (wo !== undefined) {
+        const c = (counts.get(out) ?? 1) - 1;
+        counts.set(out, c);
+        if (c === 0) mass -= wo;
+      }
+    }
+    if (mass > best.mass) best = { mass, at: Math.max(0, i - WINDOW + 1) };
+  }
+  return new Set(tokens.slice(best.at, best.at + WINDOW).filter((t) => weights.has(t)));
 }
 
 /** The best unit's score: how well the passages answer the question (0..1). */

@@ -1,7 +1,7 @@
 import { estimateTokens } from "../llm/estimate-tokens.ts";
 import { scoreUnits } from "./answer-units.ts";
 import { type QuestionShape, questionShape } from "./question-shape.ts";
-import type { TextUnit } from "./sentences.ts";
+import { segmentPassage, type TextUnit } from "./sentences.ts";
 import { queryTerms, stem, stemSet, wordTokens } from "./terms.ts";
 
 /**
@@ -141,10 +141,33 @@ export function composeAnswer(input: {
     if (used + cost <= softTokens && !seen.has(normalise(next.unit.text))) chosen.push(next);
   }
   chosen.sort((a, b) => a.passage - b.passage || a.unit.position - b.unit.position);
-  const text = joinUnits(chosen, render);
+  const text = withTerm(joinUnits(chosen, render), chosen[0] ?? first, passages);
   const usedPassages = [...new Set(chosen.map((c) => c.passage))];
   if (estimateTokens(text) <= input.maxTokens) return { text, used: usedPassages, truncated: false };
   return { text: truncateToTokens(text, input.maxTokens), used: usedPassages, truncated: true };
+}
+
+/**
+ * A heading that is a defined term — "-e", "HISTSIZE", "set", "set [-abefhkmnptuvxBCEHPT]" — not a section title
+ * ("Support hours", "Basics"): one word in capitals, in lower case or with symbols, perhaps followed by its syntax.
+ */
+const TERM_HEADING = /^(?:[-$%@]*[\p{Lu}\d_]+|[-$%@]*[\p{Ll}\d_][\p{Ll}\d_-]*|\S*[-$_@%.]\S*)(?:\s+[[{<(-]\S*){0,2}$/u;
+
+/**
+ * A definition answered without its term reads as a riddle ("If set, the history list is appended …"): when the
+ * answer starts at the first sentence under a term-like heading, the term leads it ("histappend: If set, …").
+ */
+function withTerm(text: string, first: Candidate, passages: ComposePassage[]): string {
+  if (first.unit.kind === "row") return text;
+  const units = segmentPassage(passages[first.passage]?.text ?? "");
+  const before = units.filter((u) => u.position < first.unit.position);
+  const local = before.at(-1);
+  let term: string | undefined;
+  if (local?.kind === "heading") term = local.text;
+  else if (before.length === 0) term = passages[first.passage]?.headingPath?.split(" > ").at(-1);
+  term = term?.replace(/[:：]\s*$/, "").trim();
+  if (!term || term.length > 40 || !TERM_HEADING.test(term) || text.toLowerCase().startsWith(term.toLowerCase())) return text;
+  return `${term}: ${text}`;
 }
 
 /** Past this many words a sentence reads as a page: it is cut to the clauses that hold the question's words. */

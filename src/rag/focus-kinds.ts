@@ -42,7 +42,7 @@ const add = (kind: FocusKind, words: string) => {
   for (const w of words.split(" ")) KIND_OF[stem(w)] = kind;
 };
 add("number", "number count total population amount quantity rating score capacity limit threshold speed");
-add("time", "date dates year day month deadline birthday anniversary century decade");
+add("time", "date dates year day month deadline birthday anniversary century decade time hour");
 add("range", "range");
 add("dose", "dose dosage");
 add("money", "price cost costs fee fees salary wage budget fare");

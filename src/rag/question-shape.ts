@@ -57,12 +57,13 @@ const PHRASE = String.raw`((?:[\p{L}\p{N}-]+\s+){0,3}?[\p{L}\p{N}-]+?)`;
 const STOP_AFTER = String.raw`(?=\s+(?:of|for|on|in|to|at|from|that|which|who|does|did|do|is|was|are|were|has|have|had|should|would|will|can|could|must|given|used)\b|\s*[?]|\s*$)`;
 const AUX = "do|does|did|is|was|are|were|can|could|should|would|will|may|might|must|has|have|had";
 /** "what/which is the X …", "who is the X of …" */
+const LEAD_PREP = String.raw`(?:(?:by|on|in|at|for|from|to|until|under|with)\s+)?`;
 const WH_THE = new RegExp(
-  String.raw`^\s*(?:what|which|who|whom)(?:['’]s|\s+(?:is|was|are|were))\s+(?:the|a|an|his|her|its|their)\s+${PHRASE}${STOP_AFTER}`,
+  String.raw`^\s*${LEAD_PREP}(?:what|which|who|whom)(?:['’]s|\s+(?:is|was|are|were))\s+(?:the|a|an|his|her|its|their)\s+${PHRASE}${STOP_AFTER}`,
   "iu",
 );
 /** "what X does …", "which X should …" */
-const WH_NOUN = new RegExp(String.raw`^\s*(?:what|which)\s+(?!(?:${AUX}|the|a|an)\b)${PHRASE}\s+(?:${AUX})\b`, "iu");
+const WH_NOUN = new RegExp(String.raw`^\s*${LEAD_PREP}(?:what|which)\s+(?!(?:${AUX}|the|a|an)\b)${PHRASE}\s+(?:${AUX})\b`, "iu");
 const POSSESSIVE = /^\s*(?:what|which)(?:['’]s|\s+(?:is|was|are|were))\s+[\p{L}\p{N}. ]+?['’]s\s+((?:[\p{L}-]+\s+)?[\p{L}-]+)\s*\??\s*$/iu;
 const WHO_VERB = /^\s*who\s+(\p{L}+)/iu;
 const CALLED = /\b(called|named)\s*\??\s*$/i;
