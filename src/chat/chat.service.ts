@@ -181,7 +181,15 @@ export function createChatService(deps: ChatDeps) {
       lang: req.lang,
     });
     const passages = given.map((h) => ({ text: h.text, source: h.source, headingPath: h.headingPath }));
-    const genReq = { ...generation, messages, passages, question: req.question, termWeights: grounding.retrieval.weights };
+    const genReq = {
+      ...generation,
+      messages,
+      passages,
+      question: req.question,
+      searchQuery: grounding.searchQuery,
+      mustMention: grounding.mustMention,
+      termWeights: grounding.retrieval.weights,
+    };
     const quoted = deps.backend.compose?.(genReq);
     const sources = distinctSources(quoted ? quoted.used.flatMap((i) => given[i] ?? []) : given);
     const ev: SourcesEvent = {

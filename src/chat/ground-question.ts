@@ -1,5 +1,5 @@
 import type { CompleteRequest, LlmBackend, Tenant } from "../llm/backend.ts";
-import { hasAnaphor, isElliptic, isFollowUp, rewriteFollowUp } from "../rag/follow-up.ts";
+import { changedTerms, hasAnaphor, isElliptic, isFollowUp, rewriteFollowUp } from "../rag/follow-up.ts";
 import { isGrounded } from "../rag/grounding-gate.ts";
 import { rewriteWithModel } from "../rag/llm-rewrite.ts";
 import type { Retrieval } from "../rag/retrieval.types.ts";
@@ -9,6 +9,8 @@ import type { ThreadTurn } from "./conversation.ts";
 export interface Grounding {
   retrieval: Retrieval;
   searchQuery: string;
+  /** what an elliptic follow-up changed: the answer must mention it ("And in October?" → october) */
+  mustMention: string[];
   grounded: boolean;
   retrievalFallback: boolean;
 }
@@ -45,16 +47,22 @@ export async function groundQuestion(
     input.question,
     input.history.filter((t) => t.question).map((t) => ({ question: t.question, searchQuery: t.searchQuery, answer: t.answer })),
   );
-  const search = (query: string) => retriever.retrieve({ deploymentId: input.deploymentId, query, topK: s.topK });
+  const previous = input.history.filter((t) => t.question).at(-1);
+  const mustMention =
+    resolved !== input.question && isElliptic(input.question) && previous
+      ? changedTerms(input.question, previous.searchQuery ?? previous.question)
+      : [];
+  const search = (query: string, must: string[] = []) =>
+    retriever.retrieve({ deploymentId: input.deploymentId, query, topK: s.topK, mustMention: must });
   const ok = (r: Retrieval) => isGrounded(r.relevance, thresholdFor(s, r));
-  const first = await search(resolved);
-  const asResolved = { retrieval: first, searchQuery: resolved, grounded: ok(first), retrievalFallback: false };
+  const first = await search(resolved, mustMention);
+  const asResolved = { retrieval: first, searchQuery: resolved, mustMention, grounded: ok(first), retrievalFallback: false };
   // an elliptic question ("And in October?") names only what changes: on its own it is no question at all
   if (resolved === input.question || (ok(first) && hasAnaphor(input.question)) || isElliptic(input.question)) return asResolved;
   const plain = await search(input.question);
   if (!ok(plain)) return asResolved;
   if (ok(first) && bestChunk(plain) === bestChunk(first)) return asResolved;
-  return { retrieval: plain, searchQuery: input.question, grounded: true, retrievalFallback: true };
+  return { retrieval: plain, searchQuery: input.question, mustMention: [], grounded: true, retrievalFallback: true };
 }
 
 /**
@@ -90,11 +98,14 @@ export async function refineWithModel(
   const search = (query: string) => retriever.retrieve({ deploymentId: input.deploymentId, query, topK: s.topK });
   const retrieval = await search(r.query);
   if (isGrounded(retrieval.relevance, thresholdFor(s, retrieval)))
-    return { grounding: { retrieval, searchQuery: r.query, grounded: true, retrievalFallback: false }, ...used };
+    return { grounding: { retrieval, searchQuery: r.query, mustMention: [], grounded: true, retrievalFallback: false }, ...used };
   // The model's rewrite matched nothing: as with the deterministic rewrite, the visitor's own wording wins
   // when it is grounded (retrieval_fallback), else the deterministic rewrite stands.
   if (g.searchQuery === input.question) return { grounding: g, ...used };
   const plain = await search(input.question);
   if (!isGrounded(plain.relevance, thresholdFor(s, plain))) return { grounding: g, ...used };
-  return { grounding: { retrieval: plain, searchQuery: input.question, grounded: true, retrievalFallback: true }, ...used };
+  return {
+    grounding: { retrieval: plain, searchQuery: input.question, mustMention: [], grounded: true, retrievalFallback: true },
+    ...used,
+  };
 }

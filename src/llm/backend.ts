@@ -19,6 +19,10 @@ export interface GenerateRequest {
   passages?: { text: string; source: string; headingPath?: string }[];
   /** the visitor's question in its original wording */
   question?: string;
+  /** the standalone question that was searched (a follow-up resolved): the extractive backend quotes for it */
+  searchQuery?: string;
+  /** words an extractive answer must mention besides the question's focus (what an elliptic follow-up changed) */
+  mustMention?: string[];
   /** the question's term weights in this deployment (stemmed term → IDF), for choosing sentences */
   termWeights?: Map<string, number>;
 }

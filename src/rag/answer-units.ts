@@ -44,7 +44,9 @@ export interface ScoredUnit {
 const NEIGHBOUR = 0.5;
 const LONE_WORD = 0.5;
 const SOFT_TYPE_MISS = 0.7;
-const FOCUS_MISS = 0.55;
+const FOCUS_MISS = 0.4;
+/** a why-question answered without a reason is a restatement of what happened, not an answer */
+const REASON_MISS = 0.4;
 /** words that give a reason: a why-question is not answered by a sentence that only restates what happened */
 const REASON =
   /\b(because|since|so that|in order to|due to|owing to|as a result|reason|why|cause[sd]?|for fear|mistake|therefore|thus|hence)\b/i;
@@ -61,7 +63,7 @@ function typeFactor(shape: QuestionShape, text: string, question: string): numbe
         ? 1
         : SOFT_TYPE_MISS;
     case "reason":
-      return REASON.test(text) ? 1 : SOFT_TYPE_MISS;
+      return REASON.test(text) ? 1 : REASON_MISS;
     default:
       return 1;
   }

@@ -24,8 +24,8 @@ export interface ComposedAnswer {
 
 export const DEFAULT_MAX_SENTENCES = 3;
 /** Further sentences must carry this share of the best one's score: one shared word makes noise, not an answer. */
-const MIN_RELATIVE_SCORE = 0.5;
-const OTHER_PASSAGE_SCORE = 0.8;
+const MIN_RELATIVE_SCORE = 0.8;
+const OTHER_PASSAGE_SCORE = 0.9;
 /** Only the best few passages are read: lower ones are what the ranking doubted. */
 const MAX_PASSAGES = 4;
 const SOFT_MAX_TOKENS = 160;
@@ -55,6 +55,9 @@ function questionWeights(question: string, passages: ComposePassage[], given?: M
  * formulas. When the question names columns of a wide row ("the total for Alaska"), only the cells that
  * identify the row (their values match the question) and the cells asked for are shown.
  */
+/** a row with nothing asked of it shows at most this many cells */
+const MAX_ROW_CELLS = 8;
+
 export function formatRow(row: string, questionTerms?: Set<string>): string {
   const cells = row
     .split("; ")
@@ -65,13 +68,22 @@ export function formatRow(row: string, questionTerms?: Set<string>): string {
     .filter(
       (p): p is { key: string; value: string } => p !== null && p.value !== "" && !p.value.startsWith("=") && !/^column \d+$/i.test(p.key),
     );
-  const hits = (text: string) => !!questionTerms && [...stemSet(text)].some((t) => questionTerms.has(t));
-  const identifying = cells.filter((c) => hits(c.value));
-  const asked = cells.filter((c) => hits(c.key) && !identifying.includes(c));
+  const matches = (text: string) => (questionTerms ? [...stemSet(text)].filter((t) => questionTerms.has(t)).length : 0);
+  // the two cells whose values name the row best ("title: Metropolis (1927)"), and the columns asked for, whose
+  // names may be camelCase or snake_case ("ratingCount", "nrOfWins")
+  const identifying = cells
+    .map((c) => ({ c, n: matches(c.value) }))
+    .filter((x) => x.n > 0)
+    .sort((a, b) => b.n - a.n)
+    .slice(0, 2)
+    .map((x) => x.c);
+  const asked = cells.filter(
+    (c) => !identifying.includes(c) && matches(c.key.replace(/([\p{Ll}\d])(\p{Lu})/gu, "$1 $2").replaceAll("_", " ")) > 0,
+  );
   const shown =
     cells.length > 4 && identifying.length > 0 && asked.length > 0
       ? cells.filter((c) => identifying.includes(c) || asked.includes(c))
-      : cells;
+      : cells.slice(0, MAX_ROW_CELLS);
   return shown.map((p) => `${p.key}: ${p.value}`).join("\n");
 }
 
@@ -81,10 +93,12 @@ export function composeAnswer(input: {
   maxTokens: number;
   weights?: Map<string, number>;
   maxSentences?: number;
+  /** words the answer must mention besides the question's focus (see questionShape) */
+  mustMention?: string[];
 }): ComposedAnswer {
   const passages = input.passages.slice(0, MAX_PASSAGES);
   const weights = questionWeights(input.question, passages, input.weights);
-  const shape = questionShape(input.question);
+  const shape = questionShape(input.question, input.mustMention);
   const scored = scoreUnits(
     weights,
     input.question,
@@ -171,7 +185,7 @@ function withTerm(text: string, first: Candidate, passages: ComposePassage[]): s
 }
 
 /** Past this many words a sentence reads as a page: it is cut to the clauses that hold the question's words. */
-const LONG_SENTENCE_WORDS = 45;
+const LONG_SENTENCE_WORDS = 35;
 
 /**
  * A long sentence (a novel's, a regulation's) cut to the clauses that answer: clauses end at ";", ":" and dashes,
@@ -180,7 +194,9 @@ const LONG_SENTENCE_WORDS = 45;
  */
 function trimLongSentence(text: string, weights: Map<string, number>, shape: QuestionShape, question: string): string {
   if (text.split(/\s+/).length <= LONG_SENTENCE_WORDS) return text;
-  const clauses = text.split(/(?<=[;:])\s+|\s+(?=[—–]\s)|(?<=\s[—–])\s+/).filter((c) => c.trim() !== "");
+  const clauses = text
+    .split(/(?<=[;:])\s+|\s+(?=[—–]\s)|(?<=\s[—–])\s+|(?<=,)\s+(?=(?:and|but|so|which|while|whereas|although|though|because|when|where)\s)/)
+    .filter((c) => c.trim() !== "");
   if (clauses.length < 2) return text;
   const scored = scoreUnits(weights, question, { ...shape, focus: [] }, [{ text: clauses.join("\n\n"), source: "", headingPath: "" }]);
   const best = scored.reduce<{ i: number; s: number }>((b, u, i) => (u.score > b.s ? { i, s: u.score } : b), { i: -1, s: 0 });

@@ -15,6 +15,8 @@ export type FocusKind =
   | "money"
   | "length"
   | "duration"
+  /** a length or a duration: "how long" */
+  | "extent"
   | "age"
   | "percent"
   | "temperature"
@@ -22,7 +24,7 @@ export type FocusKind =
 
 const NUM = String.raw`\d[\d.,]*`;
 const unit = (units: string) => new RegExp(String.raw`${NUM}\s*-?\s*(?:${units})\b`, "iu");
-const TESTS: Record<Exclude<FocusKind, "number" | "time">, RegExp> = {
+const TESTS: Record<Exclude<FocusKind, "number" | "time" | "extent">, RegExp> = {
   range: new RegExp(
     String.raw`\bbetween\s+-?${NUM}\s+and\s+-?${NUM}|\bfrom\s+-?${NUM}\s+(?:to|through|until)\s+-?${NUM}|\b${NUM}\s*[-–]\s*${NUM}\b`,
     "i",
@@ -31,7 +33,7 @@ const TESTS: Record<Exclude<FocusKind, "number" | "time">, RegExp> = {
   money: new RegExp(String.raw`[$€£¥]\s*${NUM}|${NUM}\s*(?:€|euros?|eur|usd|dollars?|pounds?|cents?|pence|francs?|yen)\b`, "i"),
   length: unit("words?|pages?|characters?|lines?|m|km|cm|mm|ft|feet|foot|inch(?:es)?|miles?|yards?|meters?|metres?|bytes?|kb|mb|gb"),
   duration: unit("seconds?|minutes?|hours?|days?|weeks?|months?|years?|nights?"),
-  age: unit("years?(?:\\s+old)?|yrs?|months? old"),
+  age: /\b(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|[a-z]+teen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)(?:[- ]\w+)?\s+years?(?:\s+old|\s+of\s+age)?\b|\baged?\s+\d+/i,
   percent: new RegExp(String.raw`${NUM}\s*(?:%|percent|per cent)`, "i"),
   temperature: new RegExp(String.raw`${NUM}\s*(?:°|degrees?)`, "i"),
   weight: unit("kg|g|lbs?|pounds?|tons?|tonnes?|ounces?|oz"),
@@ -58,6 +60,7 @@ export const focusKindOf = (stemmed: string): FocusKind | undefined => KIND_OF[s
 /** Whether `text` holds a value of the kind the focus names (not just a number the question brought). */
 export function holdsFocusKind(kind: FocusKind, text: string, question: string): boolean {
   if (kind === "number" || kind === "time") return holdsAnswerType(kind, text, question);
+  if (kind === "extent") return TESTS.length.test(text) || TESTS.duration.test(text);
   return TESTS[kind].test(text);
 }
 

@@ -55,6 +55,12 @@ export function isElliptic(question: string): boolean {
 }
 const WH_AFTER_LEAD = /^(what|which|who|whom|whose|when|where|why|how|is|are|was|were|do|does|did|can|could)\b(?! about)/i;
 
+/** The words an elliptic question brings that the previous question did not have: what changed ("october"). */
+export function changedTerms(question: string, previous: string): string[] {
+  const before = new Set(queryTerms(previous));
+  return queryTerms(question.replace(ELLIPTIC_LEAD, "").replace(/\b(the|that|this)\s+one\b/gi, "")).filter((t) => !before.has(t));
+}
+
 /** The subject of a standalone question: what follows its wh-word and auxiliary ("the Normans in Normandy"). */
 export function subjectOf(question: string): string {
   let s = question.trim().replace(/[?.!\s]+$/u, "");

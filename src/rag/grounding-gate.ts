@@ -62,8 +62,14 @@ export interface GatePassage {
 export type { GateLexicon };
 
 /** How well one passage answers `query` (0..1); see the module comment and answer-units.ts. */
-export function answerability(weights: TermWeights, query: string, passage: GatePassage, lexicon?: GateLexicon): number {
-  const shape = questionShape(query);
+export function answerability(
+  weights: TermWeights,
+  query: string,
+  passage: GatePassage,
+  lexicon?: GateLexicon,
+  mustMention: string[] = [],
+): number {
+  const shape = questionShape(query, mustMention);
   if (!shape.question) {
     let total = 0;
     for (const w of weights.values()) total += w;

@@ -90,7 +90,19 @@ function focusFrom(phrase: string, question: string, depth = 0): string[][] {
   return of ? focusFrom(of.replace(/['’]s\b/g, " "), question, depth + 1) : [];
 }
 
-export function questionShape(text: string): QuestionShape {
+/** "how old" asks for an age, "how long" for a length or a duration …: a bare number does not answer them */
+const HOW_KIND: [RegExp, FocusKind][] = [
+  [/\bhow old\b/i, "age"],
+  [/\bhow long\b/i, "extent"],
+  [/\bhow (far|tall|high|deep|wide)\b/i, "length"],
+  [/\bhow heavy\b/i, "weight"],
+];
+
+/**
+ * `mustMention`: words the answer must mention besides the question's own focus — what an elliptic follow-up
+ * changed ("And in October?" must be answered about October).
+ */
+export function questionShape(text: string, mustMention: string[] = []): QuestionShape {
   const q = text.trim();
   const type = expectedAnswerType(q);
   let kind: AskedKind | null = type;
@@ -103,7 +115,9 @@ export function questionShape(text: string): QuestionShape {
   if (who && ROLE_VERBS[who]) focus.push(stems(ROLE_VERBS[who] ?? []));
   else if (POSSESSIVE.test(q)) focus.push(...focusFrom(POSSESSIVE.exec(q)?.[1] ?? "", q));
   else if (noun && !CALLED.test(q)) focus.push(...focusFrom(noun, q));
-  const focusKind = focus.length === 1 ? focus[0]?.map(focusKindOf).find(Boolean) : undefined;
+  const focusKind = (focus.length === 1 ? focus[0]?.map(focusKindOf).find(Boolean) : undefined) ?? HOW_KIND.find(([re]) => re.test(q))?.[1];
   if (focusKind && kind === null) kind = answerTypeOf(focusKind);
+  // any one of them will do: "And in the Ethiopian Airlines crash?" is answered by a sentence about "Ethiopian Airlines"
+  if (mustMention.length > 0) focus.push(stems(mustMention));
   return { question: isQuestion(q), kind, focus, negated: NEGATION.test(q), ...(focusKind ? { focusKind } : {}) };
 }

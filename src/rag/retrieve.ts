@@ -68,6 +68,8 @@ export interface RetrieveInput {
   query: string;
   topK: number;
   mode?: RetrievalMode;
+  /** words an answering sentence must mention besides the question's focus (what an elliptic follow-up changed) */
+  mustMention?: string[];
 }
 
 /**
@@ -162,7 +164,13 @@ export function createRetriever(deps: {
           .map((h) => ({
             ...h,
             relevance: blendRelevance(
-              answerability(weights, input.query, { text: h.text, source: h.source, headingPath: h.headingPath }),
+              answerability(
+                weights,
+                input.query,
+                { text: h.text, source: h.source, headingPath: h.headingPath },
+                undefined,
+                input.mustMention,
+              ),
               h.cosine,
               calibration,
             ),

@@ -35,7 +35,13 @@ function composeOnce(req: GenerateRequest): ComposedReply {
     const text = estimateTokens(NO_MODEL_REPLY) <= budget ? NO_MODEL_REPLY : truncateToTokens(NO_MODEL_REPLY, budget);
     return { text, used: [], truncated: text !== NO_MODEL_REPLY };
   }
-  return composeAnswer({ passages, question: req.question ?? lastUserMessage(req), maxTokens: budget, weights: req.termWeights });
+  return composeAnswer({
+    passages,
+    question: req.searchQuery ?? req.question ?? lastUserMessage(req),
+    maxTokens: budget,
+    weights: req.termWeights,
+    mustMention: req.mustMention,
+  });
 }
 
 /**
