@@ -50,6 +50,14 @@ type TurnFields = Omit<
 
 const distinctSources = (hits: RetrievalHit[]) => [...new Set(hits.map((h) => h.source))];
 
+/**
+ * Past the refusal bar, an answer is confident once its relevance covers another third of what is left above the
+ * bar (0.59 at the default 0.37). Below that the closest passage is still quoted, and says it is only the closest.
+ * Measured on the dev set (docchat eval): under it, as many answers were wrong as right.
+ */
+const CONFIDENT_SHARE = 0.35;
+export const isConfident = (relevance: number, threshold: number) => relevance >= threshold + (1 - threshold) * CONFIDENT_SHARE;
+
 /** The passages an answer may stand on: the best one, and any other that reaches half the refusal bar itself. */
 function answerPassages(hits: RetrievalHit[], threshold: number): RetrievalHit[] {
   const best = hits.reduce<RetrievalHit | null>((b, h) => (!b || h.relevance > b.relevance ? h : b), null);
@@ -101,6 +109,7 @@ export function createChatService(deps: ChatDeps) {
       hits: [],
       contextIds: [],
       refused: o.refused ?? false,
+      confidence: null,
       retrievalFallback: false,
       correctionId: o.correctionId ?? null,
     });
@@ -172,7 +181,9 @@ export function createChatService(deps: ChatDeps) {
     grounding = refined.grounding;
     const hits = grounding.retrieval.hits;
     // A model reads only the passages that themselves come near the bar; a quoting backend says what it quotes.
-    const given = answerPassages(hits, thresholdFor(gs, grounding.retrieval));
+    const threshold = thresholdFor(gs, grounding.retrieval);
+    const given = answerPassages(hits, threshold);
+    const confidence = isConfident(grounding.retrieval.relevance, threshold) ? "high" : "low";
     const messages = buildAnswerPrompt({
       persona: dep.persona,
       passages: given,
@@ -189,6 +200,7 @@ export function createChatService(deps: ChatDeps) {
       searchQuery: grounding.searchQuery,
       mustMention: grounding.mustMention,
       termWeights: grounding.retrieval.weights,
+      hedge: confidence === "low",
     };
     const quoted = deps.backend.compose?.(genReq);
     const sources = distinctSources(quoted ? quoted.used.flatMap((i) => given[i] ?? []) : given);
@@ -200,6 +212,7 @@ export function createChatService(deps: ChatDeps) {
       hits,
       contextIds: given.map((h) => h.chunkId),
       refused: false,
+      confidence,
       retrievalFallback: grounding.retrievalFallback,
       correctionId: null,
     };

@@ -53,6 +53,11 @@ export type ChatEvent =
       /** chunk ids of the hits a model is given to answer from (none for a refusal, a correction or a persona chat) */
       contextIds: number[];
       refused: boolean;
+      /**
+       * how sure the answer is: "high" when a sentence clearly answers, "low" when the closest passage only came near
+       * (the extractive answer then says so); null for a refusal, a correction or a persona chat
+       */
+      confidence: "high" | "low" | null;
       /** the rewritten query was not grounded and the visitor's own wording was */
       retrievalFallback: boolean;
       correctionId: number | null;

@@ -8,12 +8,20 @@ export interface CaseOutcome {
   /** the passages a model would be given (empty for a refusal) */
   context: string[];
   searchQuery: string;
+  /** the grounding relevance the gate judged (0..1; 0 for a refusal with nothing found) */
+  relevance: number;
+  /** "low": the answer said it is only the closest passage found */
+  confidence: "high" | "low" | null;
   ms: number;
   /** a failure the pipeline reported instead of an answer (its stable code) */
   error?: string;
 }
 
-export type Verdict = "correct" | "wrong" | "refused" | "refused_right" | "answered_wrongly" | "error";
+/**
+ * correct: the answer holds an expected string; wrong: a confident answer that does not; weak: a hedged answer ("the
+ * closest passage I found") that does not — honest, but no answer; refused: an answerable question refused.
+ */
+export type Verdict = "correct" | "wrong" | "weak" | "refused" | "refused_right" | "answered_wrongly" | "error";
 
 export interface JudgedCase {
   case: EvalCase;
@@ -35,7 +43,8 @@ export function judge(c: EvalCase, o: CaseOutcome): JudgedCase {
   if (o.error) verdict = "error";
   else if (c.kind === "refuse") verdict = o.refused ? "refused_right" : "answered_wrongly";
   else if (o.refused) verdict = "refused";
-  else verdict = containsAny(o.answer, c.expectAny) ? "correct" : "wrong";
+  else if (containsAny(o.answer, c.expectAny)) verdict = "correct";
+  else verdict = o.confidence === "low" ? "weak" : "wrong";
   const contextHit = c.kind === "answer" && containsAny(o.context.join("\n"), c.expectAny);
   return { case: c, outcome: o, verdict, contextHit };
 }
@@ -46,7 +55,10 @@ export interface GroupReport {
   refuse_cases: number;
   /** shares of answer cases */
   correct: number;
+  /** confident answers without the expected text: the worst outcome */
   wrong: number;
+  /** hedged answers without the expected text */
+  weak: number;
   answerable_refused: number;
   /** share of refuse cases refused */
   refusals_right: number;
@@ -75,6 +87,8 @@ export interface EvalReport {
     context_hit: boolean;
     question: string;
     search_query: string;
+    relevance: number;
+    confidence: "high" | "low" | null;
     answer: string;
     sources: string[];
     ms: number;
@@ -106,6 +120,7 @@ export function groupReport(judged: JudgedCase[]): GroupReport {
     refuse_cases: ref.length,
     correct: round(share(count(ans, "correct"), ans.length)),
     wrong: round(share(count(ans, "wrong"), ans.length)),
+    weak: round(share(count(ans, "weak"), ans.length)),
     answerable_refused: round(share(count(ans, "refused"), ans.length)),
     refusals_right: round(share(count(ref, "refused_right"), ref.length)),
     errors: count(judged, "error"),
@@ -141,6 +156,8 @@ export function buildReport(judged: JudgedCase[]): EvalReport {
       context_hit: j.contextHit,
       question: j.case.question,
       search_query: j.outcome.searchQuery,
+      relevance: round(j.outcome.relevance),
+      confidence: j.outcome.confidence,
       answer: j.outcome.answer,
       sources: j.outcome.sources,
       ms: round(j.outcome.ms, 1),
@@ -154,10 +171,12 @@ const pct = (x: number | null) => (x === null ? "–" : `${Math.round(x * 100)} 
 /** The report as a Markdown table, one row per group (for the CLI and BENCHMARKS.md). */
 export function reportTable(r: EvalReport): string {
   const head =
-    "| group | cases | correct | wrong | answerable refused | refusals right | context recall | source precision | mean / p90 words | p50 / p95 ms |";
-  const sep = "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|";
+    "| group | cases | correct | wrong | weak (hedged) | answerable refused | refusals right | context recall | source precision | mean / p90 words | p50 / p95 ms |";
+  const sep = "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|";
   const line = (name: string, g: GroupReport) =>
     `| ${name} | ${g.cases} | ${g.answer_cases ? pct(g.correct) : "–"} | ${g.answer_cases ? pct(g.wrong) : "–"} | ${
+      g.answer_cases ? pct(g.weak) : "–"
+    } | ${
       g.answer_cases ? pct(g.answerable_refused) : "–"
     } | ${g.refuse_cases ? pct(g.refusals_right) : "–"} | ${g.answer_cases ? pct(g.context_recall) : "–"} | ${pct(
       g.source_precision,

@@ -30,7 +30,8 @@ async function runCase(chat: AnswerPipeline, target: EvalTarget, c: EvalCase, si
     }
   } catch (e) {
     if (!(e instanceof AppError)) throw e;
-    return { answer, refused: false, sources: [], context: [], searchQuery: c.question, ms: performance.now() - started, error: e.code };
+    const ms = performance.now() - started;
+    return { answer, refused: false, sources: [], context: [], searchQuery: c.question, relevance: 0, confidence: null, ms, error: e.code };
   }
   const byId = new Map((sources?.hits ?? []).map((h) => [h.chunkId, h.text]));
   return {
@@ -39,6 +40,8 @@ async function runCase(chat: AnswerPipeline, target: EvalTarget, c: EvalCase, si
     sources: sources?.sources ?? [],
     context: (sources?.contextIds ?? []).flatMap((id) => byId.get(id) ?? []),
     searchQuery: sources?.searchQuery ?? c.question,
+    relevance: (sources?.hits ?? []).reduce((m, h) => Math.max(m, h.relevance), 0),
+    confidence: sources?.confidence ?? null,
     ms: performance.now() - started,
   };
 }

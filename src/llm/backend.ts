@@ -23,6 +23,8 @@ export interface GenerateRequest {
   searchQuery?: string;
   /** words an extractive answer must mention besides the question's focus (what an elliptic follow-up changed) */
   mustMention?: string[];
+  /** the answer is only the closest passage found: an extractive answer says so */
+  hedge?: boolean;
   /** the question's term weights in this deployment (stemmed term → IDF), for choosing sentences */
   termWeights?: Map<string, number>;
 }

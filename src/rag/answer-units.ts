@@ -53,6 +53,8 @@ const REASON =
 const NEGATION = /\b(not|never|no|none|neither|nor|cannot|without|except|excluding|unless)\b|n['’]t\b/i;
 
 function typeFactor(shape: QuestionShape, text: string, question: string): number {
+  // "how old", "how long": an age or a length, not just any number
+  if (shape.focusKind && shape.focus.length === 0) return holdsFocusKind(shape.focusKind, text, question) ? 1 : 0;
   switch (shape.kind) {
     case "number":
     case "time":

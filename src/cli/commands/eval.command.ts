@@ -22,9 +22,12 @@ export const evalCommand: Command = {
   path: ["eval"],
   usage: "eval ID CASES.json [--show all|failed]",
   summary:
-    "Ask a deployment every question of a cases file through the answering pipeline (nothing logged or charged) and report, overall and per style and kind: correct, wrong, refused, context recall, source precision, answer length and latency.",
+    "Ask a deployment every question of a cases file through the answering pipeline (nothing logged or charged) and report, overall and per style and kind: correct, wrong, weak (hedged), refused, context recall, source precision, answer length and latency.",
   options: {
-    show: { type: "string", doc: "also list the cases: `failed` (default: wrong, refused or answered when it should refuse) or `all`" },
+    show: {
+      type: "string",
+      doc: "also list the cases: `failed` (default: wrong, weak, refused or answered when it should refuse) or `all`",
+    },
   },
   async run(ctx) {
     const id = ctx.positionals[0];

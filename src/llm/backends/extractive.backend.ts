@@ -9,6 +9,8 @@ export const NO_MODEL_REPLY =
   "the documents I have been given.";
 
 const WORDS_PER_DELTA = 4;
+/** the lead-in of an answer that is only the closest passage found (GenerateRequest.hedge) */
+export const CLOSEST_PASSAGE = "I'm not sure this answers it; the closest passage I found: ";
 
 function lastUserMessage(req: GenerateRequest): string {
   return [...req.messages].reverse().find((m) => m.role === "user")?.content ?? "";
@@ -35,13 +37,17 @@ function composeOnce(req: GenerateRequest): ComposedReply {
     const text = estimateTokens(NO_MODEL_REPLY) <= budget ? NO_MODEL_REPLY : truncateToTokens(NO_MODEL_REPLY, budget);
     return { text, used: [], truncated: text !== NO_MODEL_REPLY };
   }
-  return composeAnswer({
+  const composed = composeAnswer({
     passages,
     question: req.searchQuery ?? req.question ?? lastUserMessage(req),
     maxTokens: budget,
     weights: req.termWeights,
     mustMention: req.mustMention,
   });
+  if (!req.hedge || !composed.text) return composed;
+  // honest uncertainty: a weak match says what it is instead of looking like an answer
+  const text = `${CLOSEST_PASSAGE}${composed.text}`;
+  return { ...composed, text: estimateTokens(text) <= budget ? text : truncateToTokens(text, budget) };
 }
 
 /**

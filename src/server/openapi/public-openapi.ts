@@ -119,7 +119,7 @@ export function publicOpenApi(version: string) {
         "Every request carries the deployment's API key: `Authorization: Bearer <key>` (preferred), `X-API-KEY`, or an `api_key` query or form field (in that order of precedence). " +
         "The key alone selects the deployment; answers name it as `model` (the id /api/v1/models lists), whatever the request said. Every response carries X-RateLimit-Limit and X-RateLimit-Remaining; limits are per key and per endpoint. " +
         "Errors are {error: {message, type, code, param?}} with a real HTTP status (docs/errors.md lists the codes). Fields beyond the OpenAI formats " +
-        "(conversation_id, sources, search_query, chat_log_id, refused, chunks) are additive.",
+        "(conversation_id, sources, search_query, chat_log_id, refused, confidence, chunks) are additive.",
     },
     servers: [{ url: "/" }],
     tags: [

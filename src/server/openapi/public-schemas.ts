@@ -16,6 +16,10 @@ const additive = {
   conversation_id: t.String({ description: "thread id (conv-…); send it back to continue the conversation" }),
   sources: t.Array(t.String(), { description: "distinct document names used, extensions stripped" }),
   refused: t.Boolean({ description: "true when the question could not be grounded in the documents (free, no model call)" }),
+  confidence: t.Union([t.Literal("high"), t.Literal("low"), t.Null()], {
+    description:
+      "high: a passage clearly answers; low: the answer is only the closest passage found (an extractive answer says so); null: a refusal or an owner's correction",
+  }),
 };
 
 export const errorSchema = t.Object({

@@ -18,7 +18,7 @@ export const chunksView = (s: SourcesEvent) =>
 
 /** The non-standard, additive fields each endpoint adds to the chat format. */
 export function flavourFields(flavour: CompletionFlavour, s: SourcesEvent, includeChunks: boolean): Record<string, unknown> {
-  const common = { conversation_id: s.conversationId, sources: s.sources, refused: s.refused };
+  const common = { conversation_id: s.conversationId, sources: s.sources, refused: s.refused, confidence: s.confidence };
   if (flavour === "with-sources") return { ...common, chunks: chunksView(s) };
   if (flavour === "contextual")
     return {

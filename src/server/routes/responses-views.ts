@@ -78,6 +78,7 @@ export function responseObject(
     sources: s.sources,
     search_query: s.searchQuery,
     refused: s.refused,
+    confidence: s.confidence,
     ...(done ? { chat_log_id: done.chatLogId } : {}),
     ...(meta.includeChunks ? { chunks: chunksView(s) } : {}),
   };
