@@ -122,10 +122,10 @@ export function scoreUnits(
       }
       if (contradicted) continue;
       let score = (mass / total) * (own < minTerms ? LONE_WORD : 1) * typeFactor(shape, unit.text, question);
-      if (shape.focus.length > 0 && !focusByKind) {
-        const seen = (t: string) => terms.has(t) || head.has(t) || localHead.has(t) || around.some((s) => s.has(t));
-        if (!shape.focus.every((alternatives) => alternatives.some(seen))) score *= FOCUS_MISS;
-      }
+      const seen = (t: string) => terms.has(t) || head.has(t) || localHead.has(t) || around.some((s) => s.has(t));
+      // a focus that names a value kind is answered by a value of that kind
+      const groups = [...(focusByKind ? [] : shape.focus), ...shape.required];
+      if (!groups.every((alternatives) => alternatives.some(seen))) score *= FOCUS_MISS;
       out.push({ passage: p, unit, score, terms });
     }
   }

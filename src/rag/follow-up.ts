@@ -111,6 +111,15 @@ export function replaceSlot(base: string, fragment: string): string | null {
     const inBase = PLACE_PHRASE.exec(base);
     if (inBase) return base.replace(inBase[0], () => `${inBase[1]} ${place[2]?.trim()}`);
   }
+  // "of metformin" after "What dose of sitagliptin …": the same preposition's noun phrase changes
+  const prep = /^(of|in|for|at|on|from|with|by|during)\s+(.+)$/i.exec(frag);
+  if (prep?.[1] && prep[2]) {
+    const inBase = new RegExp(
+      String.raw`\b${prep[1]}\s+((?:the\s+|a\s+|an\s+)?[^\s?.,!]+(?:\s+(?!(?:in|on|at|for|of|from|to|with|by|during|is|are|was|were|given|used)\b)[^\s?.,!]+){0,3})`,
+      "i",
+    ).exec(base);
+    if (inBase?.[1]) return base.replace(inBase[0], () => `${prep[1]} ${prep[2]}`);
+  }
   // "the one about Y": Y replaces what the previous question's last preposition introduced
   const about = /^(?:the\s+)?one\s+(?:about|for|with|of|on)\s+(.+)$/i.exec(frag);
   if (about?.[1]) {

@@ -18,6 +18,8 @@ export interface QuestionShape {
   focusKind?: FocusKind;
   /** stems the answer should mention, each with its accepted alternatives; empty when the question has no focus */
   focus: string[][];
+  /** words the caller requires besides the focus, each group satisfied by any one of its stems (questionShape's mustMention) */
+  required: string[][];
   negated: boolean;
 }
 
@@ -118,6 +120,6 @@ export function questionShape(text: string, mustMention: string[] = []): Questio
   const focusKind = (focus.length === 1 ? focus[0]?.map(focusKindOf).find(Boolean) : undefined) ?? HOW_KIND.find(([re]) => re.test(q))?.[1];
   if (focusKind && kind === null) kind = answerTypeOf(focusKind);
   // any one of them will do: "And in the Ethiopian Airlines crash?" is answered by a sentence about "Ethiopian Airlines"
-  if (mustMention.length > 0) focus.push(stems(mustMention));
-  return { question: isQuestion(q), kind, focus, negated: NEGATION.test(q), ...(focusKind ? { focusKind } : {}) };
+  const required = mustMention.length > 0 ? [stems(mustMention)] : [];
+  return { question: isQuestion(q), kind, focus, required, negated: NEGATION.test(q), ...(focusKind ? { focusKind } : {}) };
 }

@@ -6,6 +6,7 @@ import { pathOf } from "../path-of.ts";
 import { ownerAccountRoutes } from "./owner-account.routes.ts";
 import { ownerDeploymentRoutes } from "./owner-deployments.routes.ts";
 import { ownerDocumentRoutes } from "./owner-documents.routes.ts";
+import { ownerEvalRoutes } from "./owner-eval.routes.ts";
 import { ownerReportRoutes } from "./owner-reports.routes.ts";
 import { ownerSessionRoutes } from "./owner-session.routes.ts";
 import { ownerVisitorRoutes } from "./owner-visitor.routes.ts";
@@ -37,6 +38,7 @@ export function ownerRoutes(services: Services) {
     .use(ownerDocumentRoutes(services, guard))
     .use(ownerVisitorRoutes(services, guard))
     .use(ownerReportRoutes(services, guard))
+    .use(ownerEvalRoutes(services, guard))
     .get(
       SPEC_PATH,
       () => {
