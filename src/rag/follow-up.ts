@@ -137,6 +137,10 @@ export function replaceSlot(base: string, fragment: string): string | null {
     while (from > 0 && !FUNCTION_WORDS.has((baseWords[from - 1] ?? "").toLowerCase())) from--;
     return endMark([...baseWords.slice(0, from), ...words, ...baseWords.slice(at + 1)].join(" "));
   }
+  // the previous question's subject ("When was the harbour museum built?" → "… the lighthouse built?")
+  const subject = subjectOf(base);
+  if (/^(the|a|an)\s/i.test(subject) && subject.split(/\s+/).length <= 4 && base.includes(subject))
+    return base.replace(subject, () => frag);
   // otherwise the fragment takes the place of the question's last noun phrase ("what did they use as balls")
   let from = baseWords.length - 1;
   if (from < 1 || FUNCTION_WORDS.has((baseWords[from] ?? "").toLowerCase())) return null;
