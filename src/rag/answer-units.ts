@@ -85,7 +85,7 @@ export function scoreUnits(
   if (total === 0) return out;
   const minTerms = Math.min(2, weights.size);
   for (const [p, passage] of passages.entries()) {
-    const head = stemSet(`${passage.source}\n${passage.headingPath}`);
+    const head = stemSet(`${readableName(passage.source)}\n${passage.headingPath}`);
     const units = segmentPassage(passage.text);
     const tokens = units.map((u) => wordTokens(u.text).map(stem));
     const sets = tokens.map((t) => new Set(t));
@@ -97,12 +97,13 @@ export function scoreUnits(
         continue;
       }
       if (shape.negated && !NEGATION.test(unit.text)) continue;
-      const around = [sets[i - 1], sets[i + 1]].filter((s): s is Set<string> => !!s);
+      // a row is a record of its own: the rows around it are other records, not its context
+      const around = unit.kind === "row" ? [] : [sets[i - 1], sets[i + 1]].filter((s): s is Set<string> => !!s);
       let mass = 0;
       let own = 0;
       let contradicted = false;
       // in a long sentence (a novel's, a regulation's) only the words near each other count fully
-      const near = (tokens[i] as string[]).length > WINDOW ? densestWindow(tokens[i] as string[], weights) : terms;
+      const near = unit.kind !== "row" && (tokens[i] as string[]).length > WINDOW ? densestWindow(tokens[i] as string[], weights) : terms;
       // a focus that names a number or a date is answered by one ("What dose …?" — "100 mg/day")
       const focusByKind = !!shape.focusKind && holdsFocusKind(shape.focusKind, unit.text, question);
       const focusTerms = focusByKind ? new Set(shape.focus.flat()) : null;
@@ -131,6 +132,9 @@ export function scoreUnits(
   }
   return out;
 }
+
+/** "FY09_EDU_Recipients_by_State", "annualReport-2024" → words: a file name's parts are searchable words. */
+export const readableName = (name: string) => name.replace(/[_.-]+/g, " ").replace(/(\p{Ll})(\p{Lu})/gu, "$1 $2");
 
 /** Words that count as one passage of a long sentence. */
 const WINDOW = 30;

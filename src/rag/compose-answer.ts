@@ -77,9 +77,14 @@ export function formatRow(row: string, questionTerms?: Set<string>): string {
     .sort((a, b) => b.n - a.n)
     .slice(0, 2)
     .map((x) => x.c);
-  const asked = cells.filter(
-    (c) => !identifying.includes(c) && matches(c.key.replace(/([\p{Ll}\d])(\p{Lu})/gu, "$1 $2").replaceAll("_", " ")) > 0,
+  const keyMatches = new Map(
+    cells
+      .filter((c) => !identifying.includes(c))
+      .map((c) => [c, matches(c.key.replace(/([\p{Ll}\d])(\p{Lu})/gu, "$1 $2").replaceAll("_", " "))]),
   );
+  // the columns that match the question best ("Montgomery GI Bill-Active Duty", not "… Selective Reserve")
+  const bestKey = Math.max(0, ...keyMatches.values());
+  const asked = cells.filter((c) => (keyMatches.get(c) ?? 0) > 0 && (keyMatches.get(c) ?? 0) >= bestKey - 1);
   const shown =
     cells.length > 4 && identifying.length > 0 && asked.length > 0
       ? cells.filter((c) => identifying.includes(c) || asked.includes(c))
