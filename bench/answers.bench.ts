@@ -20,7 +20,7 @@ import { composeAnswer } from "../src/rag/compose-answer.ts";
 import { isGrounded, termCoverage, termWeights } from "../src/rag/grounding-gate.ts";
 import { queryTerms } from "../src/rag/terms.ts";
 import { createServer } from "../src/server/create-server.ts";
-import { createTermStatsRepo } from "../src/store/repos/term-stats.repo.ts";
+import { createTermStatsRepo } from "../src/store/sqlite/term-stats.sqlite.ts";
 import { replaceSection } from "./lib/benchmarks-md.ts";
 import { describeMachine } from "./lib/machine-info.ts";
 import { percentile } from "./lib/percentiles.ts";

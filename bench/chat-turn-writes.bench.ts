@@ -16,7 +16,7 @@ import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { createPgStore } from "../src/store/postgres/pg-store.ts";
 import { createSqliteStore } from "../src/store/sqlite/sqlite-store.ts";
-import type { Store } from "../src/store/store.ts";
+import type { Store } from "../src/store/contract/store.contract.ts";
 import { startPostgres } from "../test/helpers/postgres.ts";
 import { seedOwner, turn } from "../test/helpers/visitor-seed.ts";
 import { replaceSection } from "./lib/benchmarks-md.ts";

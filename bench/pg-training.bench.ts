@@ -13,7 +13,7 @@ import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { createPgStore } from "../src/store/postgres/pg-store.ts";
 import { createSqliteStore } from "../src/store/sqlite/sqlite-store.ts";
-import type { Store } from "../src/store/store.ts";
+import type { Store } from "../src/store/contract/store.contract.ts";
 import { freshPgDatabase, stopSharedCluster } from "../test/helpers/stores.ts";
 import { chunk, deployment, document, uid } from "../test/store/contract/core-fixtures.ts";
 import { replaceSection } from "./lib/benchmarks-md.ts";

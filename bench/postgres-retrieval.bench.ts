@@ -18,7 +18,7 @@ import { MIN_IDF_CORPUS } from "../src/chat/create-chat.ts";
 import type { Embedder } from "../src/rag/embedder.ts";
 import { createRetriever, type Retriever } from "../src/rag/retrieve.ts";
 import { createPgChunkIndex, defaultEfSearch } from "../src/store/postgres/chunk-index.pg.ts";
-import type { NewChunk } from "../src/store/repos/chunk-index.repo.ts";
+import type { NewChunk } from "../src/store/sqlite/chunk-index.sqlite.ts";
 import { ENGINES, type Engine, type IndexDriver, openPostgresDriver, openSqliteDriver } from "../test/helpers/index-drivers.ts";
 import { startPostgres } from "../test/helpers/postgres.ts";
 import { replaceSection } from "./lib/benchmarks-md.ts";

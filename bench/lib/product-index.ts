@@ -13,8 +13,8 @@ import { calibrationFor } from "../../src/rag/cosine-calibration.ts";
 import type { Embedder } from "../../src/rag/embedder.ts";
 import type { CosineCalibration } from "../../src/rag/grounding-gate.ts";
 import { createRetriever, type Retriever } from "../../src/rag/retrieve.ts";
-import type { NewChunk } from "../../src/store/repos/chunk-index.repo.ts";
-import { createTermStatsRepo } from "../../src/store/repos/term-stats.repo.ts";
+import type { NewChunk } from "../../src/store/sqlite/chunk-index.sqlite.ts";
+import { createTermStatsRepo } from "../../src/store/sqlite/term-stats.sqlite.ts";
 
 export interface BenchDeployment {
   services: Services;

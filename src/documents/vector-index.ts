@@ -1,6 +1,6 @@
 import { appError } from "../errors/index.ts";
 import type { Embedder } from "../rag/embedder.ts";
-import type { ChunkIndexStore } from "../store/store.ts";
+import type { ChunkIndexStore } from "../store/contract/store.contract.ts";
 
 export class IndexMismatchError extends Error {
   override name = "IndexMismatchError";

@@ -1,6 +1,6 @@
 import { appError } from "../errors/index.ts";
-import type { Account } from "../store/repos/accounts.repo.ts";
-import type { Deployment } from "../store/repos/deployments.repo.ts";
+import type { Account } from "../store/sqlite/repos/accounts.sqlite.ts";
+import type { Deployment } from "../store/sqlite/repos/deployments.sqlite.ts";
 import { parseCases } from "./eval-cases.ts";
 import type { EvalReport } from "./eval-report.ts";
 import { type AnswerPipeline, runEval } from "./run-eval.ts";

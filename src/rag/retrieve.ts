@@ -1,5 +1,5 @@
 import type { Logger } from "../log.ts";
-import type { ChunkRow } from "../store/repos/chunk-index.repo.ts";
+import type { ChunkRow } from "../store/sqlite/chunk-index.sqlite.ts";
 import { isQuestion } from "./answer-type.ts";
 import type { Embedder } from "./embedder.ts";
 import { answerability, blendRelevance, type CosineCalibration, type TermStats, termWeights } from "./grounding-gate.ts";

@@ -1,7 +1,7 @@
 import { appError } from "../errors/index.ts";
-import type { RatedTurn } from "../store/repos/chat-log-feedback.repo.ts";
-import type { Correction } from "../store/repos/corrections.repo.ts";
-import type { ChatLogFeedbackStore, CorrectionsStore } from "../store/store.ts";
+import type { RatedTurn } from "../store/sqlite/repos/chat-log-feedback.sqlite.ts";
+import type { Correction } from "../store/sqlite/repos/corrections.sqlite.ts";
+import type { ChatLogFeedbackStore, CorrectionsStore } from "../store/contract/store.contract.ts";
 import { normaliseQuestion } from "./normalise-question.ts";
 import { VISITOR_LIMITS } from "./validate.ts";
 

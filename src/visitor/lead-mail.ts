@@ -1,7 +1,7 @@
 import { newMessageId } from "../mail/mailer.ts";
-import type { Deployment } from "../store/repos/deployments.repo.ts";
-import type { Lead } from "../store/repos/leads.repo.ts";
-import type { MailDraft } from "../store/repos/outbox.repo.ts";
+import type { Deployment } from "../store/sqlite/repos/deployments.sqlite.ts";
+import type { Lead } from "../store/sqlite/repos/leads.sqlite.ts";
+import type { MailDraft } from "../store/sqlite/repos/outbox.sqlite.ts";
 
 /** Owner-written text can still end up in a header (the subject): flatten it to one short line. */
 const oneLine = (s: string, max: number) =>

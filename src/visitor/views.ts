@@ -1,5 +1,5 @@
-import type { Correction } from "../store/repos/corrections.repo.ts";
-import type { LeadWithMail } from "../store/repos/leads.repo.ts";
+import type { Correction } from "../store/sqlite/repos/corrections.sqlite.ts";
+import type { LeadWithMail } from "../store/sqlite/repos/leads.sqlite.ts";
 import { toSeconds } from "../wire-time.ts";
 import type { CorrectionItem } from "./corrections.service.ts";
 

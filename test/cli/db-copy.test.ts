@@ -8,10 +8,10 @@ import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "
 import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { SQL } from "bun";
-import { openDatabaseFile } from "../../src/store/db.ts";
+import { openDatabaseFile } from "../../src/store/sqlite/db.ts";
 import { createPgChunkIndex } from "../../src/store/postgres/chunk-index.pg.ts";
 import { COPY_TABLES } from "../../src/store/postgres/db-copy.pg.ts";
-import { createChunkIndexRepo } from "../../src/store/repos/chunk-index.repo.ts";
+import { createChunkIndexRepo } from "../../src/store/sqlite/chunk-index.sqlite.ts";
 import { type FakeModelServer, startFakeModelServer } from "../helpers/fake-model-server.ts";
 import { startServeProcess } from "../helpers/serve-process.ts";
 import { runCliProcess, startTestServer, tempDir } from "../helpers/server.ts";

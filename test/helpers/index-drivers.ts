@@ -12,8 +12,8 @@ import { configFor, createServices } from "../../src/app.ts";
 import type { ChunkIndex, RetrievalTermStats } from "../../src/rag/retrieve.ts";
 import { createPgChunkIndex, createPgTermStats, type PgChunkIndex } from "../../src/store/postgres/chunk-index.pg.ts";
 import { migratePg } from "../../src/store/postgres/migrate.pg.ts";
-import type { ChunkRow, NewChunk } from "../../src/store/repos/chunk-index.repo.ts";
-import { createTermStatsRepo } from "../../src/store/repos/term-stats.repo.ts";
+import type { ChunkRow, NewChunk } from "../../src/store/sqlite/chunk-index.sqlite.ts";
+import { createTermStatsRepo } from "../../src/store/sqlite/term-stats.sqlite.ts";
 import { type PgCluster, startPostgres } from "./postgres.ts";
 
 export type Engine = "sqlite" | "postgres";

@@ -12,7 +12,7 @@ import { join } from "node:path";
 import { SQL } from "bun";
 import { createPgStore } from "../../src/store/postgres/pg-store.ts";
 import { createSqliteStore } from "../../src/store/sqlite/sqlite-store.ts";
-import type { Store } from "../../src/store/store.ts";
+import type { Store } from "../../src/store/contract/store.contract.ts";
 import { ENGINES, type Engine } from "./index-drivers.ts";
 import { type PgCluster, startPostgres } from "./postgres.ts";
 

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createHash } from "node:crypto";
 import type { Embedder } from "../../src/rag/embedder.ts";
 import { createRetriever } from "../../src/rag/retrieve.ts";
-import { createTermStatsRepo } from "../../src/store/repos/term-stats.repo.ts";
+import { createTermStatsRepo } from "../../src/store/sqlite/term-stats.sqlite.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
 
 /** A real, deterministic embedder: hashed bag of words, L2-normalised, with "synonym" buckets shared. */

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { SQL } from "bun";
 import { createPgChunkIndex, createPgTermStats } from "../../src/store/postgres/chunk-index.pg.ts";
 import { migratePg } from "../../src/store/postgres/migrate.pg.ts";
-import type { NewChunk } from "../../src/store/repos/chunk-index.repo.ts";
+import type { NewChunk } from "../../src/store/sqlite/chunk-index.sqlite.ts";
 import { pgDocument } from "../helpers/index-drivers.ts";
 import { type PgCluster, startPostgres } from "../helpers/postgres.ts";
 

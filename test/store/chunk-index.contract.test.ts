@@ -9,7 +9,7 @@ import { loadScifact, passageText } from "../../bench/lib/scifact.dataset.ts";
 import { matchExpression } from "../../src/rag/keyword-query.ts";
 import { createRetriever } from "../../src/rag/retrieve.ts";
 import { queryTerms } from "../../src/rag/terms.ts";
-import type { NewChunk } from "../../src/store/repos/chunk-index.repo.ts";
+import type { NewChunk } from "../../src/store/sqlite/chunk-index.sqlite.ts";
 import { ENGINES, type IndexDriver, openDriver } from "../helpers/index-drivers.ts";
 
 const DIM = 8;

@@ -4,7 +4,7 @@ import { SQL } from "bun";
 import { migratePg } from "../../src/store/postgres/migrate.pg.ts";
 import { createPgRateLimits } from "../../src/store/postgres/rate-limits.pg.ts";
 import { createMemoryRateLimits } from "../../src/store/sqlite/sqlite-store.ts";
-import type { RateDecision, RateLimitStore } from "../../src/store/store.ts";
+import type { RateDecision, RateLimitStore } from "../../src/store/contract/store.contract.ts";
 import { type PgCluster, startPostgres } from "../helpers/postgres.ts";
 
 let cluster: PgCluster;

@@ -1,7 +1,7 @@
 import type { Services } from "../../app.ts";
-import type { Deployment } from "../../store/repos/deployments.repo.ts";
-import type { LeadWithMail } from "../../store/repos/leads.repo.ts";
-import type { OwnerChatLog } from "../../store/repos/owner-chat-logs.repo.ts";
+import type { Deployment } from "../../store/sqlite/repos/deployments.sqlite.ts";
+import type { LeadWithMail } from "../../store/sqlite/repos/leads.sqlite.ts";
+import type { OwnerChatLog } from "../../store/sqlite/repos/owner-chat-logs.sqlite.ts";
 import { leadView } from "../../visitor/views.ts";
 import { toSeconds } from "../../wire-time.ts";
 

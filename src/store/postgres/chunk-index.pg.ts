@@ -1,6 +1,6 @@
 import type { SQL } from "bun";
 import { matchTerms } from "../../rag/keyword-query.ts";
-import { type ChunkRow, type NewChunk, stagingDeployment } from "../repos/chunk-index.repo.ts";
+import { type ChunkRow, type NewChunk, stagingDeployment } from "../sqlite/chunk-index.sqlite.ts";
 import { createFts5Tokenizer, type TokenCounts } from "./fts5-tokenizer.ts";
 import { num, numOrNull, type Raw } from "./repos/values.ts";
 

@@ -1,5 +1,5 @@
 import type { SQL } from "bun";
-import type { RateDecision, RateLimitStore } from "../store.ts";
+import type { RateDecision, RateLimitStore } from "../contract/store.contract.ts";
 
 const WINDOW_MS = 60_000;
 

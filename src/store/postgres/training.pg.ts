@@ -1,8 +1,8 @@
 import type { SQL } from "bun";
-import type { NewChunk } from "../repos/chunk-index.repo.ts";
-import { trainingStatusOf } from "../repos/deployments.repo.ts";
-import type { DocumentRecord, DocumentStatus } from "../repos/documents.repo.ts";
-import type { TrainingStore } from "../store.ts";
+import type { NewChunk } from "../sqlite/chunk-index.sqlite.ts";
+import { trainingStatusOf } from "../sqlite/repos/deployments.sqlite.ts";
+import type { DocumentRecord, DocumentStatus } from "../sqlite/repos/documents.sqlite.ts";
+import type { TrainingStore } from "../contract/store.contract.ts";
 import type { PgChunkIndex } from "./chunk-index.pg.ts";
 import { setTrainingStatus } from "./repos/deployments.pg.ts";
 import { byCreation, toDocumentRecord } from "./repos/documents.pg.ts";

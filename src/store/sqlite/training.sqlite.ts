@@ -1,8 +1,8 @@
-import { type Db, flushWal, unpromisedTransaction } from "../db.ts";
-import type { ChunkIndexRepo, NewChunk } from "../repos/chunk-index.repo.ts";
-import { type DeploymentsRepo, trainingStatusOf } from "../repos/deployments.repo.ts";
-import type { DocumentRecord, DocumentsRepo } from "../repos/documents.repo.ts";
-import type { ChunkVector, TrainingStore } from "../store.ts";
+import { type Db, flushWal, unpromisedTransaction } from "./db.ts";
+import type { ChunkIndexRepo, NewChunk } from "./chunk-index.sqlite.ts";
+import { type DeploymentsRepo, trainingStatusOf } from "./repos/deployments.sqlite.ts";
+import type { DocumentRecord, DocumentsRepo } from "./repos/documents.sqlite.ts";
+import type { ChunkVector, TrainingStore } from "../contract/store.contract.ts";
 
 /**
  * The training queue's writes on SQLite, each one transaction. One process owns a data dir (data-dir-lock.ts),

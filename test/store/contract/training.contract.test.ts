@@ -1,6 +1,6 @@
 import { expect, test } from "bun:test";
-import type { DocumentRecord } from "../../../src/store/repos/documents.repo.ts";
-import type { Store } from "../../../src/store/store.ts";
+import type { DocumentRecord } from "../../../src/store/sqlite/repos/documents.sqlite.ts";
+import type { Store } from "../../../src/store/contract/store.contract.ts";
 import { describeStores } from "../../helpers/stores.ts";
 import { chunk, deployment, document, uid } from "./core-fixtures.ts";
 

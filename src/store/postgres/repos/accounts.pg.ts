@@ -1,6 +1,6 @@
 import type { SQL } from "bun";
-import type { Account } from "../../repos/accounts.repo.ts";
-import type { AccountsStore } from "../../store.ts";
+import type { Account } from "../../sqlite/repos/accounts.sqlite.ts";
+import type { AccountsStore } from "../../contract/store.contract.ts";
 import { first, flag, limitOf, num, type Raw, text } from "./values.ts";
 
 const toAccount = (r: Raw): Account => ({

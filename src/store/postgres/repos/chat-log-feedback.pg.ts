@@ -1,6 +1,6 @@
 import type { SQL } from "bun";
-import { parseSources, type RatedTurn } from "../../repos/chat-log-feedback.repo.ts";
-import type { ChatLogFeedbackStore } from "../../store.ts";
+import { parseSources, type RatedTurn } from "../../sqlite/repos/chat-log-feedback.sqlite.ts";
+import type { ChatLogFeedbackStore } from "../../contract/store.contract.ts";
 import { first, flag, limitOf, num, numOrNull, type Raw, rating, text } from "./values.ts";
 
 const toTurn = (r: Raw): RatedTurn => ({

@@ -1,6 +1,6 @@
 import type { SQL } from "bun";
-import type { NewTurn, RecordedTurn, StoredTurn } from "../../repos/chat-logs.repo.ts";
-import type { ChatLogsStore } from "../../store.ts";
+import type { NewTurn, RecordedTurn, StoredTurn } from "../../sqlite/repos/chat-logs.sqlite.ts";
+import type { ChatLogsStore } from "../../contract/store.contract.ts";
 import { flag, limitOf, num, numOrNull, type Raw, text } from "./values.ts";
 
 /**

@@ -1,5 +1,5 @@
 import type { SQL } from "bun";
-import type { ConversationsStore } from "../../store.ts";
+import type { ConversationsStore } from "../../contract/store.contract.ts";
 import { text } from "./values.ts";
 
 /** Creates the thread or bumps its time; false when the id belongs to another deployment. */

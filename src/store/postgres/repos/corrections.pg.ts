@@ -1,6 +1,6 @@
 import type { SQL } from "bun";
-import type { Correction } from "../../repos/corrections.repo.ts";
-import type { CorrectionsStore } from "../../store.ts";
+import type { Correction } from "../../sqlite/repos/corrections.sqlite.ts";
+import type { CorrectionsStore } from "../../contract/store.contract.ts";
 import { first, flag, num, type Raw, text } from "./values.ts";
 
 const toCorrection = (r: Raw): Correction => ({

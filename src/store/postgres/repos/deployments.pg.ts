@@ -1,6 +1,6 @@
 import type { SQL } from "bun";
-import { type DeploymentPatch, type DeploymentRow, type TrainingStatus, toDeployment } from "../../repos/deployments.repo.ts";
-import type { DeploymentsStore } from "../../store.ts";
+import { type DeploymentPatch, type DeploymentRow, type TrainingStatus, toDeployment } from "../../sqlite/repos/deployments.sqlite.ts";
+import type { DeploymentsStore } from "../../contract/store.contract.ts";
 import type { PgChunkIndex } from "../chunk-index.pg.ts";
 import { numOrNull, type Raw } from "./values.ts";
 

@@ -1,6 +1,6 @@
 import type { SQL } from "bun";
-import type { DocumentNote, DocumentRecord, DocumentStatus, NewDocument } from "../../repos/documents.repo.ts";
-import type { DocumentsStore } from "../../store.ts";
+import type { DocumentNote, DocumentRecord, DocumentStatus, NewDocument } from "../../sqlite/repos/documents.sqlite.ts";
+import type { DocumentsStore } from "../../contract/store.contract.ts";
 import { numOrNull, type Raw } from "./values.ts";
 
 /** A documents row as the SQLite repo returns it. */

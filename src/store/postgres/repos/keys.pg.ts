@@ -1,8 +1,8 @@
 import type { SQL } from "bun";
-import type { Account } from "../../repos/accounts.repo.ts";
-import { toDeployment } from "../../repos/deployments.repo.ts";
-import type { KeyContext, KeyInfo } from "../../repos/keys.repo.ts";
-import type { KeysStore } from "../../store.ts";
+import type { Account } from "../../sqlite/repos/accounts.sqlite.ts";
+import { toDeployment } from "../../sqlite/repos/deployments.sqlite.ts";
+import type { KeyContext, KeyInfo } from "../../sqlite/repos/keys.sqlite.ts";
+import type { KeysStore } from "../../contract/store.contract.ts";
 import { pgDeploymentRow } from "./deployments.pg.ts";
 import { flag, type Raw } from "./values.ts";
 

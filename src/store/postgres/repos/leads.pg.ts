@@ -1,7 +1,7 @@
 import type { SQL } from "bun";
-import type { Lead, LeadInput, LeadWithMail } from "../../repos/leads.repo.ts";
-import type { MailDraft, OutboxStatus } from "../../repos/outbox.repo.ts";
-import type { LeadsStore } from "../../store.ts";
+import type { Lead, LeadInput, LeadWithMail } from "../../sqlite/repos/leads.sqlite.ts";
+import type { MailDraft, OutboxStatus } from "../../sqlite/repos/outbox.sqlite.ts";
+import type { LeadsStore } from "../../contract/store.contract.ts";
 import { enqueueMail } from "./outbox.pg.ts";
 import { first, limitOf, num, numOrNull, type Raw, text } from "./values.ts";
 

@@ -1,6 +1,6 @@
 import type { SQL } from "bun";
-import { attemptVerdict } from "../../repos/login-attempts.repo.ts";
-import type { LoginAttemptsStore } from "../../store.ts";
+import { attemptVerdict } from "../../sqlite/repos/login-attempts.sqlite.ts";
+import type { LoginAttemptsStore } from "../../contract/store.contract.ts";
 import { first, num, numOrNull, type Raw, text } from "./values.ts";
 
 /** The PostgreSQL twin of repos/login-attempts.repo.ts: failed owner sign-ins, counted across every node. */

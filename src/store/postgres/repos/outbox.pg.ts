@@ -1,7 +1,7 @@
 import type { SQL } from "bun";
-import type { MailDraft, OutboxMail, OutboxRow, OutboxStatus } from "../../repos/outbox.repo.ts";
-import { toOutboxMail } from "../../repos/outbox.repo.ts";
-import type { OutboxStore } from "../../store.ts";
+import type { MailDraft, OutboxMail, OutboxRow, OutboxStatus } from "../../sqlite/repos/outbox.sqlite.ts";
+import { toOutboxMail } from "../../sqlite/repos/outbox.sqlite.ts";
+import type { OutboxStore } from "../../contract/store.contract.ts";
 import { first, limitOf, num, numOrNull, type Raw, text } from "./values.ts";
 
 const toMail = (r: Raw): OutboxMail =>

@@ -1,7 +1,7 @@
 import type { SQL } from "bun";
-import { parseSources } from "../../repos/chat-log-feedback.repo.ts";
-import type { OwnerChatLog } from "../../repos/owner-chat-logs.repo.ts";
-import type { OwnerChatLogsStore } from "../../store.ts";
+import { parseSources } from "../../sqlite/repos/chat-log-feedback.sqlite.ts";
+import type { OwnerChatLog } from "../../sqlite/repos/owner-chat-logs.sqlite.ts";
+import type { OwnerChatLogsStore } from "../../contract/store.contract.ts";
 import { first, flag, limitOf, num, numOrNull, type Raw, rating } from "./values.ts";
 
 const toLog = (r: Raw): OwnerChatLog => ({

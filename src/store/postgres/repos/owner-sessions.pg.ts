@@ -1,6 +1,6 @@
 import type { SQL } from "bun";
-import type { OwnerSession } from "../../repos/owner-sessions.repo.ts";
-import type { OwnerSessionsStore } from "../../store.ts";
+import type { OwnerSession } from "../../sqlite/repos/owner-sessions.sqlite.ts";
+import type { OwnerSessionsStore } from "../../contract/store.contract.ts";
 import { first, num, type Raw } from "./values.ts";
 
 const toSession = (r: Raw): OwnerSession => ({

@@ -1,5 +1,5 @@
 import type { SQL } from "bun";
-import type { QueueDepthsStore } from "../../store.ts";
+import type { QueueDepthsStore } from "../../contract/store.contract.ts";
 
 /** Backlog sizes for the metrics endpoint, read at scrape time (the SQLite twin is repos/queue-depths.repo.ts). */
 export function createPgQueueDepthsRepo(sql: SQL): QueueDepthsStore {

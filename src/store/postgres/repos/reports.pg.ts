@@ -1,6 +1,6 @@
 import type { SQL } from "bun";
-import { type DayRow, mergeDays, type ReportRange, type ServedCorrectionRow, type TopQuestion } from "../../repos/reports.repo.ts";
-import type { ReportsStore } from "../../store.ts";
+import { type DayRow, mergeDays, type ReportRange, type ServedCorrectionRow, type TopQuestion } from "../../sqlite/repos/reports.sqlite.ts";
+import type { ReportsStore } from "../../contract/store.contract.ts";
 import { flag, limitOf, num, type Raw } from "./values.ts";
 
 /**

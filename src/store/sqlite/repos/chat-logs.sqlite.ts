@@ -1,6 +1,6 @@
 import type { Db } from "../db.ts";
-import type { AccountsRepo } from "./accounts.repo.ts";
-import type { ConversationsRepo } from "./conversations.repo.ts";
+import type { AccountsRepo } from "./accounts.sqlite.ts";
+import type { ConversationsRepo } from "./conversations.sqlite.ts";
 
 export interface NewTurn {
   deploymentId: string;

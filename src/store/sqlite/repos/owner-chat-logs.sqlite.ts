@@ -1,5 +1,5 @@
 import type { Db } from "../db.ts";
-import { parseSources } from "./chat-log-feedback.repo.ts";
+import { parseSources } from "./chat-log-feedback.sqlite.ts";
 
 export interface OwnerChatLog {
   id: number;

@@ -1,5 +1,5 @@
-import type { Db } from "../db.ts";
-import { allKeywordTables, ensureKeywordTable, findKeywordTable } from "../keyword-tables.ts";
+import type { Db } from "./db.ts";
+import { allKeywordTables, ensureKeywordTable, findKeywordTable } from "./keyword-tables.ts";
 
 export interface ChunkRow {
   id: number;

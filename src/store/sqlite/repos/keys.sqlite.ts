@@ -1,6 +1,6 @@
 import type { Db } from "../db.ts";
-import { type Account, createAccountsRepo } from "./accounts.repo.ts";
-import { type Deployment, type DeploymentRow, toDeployment } from "./deployments.repo.ts";
+import { type Account, createAccountsRepo } from "./accounts.sqlite.ts";
+import { type Deployment, type DeploymentRow, toDeployment } from "./deployments.sqlite.ts";
 
 export interface KeyInfo {
   deploymentId: string;

@@ -1,20 +1,20 @@
-import type { AccountsRepo } from "./repos/accounts.repo.ts";
-import type { ChatLogFeedbackRepo } from "./repos/chat-log-feedback.repo.ts";
-import type { ChatLogsRepo } from "./repos/chat-logs.repo.ts";
-import type { ChunkIndexRepo, NewChunk } from "./repos/chunk-index.repo.ts";
-import type { ConversationsRepo } from "./repos/conversations.repo.ts";
-import type { CorrectionsRepo } from "./repos/corrections.repo.ts";
-import type { DeploymentsRepo } from "./repos/deployments.repo.ts";
-import type { DocumentRecord, DocumentsRepo } from "./repos/documents.repo.ts";
-import type { KeysRepo } from "./repos/keys.repo.ts";
-import type { LeadsRepo } from "./repos/leads.repo.ts";
-import type { LoginAttemptsRepo } from "./repos/login-attempts.repo.ts";
-import type { OutboxRepo } from "./repos/outbox.repo.ts";
-import type { OwnerChatLogsRepo } from "./repos/owner-chat-logs.repo.ts";
-import type { OwnerSessionsRepo } from "./repos/owner-sessions.repo.ts";
-import type { QueueDepthsRepo } from "./repos/queue-depths.repo.ts";
-import type { ReportsRepo } from "./repos/reports.repo.ts";
-import type { TermStatsRepo } from "./repos/term-stats.repo.ts";
+import type { AccountsRepo } from "../sqlite/repos/accounts.sqlite.ts";
+import type { ChatLogFeedbackRepo } from "../sqlite/repos/chat-log-feedback.sqlite.ts";
+import type { ChatLogsRepo } from "../sqlite/repos/chat-logs.sqlite.ts";
+import type { ChunkIndexRepo, NewChunk } from "../sqlite/chunk-index.sqlite.ts";
+import type { ConversationsRepo } from "../sqlite/repos/conversations.sqlite.ts";
+import type { CorrectionsRepo } from "../sqlite/repos/corrections.sqlite.ts";
+import type { DeploymentsRepo } from "../sqlite/repos/deployments.sqlite.ts";
+import type { DocumentRecord, DocumentsRepo } from "../sqlite/repos/documents.sqlite.ts";
+import type { KeysRepo } from "../sqlite/repos/keys.sqlite.ts";
+import type { LeadsRepo } from "../sqlite/repos/leads.sqlite.ts";
+import type { LoginAttemptsRepo } from "../sqlite/repos/login-attempts.sqlite.ts";
+import type { OutboxRepo } from "../sqlite/repos/outbox.sqlite.ts";
+import type { OwnerChatLogsRepo } from "../sqlite/repos/owner-chat-logs.sqlite.ts";
+import type { OwnerSessionsRepo } from "../sqlite/repos/owner-sessions.sqlite.ts";
+import type { QueueDepthsRepo } from "../sqlite/repos/queue-depths.sqlite.ts";
+import type { ReportsRepo } from "../sqlite/repos/reports.sqlite.ts";
+import type { TermStatsRepo } from "../sqlite/term-stats.sqlite.ts";
 
 /**
  * The store contract (issue 12): every repository of the SQLite implementation, with each method returning a

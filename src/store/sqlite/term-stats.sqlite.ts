@@ -1,5 +1,5 @@
-import type { Db } from "../db.ts";
-import { findKeywordTable } from "../keyword-tables.ts";
+import type { Db } from "./db.ts";
+import { findKeywordTable } from "./keyword-tables.ts";
 
 /**
  * Term statistics for the gate's IDF weights, read from the deployment's own keyword table (fts5vocab 'row':

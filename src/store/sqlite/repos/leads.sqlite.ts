@@ -1,5 +1,5 @@
 import type { Db } from "../db.ts";
-import type { MailDraft, OutboxRepo, OutboxStatus } from "./outbox.repo.ts";
+import type { MailDraft, OutboxRepo, OutboxStatus } from "./outbox.sqlite.ts";
 
 export interface Lead {
   id: number;
