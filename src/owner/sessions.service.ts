@@ -1,7 +1,6 @@
 import { createHash, randomBytes } from "node:crypto";
 import { appError } from "../errors/index.ts";
-import type { Account } from "../store/sqlite/repos/accounts.sqlite.ts";
-import type { AccountsStore, LoginAttemptsStore, OwnerSessionsStore } from "../store/contract/store.contract.ts";
+import type { Account, AccountsStore, LoginAttemptsStore, OwnerSessionsStore } from "../store/contract/index.ts";
 
 /**
  * Failed sign-ins per rolling minute: for one email from one address (whether or not the account exists), and

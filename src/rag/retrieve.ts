@@ -1,5 +1,5 @@
 import type { Logger } from "../log.ts";
-import type { ChunkRow } from "../store/sqlite/chunk-index.sqlite.ts";
+import type { ChunkIndexStore, TermStatsStore } from "../store/contract/index.ts";
 import { isQuestion } from "./answer-type.ts";
 import type { Embedder } from "./embedder.ts";
 import { answerability, blendRelevance, type CosineCalibration, type TermStats, termWeights } from "./grounding-gate.ts";
@@ -19,27 +19,14 @@ const SEARCH_TERMS = { maxTerms: 12, maxRows: 15_000, minTerms: 3 };
  */
 const QUESTION_POOL = 12;
 
-type MaybePromise<T> = T | Promise<T>;
-
-/** What retrieval reads from an index: the SQLite repos answer synchronously, the PostgreSQL ones asynchronously. */
-export interface ChunkIndex {
-  keywordSearch(deploymentId: string, match: string, limit: number): MaybePromise<{ id: number; score: number }[]>;
-  vectorSearch(deploymentId: string, query: Float32Array, k: number): MaybePromise<{ id: number; distance: number }[]>;
-  getChunks(ids: number[]): MaybePromise<ChunkRow[]>;
-  hasVectors(): boolean;
-}
-
-/** The gate's TermStats, possibly asynchronous (see ChunkIndex). */
-export interface RetrievalTermStats {
-  documentFrequencies(deploymentId: string, terms: string[]): MaybePromise<Map<string, number>>;
-  totalChunks(deploymentId: string): MaybePromise<number>;
-}
+/** What retrieval reads from the store's chunk index. */
+export type ChunkIndex = Pick<ChunkIndexStore, "keywordSearch" | "vectorSearch" | "getChunks" | "hasVectors">;
 
 /**
  * Reads everything the question needs from the deployment's statistics once (document frequencies of its terms
  * and their folded forms, and N), then answers the gate's synchronous TermStats from that snapshot.
  */
-async function statsSnapshot(stats: RetrievalTermStats, deploymentId: string, terms: string[]): Promise<TermStats> {
+export async function statsSnapshot(stats: TermStatsStore, deploymentId: string, terms: string[]): Promise<TermStats> {
   const [df, n] = await Promise.all([
     stats.documentFrequencies(deploymentId, [...new Set([...terms, ...terms.map(stem)])]),
     stats.totalChunks(deploymentId),
@@ -78,7 +65,7 @@ export interface RetrieveInput {
  */
 export function createRetriever(deps: {
   index: ChunkIndex;
-  stats: RetrievalTermStats;
+  stats: TermStatsStore;
   embedder: () => Promise<Embedder | null>;
   /** optional: reorders the fused candidates and decides their relevance (rerank/) */
   reranker?: () => Promise<Reranker | null>;
@@ -141,14 +128,14 @@ export function createRetriever(deps: {
         const cosine = vector?.cosine.get(f.id);
         hits.push({
           chunkId: row.id,
-          documentId: row.document_id,
+          documentId: row.documentId,
           text: row.text,
           source: row.source,
-          headingPath: row.heading_path,
-          pageStart: row.page_start,
-          pageEnd: row.page_end,
-          rowStart: row.row_start,
-          rowEnd: row.row_end,
+          headingPath: row.headingPath,
+          pageStart: row.pageStart,
+          pageEnd: row.pageEnd,
+          rowStart: row.rowStart,
+          rowEnd: row.rowEnd,
           fused: f.score,
           relevance: 0,
           ...(cosine === undefined ? {} : { cosine }),

@@ -1,7 +1,5 @@
 import { appError } from "../errors/index.ts";
-import type { RatedTurn } from "../store/sqlite/repos/chat-log-feedback.sqlite.ts";
-import type { Correction } from "../store/sqlite/repos/corrections.sqlite.ts";
-import type { ChatLogFeedbackStore, CorrectionsStore } from "../store/contract/store.contract.ts";
+import type { ChatLogFeedbackStore, Correction, CorrectionsStore, RatedTurn } from "../store/contract/index.ts";
 import { normaliseQuestion } from "./normalise-question.ts";
 import { VISITOR_LIMITS } from "./validate.ts";
 

@@ -1,7 +1,5 @@
 import { newMessageId } from "../mail/mailer.ts";
-import type { Deployment } from "../store/sqlite/repos/deployments.sqlite.ts";
-import type { Lead } from "../store/sqlite/repos/leads.sqlite.ts";
-import type { MailDraft } from "../store/sqlite/repos/outbox.sqlite.ts";
+import type { Deployment, Lead, MailDraft } from "../store/contract/index.ts";
 
 /** Owner-written text can still end up in a header (the subject): flatten it to one short line. */
 const oneLine = (s: string, max: number) =>

@@ -1,8 +1,5 @@
 import { appError } from "../errors/index.ts";
-import type { RatedTurn } from "../store/sqlite/repos/chat-log-feedback.sqlite.ts";
-import type { Deployment } from "../store/sqlite/repos/deployments.sqlite.ts";
-import type { Lead, LeadWithMail } from "../store/sqlite/repos/leads.sqlite.ts";
-import type { ChatLogFeedbackStore, LeadsStore } from "../store/contract/store.contract.ts";
+import type { ChatLogFeedbackStore, Deployment, Lead, LeadsStore, LeadWithMail, RatedTurn } from "../store/contract/index.ts";
 import { toCsv } from "./csv.ts";
 import { composeLeadMail } from "./lead-mail.ts";
 import { multiLine, singleLine, VISITOR_LIMITS, visitorEmail } from "./validate.ts";

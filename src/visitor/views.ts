@@ -1,5 +1,4 @@
-import type { Correction } from "../store/sqlite/repos/corrections.sqlite.ts";
-import type { LeadWithMail } from "../store/sqlite/repos/leads.sqlite.ts";
+import type { Correction, LeadWithMail } from "../store/contract/index.ts";
 import { toSeconds } from "../wire-time.ts";
 import type { CorrectionItem } from "./corrections.service.ts";
 

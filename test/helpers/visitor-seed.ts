@@ -3,8 +3,7 @@
  * store contract so each suite runs the same on both engines.
  */
 import { randomBytes } from "node:crypto";
-import type { NewTurn } from "../../src/store/sqlite/repos/chat-logs.sqlite.ts";
-import type { Store } from "../../src/store/contract/store.contract.ts";
+import type { NewTurn, Store } from "../../src/store/contract/index.ts";
 
 export const uniq = (prefix: string): string => `${prefix}-${randomBytes(5).toString("hex")}`;
 

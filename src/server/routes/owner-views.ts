@@ -1,7 +1,5 @@
 import type { Services } from "../../app.ts";
-import type { Deployment } from "../../store/sqlite/repos/deployments.sqlite.ts";
-import type { LeadWithMail } from "../../store/sqlite/repos/leads.sqlite.ts";
-import type { OwnerChatLog } from "../../store/sqlite/repos/owner-chat-logs.sqlite.ts";
+import type { Deployment, LeadWithMail, OwnerChatLog } from "../../store/contract/index.ts";
 import { leadView } from "../../visitor/views.ts";
 import { toSeconds } from "../../wire-time.ts";
 

@@ -1,81 +1,43 @@
+import type { ChunkIndexStore, ChunkRow, ChunkVector, NewChunk } from "../contract/chunk-index.contract.ts";
+import { stagingDeployment, toIndexedChunk } from "../contract/chunk-index.contract.ts";
 import type { Db } from "./db.ts";
 import { allKeywordTables, ensureKeywordTable, findKeywordTable } from "./keyword-tables.ts";
 
-export interface ChunkRow {
-  id: number;
-  deployment_id: string;
-  document_id: string;
-  ord: number;
-  source: string;
-  text: string;
-  heading_path: string;
-  page_start: number | null;
-  page_end: number | null;
-  row_start: number | null;
-  row_end: number | null;
-  token_count: number;
-  text_hash: string;
-}
-
-export interface NewChunk {
-  ord: number;
-  source: string;
-  text: string;
-  headingPath: string;
-  pageStart?: number;
-  pageEnd?: number;
-  rowStart?: number;
-  rowEnd?: number;
-  tokenCount: number;
-  textHash: string;
-  vector?: Float32Array;
-}
-
 const VEC_TABLE = "chunks_vec";
 
-/**
- * A large document's chunks are written in many short transactions under this placeholder deployment, which
- * has no keyword table and no vectors, so no search sees them; publishStaged moves them into their deployment
- * and its keyword table in short batches.
- */
-export const stagingDeployment = (documentId: string) => `~staging:${documentId}`;
+const INSERT_CHUNK = `INSERT INTO chunks (deployment_id, document_id, ord, source, text, heading_path, page_start, page_end, row_start, row_end, token_count, text_hash)
+  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`;
+const INSERT_VECTOR = `INSERT INTO ${VEC_TABLE} (rowid, deployment_id, embedding) VALUES (?, ?, ?)`;
 
 /**
- * The hybrid index: chunk rows, their FTS5 rows (in the deployment's own keyword table) and their vec0 rows
- * always change together inside the caller's transaction, so retrieval never sees a half-indexed document.
+ * The hybrid index's writes: chunk rows, their FTS5 rows (in the deployment's own keyword table) and their vec0
+ * rows. Synchronous and without transactions of their own, so the training store runs them inside its
+ * transactions (training.sqlite.ts) and retrieval never sees a half-indexed document.
  */
-export function createChunkIndexRepo(db: Db) {
-  const hasVecTable = () => db.query("SELECT 1 FROM sqlite_master WHERE name = ?").get(VEC_TABLE) !== null;
-  let vec = hasVecTable();
-  const insertChunk = db.query<{ id: number }, (string | number | null)[]>(
-    `INSERT INTO chunks (deployment_id, document_id, ord, source, text, heading_path, page_start, page_end, row_start, row_end, token_count, text_hash)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
-  );
+export function createChunkIndexWriter(db: Db) {
+  let vec = db.query("SELECT 1 FROM sqlite_master WHERE name = ?").get(VEC_TABLE) !== null;
   const insertRow = (deploymentId: string, documentId: string, c: NewChunk): number =>
     (
-      insertChunk.get(
-        deploymentId,
-        documentId,
-        c.ord,
-        c.source,
-        c.text,
-        c.headingPath,
-        c.pageStart ?? null,
-        c.pageEnd ?? null,
-        c.rowStart ?? null,
-        c.rowEnd ?? null,
-        c.tokenCount,
-        c.textHash,
-      ) as { id: number }
+      db
+        .query<{ id: number }, (string | number | null)[]>(INSERT_CHUNK)
+        .get(
+          deploymentId,
+          documentId,
+          c.ord,
+          c.source,
+          c.text,
+          c.headingPath,
+          c.pageStart ?? null,
+          c.pageEnd ?? null,
+          c.rowStart ?? null,
+          c.rowEnd ?? null,
+          c.tokenCount,
+          c.textHash,
+        ) as { id: number }
     ).id;
+  const ftsInsert = (fts: string) => db.query(`INSERT INTO ${fts} (rowid, text, heading_path) VALUES (?, ?, ?)`);
   return {
     hasVectors: () => vec,
-    meta(key: string): string | null {
-      return db.query<{ value: string }, [string]>("SELECT value FROM index_meta WHERE key = ?").get(key)?.value ?? null;
-    },
-    setMeta(key: string, value: string): void {
-      db.run("INSERT INTO index_meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value", [key, value]);
-    },
     /** (Re)creates the vec0 table for `dimension`; drops any previous one (reindex). */
     createVectorTable(dimension: number | null): void {
       db.run(`DROP TABLE IF EXISTS ${VEC_TABLE}`);
@@ -89,13 +51,11 @@ export function createChunkIndexRepo(db: Db) {
     insert(deploymentId: string, documentId: string, chunks: NewChunk[]): number[] {
       const ids: number[] = [];
       if (chunks.length === 0) return ids;
-      const kw = ensureKeywordTable(db, deploymentId);
-      const insertFts = db.query(`INSERT INTO ${kw.fts} (rowid, text, heading_path) VALUES (?, ?, ?)`);
+      const insertFts = ftsInsert(ensureKeywordTable(db, deploymentId).fts);
       for (const c of chunks) {
         const id = insertRow(deploymentId, documentId, c);
         insertFts.run(id, c.text, c.headingPath);
-        if (vec && c.vector)
-          db.run(`INSERT INTO ${VEC_TABLE} (rowid, deployment_id, embedding) VALUES (?, ?, ?)`, [id, deploymentId, c.vector]);
+        if (vec && c.vector) db.run(INSERT_VECTOR, [id, deploymentId, c.vector]);
         ids.push(id);
       }
       return ids;
@@ -116,38 +76,20 @@ export function createChunkIndexRepo(db: Db) {
         )
         .all(documentId, stagingDeployment(documentId), limit);
       if (rows.length === 0) return 0;
-      const kw = ensureKeywordTable(db, deploymentId);
       const move = db.query("UPDATE chunks SET deployment_id = ? WHERE id = ?");
-      const insertFts = db.query(`INSERT INTO ${kw.fts} (rowid, text, heading_path) VALUES (?, ?, ?)`);
+      const insertFts = ftsInsert(ensureKeywordTable(db, deploymentId).fts);
       for (const r of rows) {
         move.run(deploymentId, r.id);
         insertFts.run(r.id, r.text, r.heading_path);
       }
       return rows.length;
     },
-    /** Vectors of chunks already inserted (a staged document's, at publish). */
-    insertVectors(deploymentId: string, vectors: { id: number; vector: Float32Array }[]): void {
-      if (vec)
-        for (const v of vectors)
-          db.run(`INSERT INTO ${VEC_TABLE} (rowid, deployment_id, embedding) VALUES (?, ?, ?)`, [v.id, deploymentId, v.vector]);
+    /** Vectors of chunks already inserted (a staged document's, at publish); nothing without a vector table. */
+    insertVectors(deploymentId: string, vectors: ChunkVector[]): void {
+      if (vec) for (const v of vectors) db.run(INSERT_VECTOR, [v.id, deploymentId, v.vector]);
     },
-    /**
-     * FTS5 maintenance after a bulk load: merges the keyword tables' segments in bounded steps (each its own short
-     * write) so a server keeps answering meanwhile. Returns the steps done.
-     */
-    async mergeFts(opts: { pagesPerStep?: number; maxSteps?: number; pause?: () => Promise<void> } = {}): Promise<number> {
-      const changes = () => db.query<{ n: number }, []>("SELECT total_changes() AS n").get()?.n ?? 0;
-      let steps = 0;
-      for (const t of allKeywordTables(db)) {
-        for (; steps < (opts.maxSteps ?? 1000); steps++) {
-          const before = changes();
-          db.run(`INSERT INTO ${t.fts}(${t.fts}, rank) VALUES ('merge', ?)`, [opts.pagesPerStep ?? 64]);
-          // FTS5 documents this: fewer than two changes means the merge found no work
-          if (changes() - before < 2) break;
-          await opts.pause?.();
-        }
-      }
-      return steps;
+    setVector(id: number, deploymentId: string, v: Float32Array): void {
+      db.run(INSERT_VECTOR, [id, deploymentId, v]);
     },
     /**
      * Removes a document's chunks from all three places (an external-content FTS row is deleted with its old
@@ -173,8 +115,41 @@ export function createChunkIndexRepo(db: Db) {
       }
       db.run("DELETE FROM chunks WHERE document_id = ?", [documentId]);
     },
+    cacheVector(embedderId: string, textHash: string, v: Float32Array): void {
+      db.run("INSERT OR IGNORE INTO embedding_cache (embedder_id, text_hash, vector) VALUES (?, ?, ?)", [embedderId, textHash, v]);
+    },
+  };
+}
+
+export type ChunkIndexWriter = ReturnType<typeof createChunkIndexWriter>;
+
+const asVector = (b: Uint8Array) => new Float32Array(b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength));
+
+/** The chunk index on SQLite: FTS5 per deployment (keyword-tables.ts) and sqlite-vec, over the writer above. */
+export function createSqliteChunkIndex(db: Db, writer: ChunkIndexWriter = createChunkIndexWriter(db)): ChunkIndexStore {
+  const immediate = <T>(fn: () => T): T => db.transaction(fn).immediate();
+  const cached = (embedderId: string, textHash: string) => {
+    const r = db
+      .query<{ vector: Uint8Array }, [string, string]>("SELECT vector FROM embedding_cache WHERE embedder_id = ? AND text_hash = ?")
+      .get(embedderId, textHash);
+    return r ? asVector(r.vector) : null;
+  };
+  return {
+    hasVectors: writer.hasVectors,
+    // one process owns the data dir: nothing another node could have changed, nobody to exclude
+    refresh: async () => {},
+    exclusive: (fn) => fn(),
+    async meta(key) {
+      return db.query<{ value: string }, [string]>("SELECT value FROM index_meta WHERE key = ?").get(key)?.value ?? null;
+    },
+    async setMeta(key, value) {
+      db.run("INSERT INTO index_meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value", [key, value]);
+    },
+    createVectorTable: async (dimension) => writer.createVectorTable(dimension),
+    insert: async (deploymentId, documentId, chunks) => immediate(() => writer.insert(deploymentId, documentId, chunks)),
+    deleteDocument: async (documentId) => immediate(() => writer.deleteDocument(documentId)),
     /** BM25 over the deployment's own keyword table: its statistics only (lower = better, as FTS5 returns it). */
-    keywordSearch(deploymentId: string, match: string, limit: number): { id: number; score: number }[] {
+    async keywordSearch(deploymentId, match, limit) {
       const kw = findKeywordTable(db, deploymentId);
       if (!kw) return [];
       return db
@@ -183,53 +158,59 @@ export function createChunkIndexRepo(db: Db) {
         )
         .all(match, limit);
     },
-    vectorSearch(deploymentId: string, query: Float32Array, k: number): { id: number; distance: number }[] {
-      if (!vec) return [];
+    async vectorSearch(deploymentId, query, k) {
+      if (!writer.hasVectors()) return [];
       return db
         .query<{ id: number; distance: number }, [Float32Array, number, string]>(
           `SELECT rowid AS id, distance FROM ${VEC_TABLE} WHERE embedding MATCH ? AND k = ? AND deployment_id = ?`,
         )
         .all(query, k, deploymentId);
     },
-    getChunks(ids: number[]): ChunkRow[] {
+    async getChunks(ids) {
       if (ids.length === 0) return [];
-      return db.query<ChunkRow, number[]>(`SELECT * FROM chunks WHERE id IN (${ids.map(() => "?").join(",")})`).all(...ids);
+      return db
+        .query<ChunkRow, number[]>(`SELECT * FROM chunks WHERE id IN (${ids.map(() => "?").join(",")})`)
+        .all(...ids)
+        .map(toIndexedChunk);
     },
-    allChunks(): ChunkRow[] {
-      return db.query<ChunkRow, []>("SELECT * FROM chunks ORDER BY id").all();
+    async allChunks() {
+      return db.query<ChunkRow, []>("SELECT * FROM chunks ORDER BY id").all().map(toIndexedChunk);
     },
-    setVector(id: number, deploymentId: string, v: Float32Array): void {
-      db.run(`INSERT INTO ${VEC_TABLE} (rowid, deployment_id, embedding) VALUES (?, ?, ?)`, [id, deploymentId, v]);
-    },
-    cachedVector(embedderId: string, textHash: string): Float32Array | null {
-      const r = db
-        .query<{ vector: Uint8Array }, [string, string]>("SELECT vector FROM embedding_cache WHERE embedder_id = ? AND text_hash = ?")
-        .get(embedderId, textHash);
-      return r ? new Float32Array(r.vector.buffer.slice(r.vector.byteOffset, r.vector.byteOffset + r.vector.byteLength)) : null;
-    },
-    /** Cached vectors of many texts at once, in the order asked (null: not cached). */
-    cachedVectors(embedderId: string, textHashes: string[]): (Float32Array | null)[] {
-      return textHashes.map((h) => this.cachedVector(embedderId, h));
-    },
-    cacheVector(embedderId: string, textHash: string, v: Float32Array): void {
-      db.run("INSERT OR IGNORE INTO embedding_cache (embedder_id, text_hash, vector) VALUES (?, ?, ?)", [embedderId, textHash, v]);
-    },
-    counts(documentId: string): { chunks: number; fts: number; vec: number } {
+    setVector: async (id, deploymentId, v) => writer.setVector(id, deploymentId, v),
+    cachedVector: async (embedderId, textHash) => cached(embedderId, textHash),
+    cachedVectors: async (embedderId, textHashes) => textHashes.map((h) => cached(embedderId, h)),
+    cacheVector: async (embedderId, textHash, v) => writer.cacheVector(embedderId, textHash, v),
+    async counts(documentId) {
       const rows = db
         .query<{ id: number; deployment_id: string }, [string]>("SELECT id, deployment_id FROM chunks WHERE document_id = ?")
         .all(documentId);
-      const ids = rows.map((r) => r.id);
       const kw = rows[0] ? findKeywordTable(db, rows[0].deployment_id) : null;
       let fts = 0;
       let v = 0;
-      for (const id of ids) {
+      for (const { id } of rows) {
         // external content keeps no text copy; FTS5's docsize row says the rowid is indexed
         if (kw && db.query(`SELECT 1 FROM ${kw.fts}_docsize WHERE id = ?`).get(id)) fts++;
-        if (vec && db.query(`SELECT 1 FROM ${VEC_TABLE} WHERE rowid = ?`).get(id)) v++;
+        if (writer.hasVectors() && db.query(`SELECT 1 FROM ${VEC_TABLE} WHERE rowid = ?`).get(id)) v++;
       }
-      return { chunks: ids.length, fts, vec: v };
+      return { chunks: rows.length, fts, vec: v };
+    },
+    /**
+     * FTS5 maintenance after a bulk load: merges the keyword tables' segments in bounded steps (each its own short
+     * write) so a server keeps answering meanwhile. Returns the steps done.
+     */
+    async mergeFts(opts = {}) {
+      const changes = () => db.query<{ n: number }, []>("SELECT total_changes() AS n").get()?.n ?? 0;
+      let steps = 0;
+      for (const t of allKeywordTables(db)) {
+        for (; steps < (opts.maxSteps ?? 1000); steps++) {
+          const before = changes();
+          db.run(`INSERT INTO ${t.fts}(${t.fts}, rank) VALUES ('merge', ?)`, [opts.pagesPerStep ?? 64]);
+          // FTS5 documents this: fewer than two changes means the merge found no work
+          if (changes() - before < 2) break;
+          await opts.pause?.();
+        }
+      }
+      return steps;
     },
   };
 }
-
-export type ChunkIndexRepo = ReturnType<typeof createChunkIndexRepo>;

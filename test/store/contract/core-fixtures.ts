@@ -1,10 +1,7 @@
 /** Rows the core contract tests build on (deployments with an owner, documents with prepared chunks), on either engine. */
 import { randomBytes } from "node:crypto";
+import type { Deployment, DocumentRecord, NewChunk, Store } from "../../../src/store/contract/index.ts";
 import type { PgStore } from "../../../src/store/postgres/pg-store.ts";
-import type { NewChunk } from "../../../src/store/sqlite/chunk-index.sqlite.ts";
-import type { Deployment } from "../../../src/store/sqlite/repos/deployments.sqlite.ts";
-import type { DocumentRecord } from "../../../src/store/sqlite/repos/documents.sqlite.ts";
-import type { Store } from "../../../src/store/contract/store.contract.ts";
 
 export const uid = (prefix: string) => `${prefix}_${randomBytes(9).toString("base64url")}`;
 

@@ -1,69 +1,24 @@
+import { type CorrectionRow, type CorrectionsStore, toCorrection } from "../../contract/corrections.contract.ts";
 import type { Db } from "../db.ts";
 
-export interface Correction {
-  id: number;
-  deploymentId: string;
-  chatLogId: number;
-  question: string;
-  questionNorm: string;
-  answer: string;
-  active: boolean;
-  servedCount: number;
-  createdAt: number;
-  updatedAt: number;
-}
-
-interface CorrectionRow {
-  id: number;
-  deployment_id: string;
-  chat_log_id: number;
-  question: string;
-  question_norm: string;
-  answer: string;
-  active: number;
-  served_count: number;
-  created_at: number;
-  updated_at: number;
-}
-
-const toCorrection = (r: CorrectionRow): Correction => ({
-  id: r.id,
-  deploymentId: r.deployment_id,
-  chatLogId: r.chat_log_id,
-  question: r.question,
-  questionNorm: r.question_norm,
-  answer: r.answer,
-  active: r.active === 1,
-  servedCount: r.served_count,
-  createdAt: r.created_at,
-  updatedAt: r.updated_at,
-});
-
-export function createCorrectionsRepo(db: Db) {
+export function createSqliteCorrectionsRepo(db: Db): CorrectionsStore {
   const serve = db.query<CorrectionRow, [string, string]>(
     `UPDATE corrections SET served_count = served_count + 1
       WHERE id = (SELECT id FROM corrections WHERE deployment_id = ? AND question_norm = ? AND active = 1 LIMIT 1)
       RETURNING *`,
   );
+  const maybe = (r: CorrectionRow | null) => (r ? toCorrection(r) : null);
   return {
-    findForChatLog(chatLogId: number): Correction | null {
-      const r = db.query<CorrectionRow, [number]>("SELECT * FROM corrections WHERE chat_log_id = ?").get(chatLogId);
-      return r ? toCorrection(r) : null;
-    },
-    findActive(deploymentId: string, questionNorm: string): Correction | null {
-      const r = db
-        .query<CorrectionRow, [string, string]>("SELECT * FROM corrections WHERE deployment_id = ? AND question_norm = ? AND active = 1")
-        .get(deploymentId, questionNorm);
-      return r ? toCorrection(r) : null;
-    },
-    /**
-     * Creates or replaces the correction of one chat log and makes it the active one for its normalised
-     * question: any other active correction of the same question is deactivated in the same transaction.
-     */
-    upsert(
-      input: { deploymentId: string; chatLogId: number; question: string; questionNorm: string; answer: string },
-      at = Date.now(),
-    ): Correction {
+    findForChatLog: async (chatLogId) =>
+      maybe(db.query<CorrectionRow, [number]>("SELECT * FROM corrections WHERE chat_log_id = ?").get(chatLogId)),
+    findActive: async (deploymentId, questionNorm) =>
+      maybe(
+        db
+          .query<CorrectionRow, [string, string]>("SELECT * FROM corrections WHERE deployment_id = ? AND question_norm = ? AND active = 1")
+          .get(deploymentId, questionNorm),
+      ),
+    // an IMMEDIATE transaction: writers of one question queue, and the later one ends active
+    async upsert(input, at = Date.now()) {
       return db
         .transaction(() => {
           db.run(
@@ -83,12 +38,8 @@ export function createCorrectionsRepo(db: Db) {
         })
         .immediate();
     },
-    /** Takes the active correction for a normalised question and counts one serving, atomically. */
-    serve(deploymentId: string, questionNorm: string): Correction | null {
-      const r = serve.get(deploymentId, questionNorm);
-      return r ? toCorrection(r) : null;
-    },
-    deactivate(deploymentId: string, chatLogId: number, at = Date.now()): boolean {
+    serve: async (deploymentId, questionNorm) => maybe(serve.get(deploymentId, questionNorm)),
+    async deactivate(deploymentId, chatLogId, at = Date.now()) {
       return (
         db.run("UPDATE corrections SET active = 0, updated_at = ? WHERE deployment_id = ? AND chat_log_id = ? AND active = 1", [
           at,
@@ -99,5 +50,3 @@ export function createCorrectionsRepo(db: Db) {
     },
   };
 }
-
-export type CorrectionsRepo = ReturnType<typeof createCorrectionsRepo>;
