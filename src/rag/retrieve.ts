@@ -3,14 +3,14 @@ import type { ChunkIndexStore, TermStatsStore } from "../store/contract/index.ts
 import { isQuestion } from "./answer-type.ts";
 import type { Embedder } from "./embedder.ts";
 import { answerability, blendRelevance, type CosineCalibration, type TermStats, termWeights } from "./grounding-gate.ts";
-import { matchExpression, searchTerms } from "./keyword-query.ts";
+import { searchTerms } from "./keyword-query.ts";
 import { fuseByRank } from "./rank-fusion.ts";
 import { rerankHits } from "./rerank/rerank-hits.ts";
 import type { Reranker } from "./rerank/reranker.ts";
 import type { JudgedBy, Retrieval, RetrievalHit, RetrievalMode } from "./retrieval.types.ts";
 import { queryTerms, stem } from "./terms.ts";
 
-/** Which words FTS5 searches (see searchTerms): measured on SciFact and at 100k chunks. */
+/** Which words keyword search gets (see searchTerms): measured on SciFact and at 100k chunks. */
 const SEARCH_TERMS = { maxTerms: 12, maxRows: 15_000, minTerms: 3 };
 /**
  * A question is judged over this many fused candidates, which are then ordered by how well one of their sentences
@@ -60,7 +60,7 @@ export interface RetrieveInput {
 }
 
 /**
- * Hybrid retrieval over one deployment's partition: BM25 (FTS5) and vector KNN (sqlite-vec) fused by
+ * Hybrid retrieval over one deployment's partition: BM25 over its keyword index and vector KNN fused by
  * weighted RRF, then every hit scored for grounding. Keyword-only when no embedder is active.
  */
 export function createRetriever(deps: {
@@ -106,9 +106,9 @@ export function createRetriever(deps: {
       const terms = queryTerms(input.query);
       const pool = isQuestion(input.query) ? Math.max(input.topK, QUESTION_POOL) : input.topK;
       const stats = await statsSnapshot(deps.stats, input.deploymentId, terms);
-      const match =
-        mode === "vector" ? null : matchExpression(searchTerms(terms, stats.documentFrequencies(input.deploymentId, terms), SEARCH_TERMS));
-      const keyword = match ? (await index.keywordSearch(input.deploymentId, match, settings.candidates)).map((r) => r.id) : [];
+      const searched = mode === "vector" ? [] : searchTerms(terms, stats.documentFrequencies(input.deploymentId, terms), SEARCH_TERMS);
+      const keyword =
+        searched.length > 0 ? (await index.keywordSearch(input.deploymentId, searched, settings.candidates)).map((r) => r.id) : [];
       const vector =
         mode === "keyword" || (mode === "hybrid" && settings.vectorWeight <= 0)
           ? null
@@ -172,7 +172,7 @@ export function createRetriever(deps: {
         hits: kept,
         relevance,
         weights,
-        used: { keyword: match !== null, vector: vector !== null, reranker: reranked !== null },
+        used: { keyword: searched.length > 0, vector: vector !== null, reranker: reranked !== null },
         judgedBy,
       };
     },

@@ -220,13 +220,16 @@ describe("docchat db copy", () => {
       Number(x.id),
     );
     expect(chunkOf).toHaveLength(1);
-    const kw = await index.keywordSearch(deploymentId, '"returned"', 5);
+    const kw = await index.keywordSearch(deploymentId, ["returned"], 5);
     expect(kw.map((h) => h.id)).toEqual(chunkOf);
     // and ranks like the SQLite index it came from
     const lite = await openDatabaseFile(join(data, "docchat.db"), { vecDir: data, readonly: true });
     try {
       const liteIndex = createSqliteChunkIndex(lite);
-      for (const q of ['"shoes" OR "leather" OR "delivery"', '"the" OR "receipt"']) {
+      for (const q of [
+        ["shoes", "leather", "delivery"],
+        ["the", "receipt"],
+      ]) {
         const [a, b] = [await liteIndex.keywordSearch(deploymentId, q, 10), await index.keywordSearch(deploymentId, q, 10)];
         expect(b.map((h) => h.id)).toEqual(a.map((h) => h.id));
         for (const [i, h] of b.entries()) expect(h.score).toBeCloseTo((a[i] as { score: number }).score, 6);

@@ -101,7 +101,7 @@ describe("PostgreSQL chunk index", () => {
     >[];
     expect({ ...left[0] }).toEqual({ chunks: 0, terms: 0, orphans: 0 });
     expect(await stats.totalChunks("dep_gone")).toBe(0);
-    expect((await index.keywordSearch("dep_stays", '"heron"', 5)).length).toBe(1);
+    expect((await index.keywordSearch("dep_stays", ["heron"], 5)).length).toBe(1);
   });
 
   test("a node learns of a vector table another node created when it refreshes", async () => {

@@ -66,7 +66,7 @@ describe("PostgreSQL training leases", () => {
 
     // the heir finishes it
     expect(await b.repos.training.completeBatch(heir, [{ doc: taken ?? doc, chunks: [chunk("gannet colony")] }], null)).toEqual([doc.id]);
-    expect((await b.repos.chunkIndex.keywordSearch(d.id, '"gannet"', 5)).length).toBe(1);
+    expect((await b.repos.chunkIndex.keywordSearch(d.id, ["gannet"], 5)).length).toBe(1);
     expect((await b.repos.deployments.findById(d.id))?.trainingStatus).toBe("completed");
   });
 

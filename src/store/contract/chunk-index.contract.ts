@@ -106,8 +106,12 @@ export interface ChunkIndexStore {
   insert(deploymentId: string, documentId: string, chunks: NewChunk[]): Promise<number[]>;
   /** Removes a document's chunks from every place (staged or published). */
   deleteDocument(documentId: string): Promise<void>;
-  /** BM25 over the deployment's own keyword statistics, best first, as FTS5's bm25() scores it (lower = better). */
-  keywordSearch(deploymentId: string, match: string, limit: number): Promise<{ id: number; score: number }[]>;
+  /**
+   * The deployment's chunks containing any of `terms` (analyzed by rag/terms: each driver builds its own query from
+   * them), best first by BM25 over the deployment's own statistics as FTS5's bm25(text 1.0, heading 0.5) scores it
+   * (lower = better). No terms: no hits.
+   */
+  keywordSearch(deploymentId: string, terms: string[], limit: number): Promise<{ id: number; score: number }[]>;
   /** The deployment's k nearest vectors by cosine distance (1 − cos), nearest first; none without a vector table. */
   vectorSearch(deploymentId: string, query: Float32Array, k: number): Promise<{ id: number; distance: number }[]>;
   getChunks(ids: number[]): Promise<IndexedChunk[]>;

@@ -1,5 +1,4 @@
 import type { SQL } from "bun";
-import { matchTerms } from "../../rag/keyword-query.ts";
 import type { ChunkRow, IndexedChunk, NewChunk } from "../contract/chunk-index.contract.ts";
 import { stagingDeployment, toIndexedChunk } from "../contract/chunk-index.contract.ts";
 import { createFts5Tokenizer, type TokenCounts } from "./fts5-tokenizer.ts";
@@ -362,13 +361,12 @@ export async function createPgChunkIndex(sql: SQL, opts: { efSearch?: (k: number
      * BM25 over the deployment's own statistics, as FTS5's bm25(fts, 1.0, 0.5) computes it (lower = better):
      * idf = ln((N − df + 0.5)/(df + 0.5)) (1e-6 when ≤ 0), f = tf(text) + 0.5·tf(heading), D = row length over
      * both columns, avgdl = the deployment's tokens / N; score = −Σ idf·f·(k1+1) / (f + k1·(1 − b + b·D/avgdl)).
-     * `match` is the retriever's FTS5 expression (quoted words OR'd: rag/keyword-query.ts).
+     * Each analyzed term is split as FTS5 splits a quoted string, so the terms match what SQLite's MATCH matches.
      */
-    async keywordSearch(deploymentId: string, match: string, limit: number): Promise<{ id: number; score: number }[]> {
-      // FTS5 sums over the expression's phrases: a term reached twice counts twice
+    async keywordSearch(deploymentId: string, searched: string[], limit: number): Promise<{ id: number; score: number }[]> {
+      // FTS5 sums over the OR'd phrases: a token reached by two terms counts twice
       const weight = new Map<string, number>();
-      for (const phrase of matchTerms(match))
-        for (const t of tokenizer.terms(phrase)) weight.set(termOf(t), (weight.get(termOf(t)) ?? 0) + 1);
+      for (const term of searched) for (const t of tokenizer.terms(term)) weight.set(termOf(t), (weight.get(termOf(t)) ?? 0) + 1);
       const terms = [...weight.keys()];
       if (terms.length === 0) return [];
       const rows =

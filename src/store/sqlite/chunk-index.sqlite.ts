@@ -1,6 +1,7 @@
 import type { ChunkIndexStore, ChunkRow, ChunkVector, NewChunk } from "../contract/chunk-index.contract.ts";
 import { stagingDeployment, toIndexedChunk } from "../contract/chunk-index.contract.ts";
 import type { Db } from "./db.ts";
+import { fts5Match } from "./fts5-match.ts";
 import { allKeywordTables, ensureKeywordTable, findKeywordTable } from "./keyword-tables.ts";
 
 const VEC_TABLE = "chunks_vec";
@@ -149,9 +150,10 @@ export function createSqliteChunkIndex(db: Db, writer: ChunkIndexWriter = create
     insert: async (deploymentId, documentId, chunks) => immediate(() => writer.insert(deploymentId, documentId, chunks)),
     deleteDocument: async (documentId) => immediate(() => writer.deleteDocument(documentId)),
     /** BM25 over the deployment's own keyword table: its statistics only (lower = better, as FTS5 returns it). */
-    async keywordSearch(deploymentId, match, limit) {
+    async keywordSearch(deploymentId, terms, limit) {
       const kw = findKeywordTable(db, deploymentId);
-      if (!kw) return [];
+      const match = fts5Match(terms);
+      if (!kw || !match) return [];
       return db
         .query<{ id: number; score: number }, [string, number]>(
           `SELECT rowid AS id, bm25(${kw.fts}, 1.0, 0.5) AS score FROM ${kw.fts} WHERE ${kw.fts} MATCH ? ORDER BY score LIMIT ?`,
