@@ -23,10 +23,10 @@ import { ModelServerUnavailableError } from "./rag/remote/model-server.ts";
 import { createReranker } from "./rag/rerank/create-reranker.ts";
 import type { Reranker } from "./rag/rerank/reranker.ts";
 import { type RetrievalModeInfo, retrievalMode } from "./rag/retrieval-mode.ts";
-import type { Db } from "./store/db.ts";
+import type { Store } from "./store/contract/index.ts";
 import { createPgStore } from "./store/postgres/pg-store.ts";
-import { createSqliteStore, type SqliteStore, type SqliteSyncRepos } from "./store/sqlite/sqlite-store.ts";
-import type { Store } from "./store/store.ts";
+import type { Db } from "./store/sqlite/db.ts";
+import { createSqliteStore, type SqliteStore } from "./store/sqlite/sqlite-store.ts";
 import { VERSION } from "./version.ts";
 import { createCorrectionsService } from "./visitor/corrections.service.ts";
 import { createFeedbackService } from "./visitor/feedback.service.ts";
@@ -128,10 +128,6 @@ export async function createServices(config: Config, opts: { log?: Logger } = {}
     /** The SQLite database (tests and SQLite-only tools); PostgreSQL has none. */
     get db(): Db {
       return sqliteOnly(store, "db").db;
-    },
-    /** The same repos, synchronous: SQLite only (tools and tests). */
-    get sync(): SqliteSyncRepos {
-      return sqliteOnly(store, "sync").sync;
     },
     repos,
     /** Requests per rolling minute, shared by every node of the store. */

@@ -5,7 +5,7 @@ import { calibrationFor } from "../rag/cosine-calibration.ts";
 import type { Embedder } from "../rag/embedder.ts";
 import type { Reranker } from "../rag/rerank/reranker.ts";
 import { createRetriever } from "../rag/retrieve.ts";
-import type { ChatLogsStore, Repos } from "../store/store.ts";
+import type { ChatLogsStore, Repos } from "../store/contract/index.ts";
 import { type CorrectionsLookup, createChatService } from "./chat.service.ts";
 
 /** The gate's IDF smoothing (termWeights), measured in bench/retrieval.bench.ts. */

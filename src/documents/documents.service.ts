@@ -4,8 +4,7 @@ import { join } from "node:path";
 import type { Config } from "../config/index.ts";
 import { appError } from "../errors/index.ts";
 import { discardPrepared, type PreparedDocument, type PrepareRequest, preparedParts } from "../ingest/parse-pool.ts";
-import type { DocumentRecord, NewDocument } from "../store/repos/documents.repo.ts";
-import type { DeploymentsStore, DocumentsStore, TrainingStore } from "../store/store.ts";
+import type { DeploymentsStore, DocumentRecord, DocumentsStore, NewDocument, TrainingStore } from "../store/contract/index.ts";
 import { type TrainingWorker, yieldToLoop } from "./training.worker.ts";
 
 export type PrepareFn = (request: PrepareRequest) => Promise<PreparedDocument>;

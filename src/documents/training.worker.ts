@@ -6,9 +6,7 @@ import type { ChunkDraft, ParsedDocument } from "../ingest/types.ts";
 import type { Logger } from "../log.ts";
 import { retryDelayMs } from "../mail/backoff.ts";
 import type { Embedder } from "../rag/embedder.ts";
-import type { NewChunk } from "../store/repos/chunk-index.repo.ts";
-import type { DocumentRecord } from "../store/repos/documents.repo.ts";
-import type { ChunkIndexStore, ChunkVector, DocumentsStore, TrainingStore } from "../store/store.ts";
+import type { ChunkIndexStore, ChunkVector, DocumentRecord, DocumentsStore, NewChunk, TrainingStore } from "../store/contract/index.ts";
 import { createWakeableSleep } from "../wakeable-sleep.ts";
 
 const MAX_ATTEMPTS = 3;

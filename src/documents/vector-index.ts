@@ -1,6 +1,6 @@
 import { appError } from "../errors/index.ts";
 import type { Embedder } from "../rag/embedder.ts";
-import type { ChunkIndexStore } from "../store/store.ts";
+import type { ChunkIndexStore } from "../store/contract/index.ts";
 
 export class IndexMismatchError extends Error {
   override name = "IndexMismatchError";
@@ -59,8 +59,8 @@ export async function reindexVectors(
       for (const [j, c] of part.entries()) {
         const v = vectors[j];
         if (!v) throw appError("internal_error");
-        await index.setVector(c.id, c.deployment_id, v);
-        await index.cacheVector(embedder.id, c.text_hash, v);
+        await index.setVector(c.id, c.deploymentId, v);
+        await index.cacheVector(embedder.id, c.textHash, v);
       }
       opts.onProgress?.(Math.min(i + batch, chunks.length), chunks.length);
     }

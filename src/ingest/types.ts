@@ -1,3 +1,4 @@
+import type { NewChunk } from "../store/contract/index.ts";
 import type { OcrOptions, PageNote } from "./parse-worker-protocol.ts";
 
 /** Kinds of document docchat accepts; decided by sniffing bytes, never by name or Content-Type. */
@@ -57,14 +58,5 @@ export interface ParseOptions {
   onProgress?: (done: number, total: number, phase?: "ocr") => void;
 }
 
-/** A chunk ready for indexing. */
-export interface ChunkDraft {
-  ord: number;
-  text: string;
-  headingPath: string;
-  pageStart?: number;
-  pageEnd?: number;
-  rowStart?: number;
-  rowEnd?: number;
-  tokenCount: number;
-}
+/** A chunk ready for indexing: what the store indexes, before its source name, text hash and vector are added. */
+export type ChunkDraft = Omit<NewChunk, "source" | "textHash" | "vector">;

@@ -1,5 +1,5 @@
 import type { Logger } from "../log.ts";
-import type { OutboxStore } from "../store/store.ts";
+import type { OutboxStore } from "../store/contract/index.ts";
 import { createWakeableSleep } from "../wakeable-sleep.ts";
 import { retryDelayMs } from "./backoff.ts";
 import { type Mailer, UnsafeMailError } from "./mailer.ts";

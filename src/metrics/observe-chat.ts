@@ -1,6 +1,6 @@
 import type { ChatService } from "../chat/chat.service.ts";
 import { isAppError } from "../errors/index.ts";
-import type { ChatLogsStore } from "../store/store.ts";
+import type { ChatLogsStore } from "../store/contract/index.ts";
 import type { AnswerOutcome, Metrics } from "./metrics.ts";
 
 /**

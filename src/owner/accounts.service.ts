@@ -1,5 +1,5 @@
 import { appError } from "../errors/index.ts";
-import type { AccountsStore } from "../store/store.ts";
+import type { AccountsStore } from "../store/contract/index.ts";
 
 const EMAIL = /^[^\s@\r\n]{1,64}@[^\s@\r\n]{1,255}$/;
 

@@ -1,8 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { appError } from "../errors/index.ts";
 import { parseCidr } from "../net/cidr.ts";
-import type { Deployment, DeploymentKind, DeploymentPatch, QaPair } from "../store/repos/deployments.repo.ts";
-import type { DeploymentsStore, KeysStore } from "../store/store.ts";
+import type { Deployment, DeploymentKind, DeploymentPatch, DeploymentsStore, KeysStore, QaPair } from "../store/contract/index.ts";
 import { displayPrefix, generateApiKey, hashApiKey } from "./api-keys.ts";
 
 export const TEMPERATURE_RANGE = { min: 0, max: 2 } as const;

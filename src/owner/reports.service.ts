@@ -1,6 +1,6 @@
 import { appError } from "../errors/index.ts";
-import { type DayRow, emptyDay, type TopQuestion } from "../store/repos/reports.repo.ts";
-import type { ReportsStore } from "../store/store.ts";
+import type { DayRow, ReportsStore, TopQuestion } from "../store/contract/index.ts";
+import { emptyDay } from "../store/contract/reports.contract.ts";
 
 export const REPORT_MAX_DAYS = 366;
 const DAY_MS = 86_400_000;

@@ -1,7 +1,6 @@
 import { createHash, randomBytes } from "node:crypto";
 import { appError } from "../errors/index.ts";
-import type { Account } from "../store/repos/accounts.repo.ts";
-import type { AccountsStore, LoginAttemptsStore, OwnerSessionsStore } from "../store/store.ts";
+import type { Account, AccountsStore, LoginAttemptsStore, OwnerSessionsStore } from "../store/contract/index.ts";
 
 /**
  * Failed sign-ins per rolling minute: for one email from one address (whether or not the account exists), and

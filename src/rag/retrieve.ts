@@ -1,16 +1,16 @@
 import type { Logger } from "../log.ts";
-import type { ChunkRow } from "../store/repos/chunk-index.repo.ts";
+import type { ChunkIndexStore, TermStatsStore } from "../store/contract/index.ts";
 import { isQuestion } from "./answer-type.ts";
 import type { Embedder } from "./embedder.ts";
 import { answerability, blendRelevance, type CosineCalibration, type TermStats, termWeights } from "./grounding-gate.ts";
-import { matchExpression, searchTerms } from "./keyword-query.ts";
+import { searchTerms } from "./keyword-query.ts";
 import { fuseByRank } from "./rank-fusion.ts";
 import { rerankHits } from "./rerank/rerank-hits.ts";
 import type { Reranker } from "./rerank/reranker.ts";
 import type { JudgedBy, Retrieval, RetrievalHit, RetrievalMode } from "./retrieval.types.ts";
 import { queryTerms, stem } from "./terms.ts";
 
-/** Which words FTS5 searches (see searchTerms): measured on SciFact and at 100k chunks. */
+/** Which words keyword search gets (see searchTerms): measured on SciFact and at 100k chunks. */
 const SEARCH_TERMS = { maxTerms: 12, maxRows: 15_000, minTerms: 3 };
 /**
  * A question is judged over this many fused candidates, which are then ordered by how well one of their sentences
@@ -19,27 +19,14 @@ const SEARCH_TERMS = { maxTerms: 12, maxRows: 15_000, minTerms: 3 };
  */
 const QUESTION_POOL = 12;
 
-type MaybePromise<T> = T | Promise<T>;
-
-/** What retrieval reads from an index: the SQLite repos answer synchronously, the PostgreSQL ones asynchronously. */
-export interface ChunkIndex {
-  keywordSearch(deploymentId: string, match: string, limit: number): MaybePromise<{ id: number; score: number }[]>;
-  vectorSearch(deploymentId: string, query: Float32Array, k: number): MaybePromise<{ id: number; distance: number }[]>;
-  getChunks(ids: number[]): MaybePromise<ChunkRow[]>;
-  hasVectors(): boolean;
-}
-
-/** The gate's TermStats, possibly asynchronous (see ChunkIndex). */
-export interface RetrievalTermStats {
-  documentFrequencies(deploymentId: string, terms: string[]): MaybePromise<Map<string, number>>;
-  totalChunks(deploymentId: string): MaybePromise<number>;
-}
+/** What retrieval reads from the store's chunk index. */
+export type ChunkIndex = Pick<ChunkIndexStore, "keywordSearch" | "vectorSearch" | "getChunks" | "hasVectors">;
 
 /**
  * Reads everything the question needs from the deployment's statistics once (document frequencies of its terms
  * and their folded forms, and N), then answers the gate's synchronous TermStats from that snapshot.
  */
-async function statsSnapshot(stats: RetrievalTermStats, deploymentId: string, terms: string[]): Promise<TermStats> {
+export async function statsSnapshot(stats: TermStatsStore, deploymentId: string, terms: string[]): Promise<TermStats> {
   const [df, n] = await Promise.all([
     stats.documentFrequencies(deploymentId, [...new Set([...terms, ...terms.map(stem)])]),
     stats.totalChunks(deploymentId),
@@ -73,12 +60,12 @@ export interface RetrieveInput {
 }
 
 /**
- * Hybrid retrieval over one deployment's partition: BM25 (FTS5) and vector KNN (sqlite-vec) fused by
+ * Hybrid retrieval over one deployment's partition: BM25 over its keyword index and vector KNN fused by
  * weighted RRF, then every hit scored for grounding. Keyword-only when no embedder is active.
  */
 export function createRetriever(deps: {
   index: ChunkIndex;
-  stats: RetrievalTermStats;
+  stats: TermStatsStore;
   embedder: () => Promise<Embedder | null>;
   /** optional: reorders the fused candidates and decides their relevance (rerank/) */
   reranker?: () => Promise<Reranker | null>;
@@ -119,9 +106,9 @@ export function createRetriever(deps: {
       const terms = queryTerms(input.query);
       const pool = isQuestion(input.query) ? Math.max(input.topK, QUESTION_POOL) : input.topK;
       const stats = await statsSnapshot(deps.stats, input.deploymentId, terms);
-      const match =
-        mode === "vector" ? null : matchExpression(searchTerms(terms, stats.documentFrequencies(input.deploymentId, terms), SEARCH_TERMS));
-      const keyword = match ? (await index.keywordSearch(input.deploymentId, match, settings.candidates)).map((r) => r.id) : [];
+      const searched = mode === "vector" ? [] : searchTerms(terms, stats.documentFrequencies(input.deploymentId, terms), SEARCH_TERMS);
+      const keyword =
+        searched.length > 0 ? (await index.keywordSearch(input.deploymentId, searched, settings.candidates)).map((r) => r.id) : [];
       const vector =
         mode === "keyword" || (mode === "hybrid" && settings.vectorWeight <= 0)
           ? null
@@ -141,14 +128,14 @@ export function createRetriever(deps: {
         const cosine = vector?.cosine.get(f.id);
         hits.push({
           chunkId: row.id,
-          documentId: row.document_id,
+          documentId: row.documentId,
           text: row.text,
           source: row.source,
-          headingPath: row.heading_path,
-          pageStart: row.page_start,
-          pageEnd: row.page_end,
-          rowStart: row.row_start,
-          rowEnd: row.row_end,
+          headingPath: row.headingPath,
+          pageStart: row.pageStart,
+          pageEnd: row.pageEnd,
+          rowStart: row.rowStart,
+          rowEnd: row.rowEnd,
           fused: f.score,
           relevance: 0,
           ...(cosine === undefined ? {} : { cosine }),
@@ -185,7 +172,7 @@ export function createRetriever(deps: {
         hits: kept,
         relevance,
         weights,
-        used: { keyword: match !== null, vector: vector !== null, reranker: reranked !== null },
+        used: { keyword: searched.length > 0, vector: vector !== null, reranker: reranked !== null },
         judgedBy,
       };
     },

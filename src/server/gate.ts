@@ -1,9 +1,7 @@
 import { appError } from "../errors/index.ts";
 import { type Cidr, clientAddress, parseCidr } from "../net/cidr.ts";
 import { hashApiKey, looksLikeApiKey } from "../owner/api-keys.ts";
-import type { Account } from "../store/repos/accounts.repo.ts";
-import type { Deployment } from "../store/repos/deployments.repo.ts";
-import type { KeysStore, RateLimitStore } from "../store/store.ts";
+import type { Account, Deployment, KeysStore, RateLimitStore } from "../store/contract/index.ts";
 import { documentRefusal, ipAllowed } from "./document-access.ts";
 import { type EndpointName, endpoints } from "./endpoints.ts";
 

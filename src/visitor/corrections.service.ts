@@ -1,7 +1,5 @@
 import { appError } from "../errors/index.ts";
-import type { RatedTurn } from "../store/repos/chat-log-feedback.repo.ts";
-import type { Correction } from "../store/repos/corrections.repo.ts";
-import type { ChatLogFeedbackStore, CorrectionsStore } from "../store/store.ts";
+import type { ChatLogFeedbackStore, Correction, CorrectionsStore, RatedTurn } from "../store/contract/index.ts";
 import { normaliseQuestion } from "./normalise-question.ts";
 import { VISITOR_LIMITS } from "./validate.ts";
 

@@ -1,5 +1,4 @@
-import type { Correction } from "../store/repos/corrections.repo.ts";
-import type { LeadWithMail } from "../store/repos/leads.repo.ts";
+import type { Correction, LeadWithMail } from "../store/contract/index.ts";
 import { toSeconds } from "../wire-time.ts";
 import type { CorrectionItem } from "./corrections.service.ts";
 

@@ -1,8 +1,13 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { buildMatchQuery, searchTerms } from "../../src/rag/keyword-query.ts";
+import { searchTerms } from "../../src/rag/keyword-query.ts";
+import { queryTerms } from "../../src/rag/terms.ts";
+import { fts5Match } from "../../src/store/sqlite/fts5-match.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
 
-describe("buildMatchQuery", () => {
+/** What the SQLite driver hands FTS5 for a visitor's question. */
+const buildMatchQuery = (text: string) => fts5Match(queryTerms(text));
+
+describe("the FTS5 expression of a question's terms", () => {
   test("quotes each content word and ORs them, dropping stopwords and question fillers", () => {
     expect(buildMatchQuery("What is the refund policy for annual plans?")).toBe('"refund" OR "policy" OR "annual" OR "plans"');
   });

@@ -6,10 +6,9 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createHash } from "node:crypto";
 import { loadScifact, passageText } from "../../bench/lib/scifact.dataset.ts";
-import { matchExpression } from "../../src/rag/keyword-query.ts";
 import { createRetriever } from "../../src/rag/retrieve.ts";
 import { queryTerms } from "../../src/rag/terms.ts";
-import type { NewChunk } from "../../src/store/repos/chunk-index.repo.ts";
+import type { NewChunk } from "../../src/store/contract/index.ts";
 import { ENGINES, type IndexDriver, openDriver } from "../helpers/index-drivers.ts";
 
 const DIM = 8;
@@ -30,8 +29,7 @@ const unit = (axis: number, tilt = 0): Float32Array => {
   const n = Math.hypot(...v);
   return v.map((x) => x / n);
 };
-const search = async (d: IndexDriver, dep: string, words: string[], limit = 10) =>
-  d.index.keywordSearch(dep, matchExpression(words) as string, limit);
+const search = async (d: IndexDriver, dep: string, words: string[], limit = 10) => d.index.keywordSearch(dep, words, limit);
 
 describe.each(ENGINES)("chunk index contract on %s", (engine) => {
   let d: IndexDriver;
@@ -181,18 +179,18 @@ describe.each(ENGINES)("chunk index contract on %s", (engine) => {
     const rows = (await d.index.getChunks(ids)).sort((a, b) => a.id - b.id);
     expect(rows[0]).toMatchObject({
       id: ids[0],
-      deployment_id: dep,
-      document_id: documentId,
+      deploymentId: dep,
+      documentId,
       ord: 3,
       source: "Guide",
       text,
-      heading_path: "Intro > Scope",
-      page_start: 2,
-      page_end: 3,
-      row_start: null,
-      row_end: null,
+      headingPath: "Intro > Scope",
+      pageStart: 2,
+      pageEnd: 3,
+      rowStart: null,
+      rowEnd: null,
     });
-    expect(rows[1]).toMatchObject({ ord: 4, page_start: null, row_start: 10, row_end: 20 });
+    expect(rows[1]).toMatchObject({ ord: 4, pageStart: null, rowStart: 10, rowEnd: 20 });
     expect(await d.index.getChunks([])).toEqual([]);
   });
 
@@ -256,10 +254,10 @@ describe("SQLite and PostgreSQL head to head on 400 SciFact abstracts and text i
     };
     let compared = 0;
     for (const q of queries) {
-      const match = matchExpression(queryTerms(q));
-      if (!match) continue;
-      const a = await sqlite.index.keywordSearch(deps[0] as string, match, 20);
-      const b = await pg.index.keywordSearch(deps[1] as string, match, 20);
+      const terms = queryTerms(q);
+      if (terms.length === 0) continue;
+      const a = await sqlite.index.keywordSearch(deps[0] as string, terms, 20);
+      const b = await pg.index.keywordSearch(deps[1] as string, terms, 20);
       expect(b.length).toBe(a.length);
       for (const [i, h] of a.entries()) expect(Math.abs(h.score - (b[i]?.score as number))).toBeLessThan(1e-9);
       // equal scores may tie-break differently; compare the sets of sources per distinct score
@@ -272,8 +270,7 @@ describe("SQLite and PostgreSQL head to head on 400 SciFact abstracts and text i
     }
     expect(compared).toBeGreaterThan(300);
     // the words of the tricky texts were found, and found alike
-    for (const q of TRICKY)
-      expect((await pg.index.keywordSearch(deps[1] as string, matchExpression(queryTerms(q)) as string, 5)).length).toBeGreaterThan(0);
+    for (const q of TRICKY) expect((await pg.index.keywordSearch(deps[1] as string, queryTerms(q), 5)).length).toBeGreaterThan(0);
   });
 
   test("retrieve() answers every question with the same passages and the same relevance on both engines", async () => {

@@ -3,12 +3,12 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { SQL } from "bun";
-import { migrate } from "../../src/store/migrate.ts";
-import { migrations } from "../../src/store/migrations/index.ts";
+import { migrate } from "../../src/store/sqlite/migrate.ts";
+import { migrations } from "../../src/store/sqlite/migrations/index.ts";
 import { migratePg } from "../../src/store/postgres/migrate.pg.ts";
 import { pgMigrations } from "../../src/store/postgres/migrations/index.ts";
 import { createPgStore } from "../../src/store/postgres/pg-store.ts";
-import { extractVecExtension } from "../../src/store/vec-extension.ts";
+import { extractVecExtension } from "../../src/store/sqlite/vec-extension.ts";
 import { type PgCluster, startPostgres } from "../helpers/postgres.ts";
 import { tempDir } from "../helpers/server.ts";
 

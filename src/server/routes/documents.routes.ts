@@ -1,7 +1,7 @@
 import { Elysia } from "elysia";
 import type { Services } from "../../app.ts";
 import { appError, type ErrorCode, errorCatalogue } from "../../errors/index.ts";
-import type { DocumentRecord } from "../../store/repos/documents.repo.ts";
+import type { DocumentRecord } from "../../store/contract/index.ts";
 import { toSeconds } from "../../wire-time.ts";
 import type { RequestStates } from "../request-state.ts";
 import { readPushFields } from "./documents.schemas.ts";

@@ -1,7 +1,7 @@
 import { Elysia } from "elysia";
 import type { Services } from "../../app.ts";
 import { displayPrefix } from "../../owner/api-keys.ts";
-import type { DeploymentPatch } from "../../store/repos/deployments.repo.ts";
+import type { DeploymentPatch } from "../../store/contract/index.ts";
 import type { OwnerGuard } from "../owner-guard.ts";
 import {
   createDeploymentBody,

@@ -1,6 +1,6 @@
 import { Elysia } from "elysia";
 import type { Services } from "../../app.ts";
-import type { DocumentRecord } from "../../store/repos/documents.repo.ts";
+import type { DocumentRecord } from "../../store/contract/index.ts";
 import type { OwnerGuard } from "../owner-guard.ts";
 import { documentView } from "./documents.routes.ts";
 import { readPushFields } from "./documents.schemas.ts";

@@ -1,7 +1,5 @@
 import type { Services } from "../../app.ts";
-import type { Deployment } from "../../store/repos/deployments.repo.ts";
-import type { LeadWithMail } from "../../store/repos/leads.repo.ts";
-import type { OwnerChatLog } from "../../store/repos/owner-chat-logs.repo.ts";
+import type { Deployment, LeadWithMail, OwnerChatLog } from "../../store/contract/index.ts";
 import { leadView } from "../../visitor/views.ts";
 import { toSeconds } from "../../wire-time.ts";
 

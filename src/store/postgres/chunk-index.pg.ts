@@ -1,12 +1,14 @@
 import type { SQL } from "bun";
-import { matchTerms } from "../../rag/keyword-query.ts";
-import { type ChunkRow, type NewChunk, stagingDeployment } from "../repos/chunk-index.repo.ts";
+import type { ChunkRow, IndexedChunk, NewChunk } from "../contract/chunk-index.contract.ts";
+import { stagingDeployment, toIndexedChunk } from "../contract/chunk-index.contract.ts";
 import { createFts5Tokenizer, type TokenCounts } from "./fts5-tokenizer.ts";
-import { num, numOrNull, type Raw } from "./repos/values.ts";
+import type { Raw } from "./repos/values.ts";
+
+/** A count, id or score cell of a raw row (int8 and aggregates arrive as strings). */
+const num = (v: unknown): number => Number(v);
 
 /**
- * The hybrid index on PostgreSQL + pgvector, the same contract as the SQLite one (store/repos/chunk-index.repo.ts)
- * but async. Keyword ranking is FTS5's bm25(fts, 1.0, 0.5) computed in SQL over our own per-deployment postings
+ * The hybrid index on PostgreSQL + pgvector (chunk-index.contract.ts). Keyword ranking is FTS5's bm25(fts, 1.0, 0.5) computed in SQL over our own per-deployment postings
  * (kw_stats, kw_terms, kw_postings; see migrations/001_retrieval.sql), with terms split by FTS5's own unicode61
  * tokenizer (fts5-tokenizer.ts), so scores — not just orderings — match SQLite's. Vectors are pgvector
  * (cosine, HNSW) searched with iterative index scans filtered by deployment. A document's chunk, keyword and
@@ -35,24 +37,6 @@ export const termOf = (token: string): string => (token.length > MAX_TERM_CHARS 
 
 /** pgvector's text form; float32 values printed exactly. */
 export const vectorLiteral = (v: Float32Array): string => `[${Array.from(v).join(",")}]`;
-
-function toChunkRow(r: Raw): ChunkRow {
-  return {
-    id: num(r.id),
-    deployment_id: r.deployment_id as string,
-    document_id: r.document_id as string,
-    ord: num(r.ord),
-    source: r.source as string,
-    text: r.text as string,
-    heading_path: r.heading_path as string,
-    page_start: numOrNull(r.page_start),
-    page_end: numOrNull(r.page_end),
-    row_start: numOrNull(r.row_start),
-    row_end: numOrNull(r.row_end),
-    token_count: num(r.token_count),
-    text_hash: r.text_hash as string,
-  };
-}
 
 const CHUNK_COLUMNS =
   "id, deployment_id, document_id, ord, source, text, heading_path, page_start, page_end, row_start, row_end, token_count, text_hash";
@@ -377,13 +361,12 @@ export async function createPgChunkIndex(sql: SQL, opts: { efSearch?: (k: number
      * BM25 over the deployment's own statistics, as FTS5's bm25(fts, 1.0, 0.5) computes it (lower = better):
      * idf = ln((N − df + 0.5)/(df + 0.5)) (1e-6 when ≤ 0), f = tf(text) + 0.5·tf(heading), D = row length over
      * both columns, avgdl = the deployment's tokens / N; score = −Σ idf·f·(k1+1) / (f + k1·(1 − b + b·D/avgdl)).
-     * `match` is the retriever's FTS5 expression (quoted words OR'd: rag/keyword-query.ts).
+     * Each analyzed term is split as FTS5 splits a quoted string, so the terms match what SQLite's MATCH matches.
      */
-    async keywordSearch(deploymentId: string, match: string, limit: number): Promise<{ id: number; score: number }[]> {
-      // FTS5 sums over the expression's phrases: a term reached twice counts twice
+    async keywordSearch(deploymentId: string, searched: string[], limit: number): Promise<{ id: number; score: number }[]> {
+      // FTS5 sums over the OR'd phrases: a token reached by two terms counts twice
       const weight = new Map<string, number>();
-      for (const phrase of matchTerms(match))
-        for (const t of tokenizer.terms(phrase)) weight.set(termOf(t), (weight.get(termOf(t)) ?? 0) + 1);
+      for (const term of searched) for (const t of tokenizer.terms(term)) weight.set(termOf(t), (weight.get(termOf(t)) ?? 0) + 1);
       const terms = [...weight.keys()];
       if (terms.length === 0) return [];
       const rows =
@@ -427,15 +410,15 @@ export async function createPgChunkIndex(sql: SQL, opts: { efSearch?: (k: number
       })) as Raw[];
       return rows.map((r) => ({ id: num(r.id), distance: num(r.distance) }));
     },
-    async getChunks(ids: number[]): Promise<ChunkRow[]> {
+    async getChunks(ids: number[]): Promise<IndexedChunk[]> {
       if (ids.length === 0) return [];
       const rows = (await sql.unsafe(`SELECT ${CHUNK_COLUMNS} FROM chunks WHERE id = ANY($1::bigint[])`, [
         sql.array(ids, "INT8"),
-      ])) as Raw[];
-      return rows.map(toChunkRow);
+      ])) as ChunkRow[];
+      return rows.map(toIndexedChunk);
     },
-    async allChunks(): Promise<ChunkRow[]> {
-      return ((await sql.unsafe(`SELECT ${CHUNK_COLUMNS} FROM chunks ORDER BY id`)) as Raw[]).map(toChunkRow);
+    async allChunks(): Promise<IndexedChunk[]> {
+      return ((await sql.unsafe(`SELECT ${CHUNK_COLUMNS} FROM chunks ORDER BY id`)) as ChunkRow[]).map(toIndexedChunk);
     },
     async setVector(id: number, deploymentId: string, v: Float32Array): Promise<void> {
       await insertVectors(sql, deploymentId, [id], [v]);
@@ -477,6 +460,8 @@ export async function createPgChunkIndex(sql: SQL, opts: { efSearch?: (k: number
         )}::text[]) AS u(h, v)
         ON CONFLICT DO NOTHING`;
     },
+    /** The keyword postings need no maintenance after a bulk load (FTS5's segment merges have no counterpart here). */
+    mergeFts: async () => 0,
     /** How many of a document's chunks are in each place (chunks, keyword-indexed, vectors). */
     async counts(documentId: string): Promise<{ chunks: number; fts: number; vec: number }> {
       const r =
@@ -497,7 +482,7 @@ export type PgChunkIndex = Awaited<ReturnType<typeof createPgChunkIndex>>;
 
 /**
  * Term statistics for the gate's IDF weights from the deployment's own keyword statistics — the same numbers its
- * BM25 ranking uses (the SQLite twin is store/repos/term-stats.repo.ts). Both are single indexed lookups.
+ * BM25 ranking uses. Both are single indexed lookups.
  */
 export function createPgTermStats(sql: SQL) {
   return {

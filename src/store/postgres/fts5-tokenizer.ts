@@ -1,5 +1,5 @@
 import { Database } from "bun:sqlite";
-import { TOKENIZER } from "../keyword-tables.ts";
+import { TOKENIZER } from "../sqlite/keyword-tables.ts";
 
 export interface TokenCounts {
   /** term → occurrences in the text column and in the heading column */

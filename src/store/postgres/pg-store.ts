@@ -1,5 +1,5 @@
 import { SQL } from "bun";
-import type { Repos, Store } from "../store.ts";
+import type { Repos, Store } from "../contract/store.contract.ts";
 import { createPgChunkIndex, createPgTermStats } from "./chunk-index.pg.ts";
 import { scrubPassword } from "./diagnostics.pg.ts";
 import { migratePg } from "./migrate.pg.ts";

@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 // Embedded as a file so `bun build --compile` carries it; SQLite cannot load from inside the bundle,
 // so the bytes are written to the data dir (content-addressed) and loaded from there.
-import vecLinuxX64 from "../../node_modules/sqlite-vec-linux-x64/vec0.so" with { type: "file" };
+import vecLinuxX64 from "../../../node_modules/sqlite-vec-linux-x64/vec0.so" with { type: "file" };
 
 /** Returns a path SQLite can load the sqlite-vec extension from. */
 export async function extractVecExtension(dataDir: string): Promise<string> {

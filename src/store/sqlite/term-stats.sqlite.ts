@@ -1,27 +1,28 @@
-import type { Db } from "../db.ts";
-import { findKeywordTable } from "../keyword-tables.ts";
+import type { TermStatsStore } from "../contract/chunk-index.contract.ts";
+import type { Db } from "./db.ts";
+import { findKeywordTable } from "./keyword-tables.ts";
 
 /**
  * Term statistics for the gate's IDF weights, read from the deployment's own keyword table (fts5vocab 'row':
  * chunks containing each term). Only that deployment's documents count, exactly like its bm25() ranking, so the
  * gate and the ranking agree and another tenant's uploads change neither.
  */
-export function createTermStatsRepo(db: Db, opts: { cacheMs?: number; now?: () => number } = {}) {
+export function createSqliteTermStats(db: Db, opts: { cacheMs?: number; now?: () => number } = {}): TermStatsStore {
   const cacheMs = opts.cacheMs ?? 5000;
   const now = opts.now ?? Date.now;
   const count = db.query<{ n: number }, [string]>("SELECT count(*) AS n FROM chunks WHERE deployment_id = ?");
   const totals = new Map<string, { n: number; at: number }>();
   return {
-    /** Chunks of the deployment containing each term; absent terms are 0. One indexed lookup per term. */
-    documentFrequencies(deploymentId: string, terms: string[]): Map<string, number> {
+    /** One indexed lookup per term. */
+    async documentFrequencies(deploymentId, terms) {
       const out = new Map<string, number>();
       const kw = findKeywordTable(db, deploymentId);
       const df = kw ? db.query<{ doc: number }, [string]>(`SELECT doc FROM ${kw.vocab} WHERE term = ?`) : null;
       for (const t of new Set(terms)) out.set(t, df?.get(t)?.doc ?? 0);
       return out;
     },
-    /** The deployment's indexed chunks, cached briefly: it only scales the weights, and counting 100k rows per question adds up. */
-    totalChunks(deploymentId: string): number {
+    /** Cached briefly: it only scales the weights, and counting 100k rows per question adds up. */
+    async totalChunks(deploymentId) {
       const t = now();
       const hit = totals.get(deploymentId);
       if (hit && t - hit.at <= cacheMs) return hit.n;
@@ -32,5 +33,3 @@ export function createTermStatsRepo(db: Db, opts: { cacheMs?: number; now?: () =
     },
   };
 }
-
-export type TermStatsRepo = ReturnType<typeof createTermStatsRepo>;

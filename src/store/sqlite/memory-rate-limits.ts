@@ -1,20 +1,15 @@
-/**
- * Sliding-log limiter: exact "N per rolling minute". Each identity keeps at most `limit` timestamps in
- * arrival order; expiry advances a head index instead of shifting (O(1) amortised even for large limits),
- * and idle identities are swept once a window.
- */
-export interface RateDecision {
-  allowed: boolean;
-  limit: number;
-  remaining: number;
-  retryAfterSeconds: number;
-}
+import type { RateDecision, RateLimitStore } from "../contract/rate-limits.contract.ts";
 
 interface Log {
   times: number[];
   head: number;
 }
 
+/**
+ * Sliding-log limiter: exact "N per rolling minute". Each identity keeps at most `limit` timestamps in
+ * arrival order; expiry advances a head index instead of shifting (O(1) amortised even for large limits),
+ * and idle identities are swept once a window.
+ */
 export function createRateLimiter(opts: { windowMs?: number; now?: () => number } = {}) {
   const windowMs = opts.windowMs ?? 60_000;
   const now = opts.now ?? Date.now;
@@ -61,3 +56,12 @@ export function createRateLimiter(opts: { windowMs?: number; now?: () => number 
 }
 
 export type RateLimiter = ReturnType<typeof createRateLimiter>;
+
+/** The SQLite store's rate limits: one process per data dir (data-dir-lock.ts), so an in-memory sliding log is exact. */
+export function createMemoryRateLimits(opts: Parameters<typeof createRateLimiter>[0] = {}): RateLimitStore {
+  const limiter = createRateLimiter(opts);
+  return {
+    hit: async (identity, limit) => limiter.hit(identity, limit),
+    peek: async (identity, limit) => limiter.peek(identity, limit),
+  };
+}

@@ -1,0 +1,142 @@
+import { type IntCell, num, numOrNull } from "./row-values.ts";
+
+/** A chunk to index: prepared by ingest/, with its source name, the hash of its text and its vector when embedded. */
+export interface NewChunk {
+  ord: number;
+  source: string;
+  text: string;
+  headingPath: string;
+  pageStart?: number;
+  pageEnd?: number;
+  rowStart?: number;
+  rowEnd?: number;
+  tokenCount: number;
+  textHash: string;
+  vector?: Float32Array;
+}
+
+/** A chunk as indexed: the passage verbatim and where it came from. */
+export interface IndexedChunk {
+  id: number;
+  deploymentId: string;
+  documentId: string;
+  ord: number;
+  source: string;
+  text: string;
+  headingPath: string;
+  pageStart: number | null;
+  pageEnd: number | null;
+  rowStart: number | null;
+  rowEnd: number | null;
+  tokenCount: number;
+  textHash: string;
+}
+
+export interface ChunkRow {
+  id: IntCell;
+  deployment_id: string;
+  document_id: string;
+  ord: IntCell;
+  source: string;
+  text: string;
+  heading_path: string;
+  page_start: IntCell | null;
+  page_end: IntCell | null;
+  row_start: IntCell | null;
+  row_end: IntCell | null;
+  token_count: IntCell;
+  text_hash: string;
+}
+
+export const toIndexedChunk = (r: ChunkRow): IndexedChunk => ({
+  id: num(r.id),
+  deploymentId: r.deployment_id,
+  documentId: r.document_id,
+  ord: num(r.ord),
+  source: r.source,
+  text: r.text,
+  headingPath: r.heading_path,
+  pageStart: numOrNull(r.page_start),
+  pageEnd: numOrNull(r.page_end),
+  rowStart: numOrNull(r.row_start),
+  rowEnd: numOrNull(r.row_end),
+  tokenCount: num(r.token_count),
+  textHash: r.text_hash,
+});
+
+/** One vector of a chunk, written when a large document is published. */
+export interface ChunkVector {
+  id: number;
+  vector: Float32Array;
+}
+
+/**
+ * A large document's chunks are written in many short transactions under this placeholder deployment, which has
+ * no keyword rows and no vectors, so no search sees them until they are published into their deployment.
+ */
+export const stagingDeployment = (documentId: string): string => `~staging:${documentId}`;
+
+/** Where a document's chunks are: rows, keyword-indexed rows, vectors. */
+export interface IndexCounts {
+  chunks: number;
+  fts: number;
+  vec: number;
+}
+
+/**
+ * The hybrid index: chunk rows, their keyword rows (each deployment ranked by its own statistics) and their vectors
+ * always change together in one transaction, so retrieval never sees a half-indexed document. Writes of the
+ * training queue (staging, publishing) are the TrainingStore's.
+ */
+export interface ChunkIndexStore {
+  /** Whether a vector table exists (in-process state: no query). */
+  hasVectors(): boolean;
+  /** Re-reads shared index state another node may have changed (the vector table). A no-op where one process owns the store. */
+  refresh(): Promise<void>;
+  /**
+   * Runs `fn` while no other process of the store runs it (the vector table's one-time set-up by nodes starting
+   * together). Where one process owns the store it simply runs `fn`.
+   */
+  exclusive<T>(fn: () => Promise<T>): Promise<T>;
+  meta(key: string): Promise<string | null>;
+  setMeta(key: string, value: string): Promise<void>;
+  /** (Re)creates the vector table for `dimension` (null: none); drops any previous one (reindex). */
+  createVectorTable(dimension: number | null): Promise<void>;
+  /** A document's chunks, keyword rows and vectors in one transaction; returns the chunk ids in order. */
+  insert(deploymentId: string, documentId: string, chunks: NewChunk[]): Promise<number[]>;
+  /** Removes a document's chunks from every place (staged or published). */
+  deleteDocument(documentId: string): Promise<void>;
+  /**
+   * The deployment's chunks containing any of `terms` (analyzed by rag/terms: each driver builds its own query from
+   * them), best first by BM25 over the deployment's own statistics as FTS5's bm25(text 1.0, heading 0.5) scores it
+   * (lower = better). No terms: no hits.
+   */
+  keywordSearch(deploymentId: string, terms: string[], limit: number): Promise<{ id: number; score: number }[]>;
+  /** The deployment's k nearest vectors by cosine distance (1 − cos), nearest first; none without a vector table. */
+  vectorSearch(deploymentId: string, query: Float32Array, k: number): Promise<{ id: number; distance: number }[]>;
+  getChunks(ids: number[]): Promise<IndexedChunk[]>;
+  /** Every chunk, by id (reindexing). */
+  allChunks(): Promise<IndexedChunk[]>;
+  setVector(id: number, deploymentId: string, v: Float32Array): Promise<void>;
+  cachedVector(embedderId: string, textHash: string): Promise<Float32Array | null>;
+  /** Cached vectors of many texts at once, in the order asked (null: not cached). */
+  cachedVectors(embedderId: string, textHashes: string[]): Promise<(Float32Array | null)[]>;
+  cacheVector(embedderId: string, textHash: string, v: Float32Array): Promise<void>;
+  counts(documentId: string): Promise<IndexCounts>;
+  /**
+   * Index maintenance after a bulk load, in short steps with `pause` between them so a server keeps answering
+   * (SQLite: FTS5 segment merges). Returns the steps done; 0 where the index needs none.
+   */
+  mergeFts(opts?: { pagesPerStep?: number; maxSteps?: number; pause?: () => Promise<void> }): Promise<number>;
+}
+
+/**
+ * Term statistics for the gate's IDF weights, from the deployment's own keyword statistics (the numbers its BM25
+ * ranking uses), so the gate and the ranking agree and another tenant's uploads change neither.
+ */
+export interface TermStatsStore {
+  /** Chunks of the deployment containing each term; absent terms are 0. */
+  documentFrequencies(deploymentId: string, terms: string[]): Promise<Map<string, number>>;
+  /** The deployment's indexed chunks (may be cached briefly: it only scales the weights). */
+  totalChunks(deploymentId: string): Promise<number>;
+}
