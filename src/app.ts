@@ -1,6 +1,7 @@
 import { join } from "node:path";
 import { createChatStack } from "./chat/create-chat.ts";
 import { llmBackendConfig } from "./chat/llm-config.ts";
+import { observeChat, observeDebits } from "./chat/observe-chat.ts";
 import { type Config, loadConfig } from "./config/index.ts";
 import { createDocumentsService } from "./documents/documents.service.ts";
 import { createTrainingWorker } from "./documents/training.worker.ts";
@@ -12,11 +13,12 @@ import { createLlmBackend } from "./llm/create-backend.ts";
 import { createLogger, type Logger } from "./log.ts";
 import { createMail } from "./mail/create-mail.ts";
 import { createMetrics } from "./metrics/metrics.ts";
-import { observeChat, observeDebits } from "./metrics/observe-chat.ts";
 import { createAccountsService } from "./owner/accounts.service.ts";
+import { createChatLogsService } from "./owner/chat-logs.service.ts";
 import { createDeploymentsService } from "./owner/deployments.service.ts";
 import { createReportsService } from "./owner/reports.service.ts";
 import { createSessionsService } from "./owner/sessions.service.ts";
+import { composeAnswer } from "./rag/compose-answer.ts";
 import type { Embedder } from "./rag/embedder.ts";
 import { createEmbedder, embedderConfig } from "./rag/embedders/create-embedder.ts";
 import { ModelServerUnavailableError } from "./rag/remote/model-server.ts";
@@ -109,7 +111,7 @@ export async function createServices(config: Config, opts: { log?: Logger } = {}
     ocr: { enabled: config.ocr, maxPages: config.ocrMaxPages, timeoutMs: config.ocrTimeoutMs },
   });
   const corrections = createCorrectionsService({ corrections: repos.corrections, chatLogs: repos.chatLogFeedback });
-  const llm = createLlmBackend(llmBackendConfig(config), { queueObserver: metrics.modelQueue });
+  const llm = createLlmBackend(llmBackendConfig(config), { queueObserver: metrics.modelQueue, composer: composeAnswer });
   const answers = createChatStack({
     config,
     repos: { ...repos, chatLogs: observeDebits(repos.chatLogs, metrics) },
@@ -178,6 +180,8 @@ export async function createServices(config: Config, opts: { log?: Logger } = {}
       maxMs: config.sessionMaxSeconds * 1000,
     }),
     reports: createReportsService({ reports: repos.reports }),
+    /** The owner's reading of chat logs. */
+    chatLogs: createChatLogsService({ chatLogs: repos.ownerChatLogs }),
     /** `corrections.findFor(deploymentId, question)` is what the chat pipeline asks before retrieval. */
     corrections,
     /** The answer backend (extractive, openai-compatible or local llama) behind its bounded queue. */

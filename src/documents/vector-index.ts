@@ -21,8 +21,7 @@ export async function checkVectorIndex(
   if ((await index.meta("embedder")) === want) return;
   // Nodes starting together on an empty PostgreSQL index: one creates the vector table, the others wait and then
   // find it (read again under the lock), so none drops a table another has begun to fill.
-  const once = index.exclusive ?? (<T>(fn: () => Promise<T>) => fn());
-  const have = await once(async () => {
+  const have = await index.exclusive(async () => {
     await index.refresh();
     const now = await index.meta("embedder");
     if (now !== null || (await hasChunks())) return now;

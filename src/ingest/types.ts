@@ -1,5 +1,17 @@
 import type { NewChunk } from "../store/contract/index.ts";
-import type { OcrOptions, PageNote } from "./parse-worker-protocol.ts";
+
+export interface OcrOptions {
+  enabled: boolean;
+  maxPages: number;
+  timeoutMs: number;
+}
+
+/** A page the reader could not fully trust: read by OCR with low confidence, or yielding nothing. */
+export interface PageNote {
+  page: number;
+  code: "ocr_low_confidence" | "ocr_no_text" | "ocr_skipped" | "ocr_unavailable";
+  confidence?: number;
+}
 
 /** Kinds of document docchat accepts; decided by sniffing bytes, never by name or Content-Type. */
 export type DocumentKind = "pdf" | "docx" | "csv" | "txt";

@@ -37,6 +37,18 @@ export interface ComposedReply {
   truncated: boolean;
 }
 
+/**
+ * Composes a quoted answer from passages (rag/compose-answer.ts): what the extractive backend streams. Passed in by
+ * whoever builds the backend, so llm/ does not reach up into rag/.
+ */
+export type AnswerComposer = (input: {
+  passages: NonNullable<GenerateRequest["passages"]>;
+  question: string;
+  maxTokens: number;
+  weights?: Map<string, number>;
+  mustMention?: string[];
+}) => ComposedReply;
+
 /** A plain, non-streaming completion, e.g. rewriting a follow-up into a standalone question. */
 export interface CompleteRequest {
   messages: LlmMessage[];

@@ -35,6 +35,10 @@ export function createAccountsService(deps: { accounts: AccountsStore }) {
       const a = await this.getByEmailOrThrow(email);
       return accounts.setTokens(a.id, tokens);
     },
+    /** The account's latest balance changes, newest first. */
+    ledger(accountId: number, limit: number) {
+      return accounts.ledger(accountId, limit);
+    },
   };
 }
 

@@ -31,6 +31,10 @@ const isoDay = (ms: number) => new Date(ms).toISOString().slice(0, 10);
  */
 export function createReportsService(deps: { reports: ReportsStore }) {
   return {
+    /** Every correction of a deployment with how often it was served, most served first. */
+    corrections(deploymentId: string) {
+      return deps.reports.corrections(deploymentId);
+    },
     async report(input: { deploymentId: string; from: string; to: string; offsetMinutes: number }): Promise<Report> {
       const from = parseDay(input.from, "from");
       const to = parseDay(input.to, "to");

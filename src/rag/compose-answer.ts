@@ -1,4 +1,4 @@
-import { estimateTokens } from "../llm/estimate-tokens.ts";
+import { estimateTokens, truncateToTokens } from "../llm/estimate-tokens.ts";
 import { scoreUnits } from "./answer-units.ts";
 import { type QuestionShape, questionShape } from "./question-shape.ts";
 import { segmentPassage, type TextUnit } from "./sentences.ts";
@@ -230,14 +230,4 @@ function joinUnits(chosen: Candidate[], render: (c: Candidate) => string): strin
     else out += c.unit.kind === "row" || prev.unit.kind === "row" ? `\n\n${text}` : `\n${text}`;
   }
   return out;
-}
-
-/** Cuts at a word boundary so the quote stays a verbatim prefix. */
-export function truncateToTokens(text: string, maxTokens: number): string {
-  let out = "";
-  for (const word of text.match(/\S+\s*/g) ?? []) {
-    if (out && estimateTokens(out + word) > maxTokens) break;
-    out += word;
-  }
-  return out.trimEnd();
 }

@@ -1,5 +1,5 @@
+import { toSeconds } from "../shared/wire-time.ts";
 import type { Correction, LeadWithMail } from "../store/contract/index.ts";
-import { toSeconds } from "../wire-time.ts";
 import type { CorrectionItem } from "./corrections.service.ts";
 
 /** Wire/CLI shapes (snake_case) shared by the CLI and the owner console. */

@@ -8,8 +8,8 @@ import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "
 import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { SQL } from "bun";
+import { COPY_TABLES } from "../../src/store/copy/db-copy.ts";
 import { createPgChunkIndex } from "../../src/store/postgres/chunk-index.pg.ts";
-import { COPY_TABLES } from "../../src/store/postgres/db-copy.pg.ts";
 import { createSqliteChunkIndex } from "../../src/store/sqlite/chunk-index.sqlite.ts";
 import { openDatabaseFile } from "../../src/store/sqlite/db.ts";
 import { type FakeModelServer, startFakeModelServer } from "../helpers/fake-model-server.ts";

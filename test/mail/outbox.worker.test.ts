@@ -1,9 +1,9 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { rmSync } from "node:fs";
 import { createLogger } from "../../src/log.ts";
-import { retryDelayMs } from "../../src/mail/backoff.ts";
 import { type Mailer, type MailMessage, newMessageId } from "../../src/mail/mailer.ts";
 import { createOutboxWorker } from "../../src/mail/outbox.worker.ts";
+import { retryDelayMs } from "../../src/shared/backoff.ts";
 import type { OutboxStore } from "../../src/store/contract/index.ts";
 import { closeDatabase, type Db, openDatabase } from "../../src/store/sqlite/db.ts";
 import { createSqliteOutboxRepo } from "../../src/store/sqlite/repos/outbox.sqlite.ts";

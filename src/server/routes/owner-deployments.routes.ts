@@ -46,7 +46,7 @@ export function ownerDeploymentRoutes(services: Services, guard: OwnerGuard) {
       async ({ request }) => {
         const { account } = await guard.session(request);
         return {
-          data: await Promise.all((await services.repos.deployments.list(account.id)).map((d) => ownerDeploymentView(services, d))),
+          data: await Promise.all((await services.deployments.list(account.id)).map((d) => ownerDeploymentView(services, d))),
         };
       },
       { response: { 200: deploymentListResponse }, detail: { summary: "List deployments", tags } },

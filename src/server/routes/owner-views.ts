@@ -1,7 +1,7 @@
 import type { Services } from "../../app.ts";
+import { toSeconds } from "../../shared/wire-time.ts";
 import type { Deployment, LeadWithMail, OwnerChatLog } from "../../store/contract/index.ts";
 import { leadView } from "../../visitor/views.ts";
-import { toSeconds } from "../../wire-time.ts";
 
 /** What the console shows of a deployment: settings and status, never the key (only its display prefix). */
 export async function ownerDeploymentView(s: Services, d: Deployment) {
@@ -31,7 +31,7 @@ export async function ownerDeploymentView(s: Services, d: Deployment) {
       };
     })(),
     training_status: d.trainingStatus,
-    documents: await s.repos.documents.statusCounts(d.id),
+    documents: await s.documents.statusCounts(d.id),
     trained_at: toSeconds(d.trainedAt),
     key_prefix: key ? key.displayPrefix : null,
     key_disabled: key ? key.disabled : null,

@@ -1,5 +1,5 @@
 import { Database } from "bun:sqlite";
-import { TOKENIZER } from "../sqlite/keyword-tables.ts";
+import { KEYWORD_TOKENIZER } from "../keyword-tokenizer.ts";
 
 export interface TokenCounts {
   /** term → occurrences in the text column and in the heading column */
@@ -10,14 +10,14 @@ export interface TokenCounts {
 
 /**
  * Splits text into terms with SQLite's own FTS5 unicode61 tokenizer (the exact options of the per-deployment
- * keyword tables, store/keyword-tables.ts), through a private in-memory FTS5 table and its fts5vocab 'instance'
+ * keyword tables, store/keyword-tokenizer.ts), through a private in-memory FTS5 table and its fts5vocab 'instance'
  * view. The PostgreSQL keyword index uses it so its terms — and therefore its BM25 scores — are FTS5's in every
  * script, not an approximation (rag/terms.ts wordTokens differs on ligatures, super/subscripts, µ, non-Latin
  * marks, Hangul). Synchronous, so calls never interleave.
  */
 export function createFts5Tokenizer() {
   const db = new Database(":memory:");
-  db.run(`CREATE VIRTUAL TABLE tok USING fts5(text, heading, tokenize = "${TOKENIZER}")`);
+  db.run(`CREATE VIRTUAL TABLE tok USING fts5(text, heading, tokenize = "${KEYWORD_TOKENIZER}")`);
   db.run("CREATE VIRTUAL TABLE tok_v USING fts5vocab(tok, 'instance')");
   const insert = db.query<unknown, [number, string, string]>("INSERT INTO tok (rowid, text, heading) VALUES (?, ?, ?)");
   const read = db.query<{ doc: number; col: string; term: string; n: number }, []>(

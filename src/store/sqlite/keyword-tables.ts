@@ -1,4 +1,5 @@
 import type { Database } from "bun:sqlite";
+import { KEYWORD_TOKENIZER } from "../keyword-tokenizer.ts";
 
 /**
  * One FTS5 table per deployment (kw_<n>), external-content over `chunks` (the text is stored once), with an
@@ -6,7 +7,6 @@ import type { Database } from "bun:sqlite";
  * read about a deployment — BM25's N, average length and document frequencies — comes from its own table, so
  * one tenant's documents can never move another tenant's ranking or reveal which words it holds.
  */
-export const TOKENIZER = "unicode61 remove_diacritics 2 tokenchars '_'";
 
 export interface KeywordTable {
   fts: string;
@@ -29,7 +29,9 @@ export function ensureKeywordTable(db: Database, deploymentId: string): KeywordT
     .query<{ n: number }, [string]>("INSERT INTO keyword_tables (deployment_id) VALUES (?) RETURNING n")
     .get(deploymentId) as { n: number };
   const t = names(n);
-  db.run(`CREATE VIRTUAL TABLE ${t.fts} USING fts5(text, heading_path, content='chunks', content_rowid='id', tokenize = "${TOKENIZER}")`);
+  db.run(
+    `CREATE VIRTUAL TABLE ${t.fts} USING fts5(text, heading_path, content='chunks', content_rowid='id', tokenize = "${KEYWORD_TOKENIZER}")`,
+  );
   db.run(`CREATE VIRTUAL TABLE ${t.vocab} USING fts5vocab(${t.fts}, 'row')`);
   return t;
 }

@@ -13,10 +13,10 @@ import { join, resolve } from "node:path";
 import { SQL } from "bun";
 import { type NewChunk, stagingDeployment } from "../contract/chunk-index.contract.ts";
 import { serverHoldingDataDir } from "../data-dir-lock.ts";
+import { createPgChunkIndex, type PgChunkIndex } from "../postgres/chunk-index.pg.ts";
+import { migratePg } from "../postgres/migrate.pg.ts";
+import { describePgUrl } from "../postgres/pg-store.ts";
 import { closeDatabase, openDatabase } from "../sqlite/db.ts";
-import { createPgChunkIndex, type PgChunkIndex } from "./chunk-index.pg.ts";
-import { migratePg } from "./migrate.pg.ts";
-import { describePgUrl } from "./pg-store.ts";
 
 /**
  * Every table copied, in foreign-key order, with the columns that order it (its primary key). The texts are

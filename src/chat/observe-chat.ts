@@ -1,7 +1,7 @@
-import type { ChatService } from "../chat/chat.service.ts";
 import { isAppError } from "../errors/index.ts";
+import type { AnswerOutcome, Metrics } from "../metrics/metrics.ts";
 import type { ChatLogsStore } from "../store/contract/index.ts";
-import type { AnswerOutcome, Metrics } from "./metrics.ts";
+import type { ChatService } from "./chat.service.ts";
 
 /**
  * Counts answers by outcome as the chat service streams them: answered, refused, correction, or error (a

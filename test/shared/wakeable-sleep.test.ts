@@ -1,5 +1,5 @@
 import { expect, test } from "bun:test";
-import { createWakeableSleep } from "../src/wakeable-sleep.ts";
+import { createWakeableSleep } from "../../src/shared/wakeable-sleep.ts";
 
 test("a wake cuts a sleep short, and a wake that comes while nobody sleeps makes the next sleep return at once", async () => {
   const pause = createWakeableSleep();
