@@ -1,0 +1,119 @@
+import type { Block } from "../types.ts";
+import { type HeadingStyle, headingLevel } from "./pdf-headings.ts";
+import type { StreamItem, StreamLine } from "./pdf-stream.ts";
+import { indentStops, isBullet, termAt } from "./pdf-terms.ts";
+import { joinWrappedLine, mendInlineHyphens } from "./pdf-text.ts";
+
+/** Deepest heading level a block may have; deeper terms start a paragraph with their term instead. */
+const MAX_LEVEL = 6;
+
+interface OpenTerm {
+  text: string;
+  at: number;
+  indent: number;
+  level: number;
+}
+
+/**
+ * Running text as blocks: headings (larger or outdented lines), definition terms as deeper headings (so a
+ * definition is found under "SHELL BUILTIN COMMANDS > set > -e"), and paragraphs rebuilt from lines, carried
+ * on across a column or page break when the sentence runs on.
+ */
+export function textBlocks(items: StreamItem[], style: HeadingStyle, vocab: Set<string>): Block[] {
+  const blocks: Block[] = [];
+  let para = "";
+  let paraPage = 0;
+  let prev: StreamLine | undefined;
+  let section: { text: string; level: number } | undefined;
+  const terms: OpenTerm[] = [];
+  const stops = indentStops(items);
+  const flush = () => {
+    if (para) blocks.push({ type: "paragraph", text: mendInlineHyphens(para, vocab), page: paraPage });
+    para = "";
+  };
+  const add = (text: string, page: number) => {
+    if (!para) paraPage = page;
+    para = joinWrappedLine(para, text, vocab);
+  };
+  const heading = (text: string, level: number, page: number) => blocks.push({ type: "heading", text, level, page });
+
+  for (let i = 0; i < items.length; i++) {
+    const item = items[i] as StreamItem;
+    if (item.kind === "blocks") {
+      flush();
+      for (const b of item.blocks) blocks.push(b);
+      prev = undefined;
+      continue;
+    }
+    const level = headingLevel(item, style);
+    if (level > 0) {
+      flush();
+      terms.length = 0;
+      // a title set over two lines is one heading
+      const last = blocks.at(-1);
+      if (last?.type === "heading" && last.level === level && prev && headingLevel(prev, style) === level) last.text += ` ${item.text}`;
+      else heading(item.text, level, item.page);
+      section = { text: (blocks.at(-1) as Block).text, level };
+      prev = item;
+      continue;
+    }
+    // a line left of the open definitions' indent ends them
+    let closed = false;
+    while (terms.length > 0 && item.line.x < (terms.at(-1) as OpenTerm).indent - 0.4 * item.line.size) {
+      terms.pop();
+      closed = true;
+    }
+    const term = termAt(items, i, stops);
+    if (term && !isBullet(term.text)) {
+      flush();
+      while (terms.length > 0 && (terms.at(-1) as OpenTerm).at >= term.at - 0.4 * item.line.size) terms.pop();
+      const level = (terms.at(-1)?.level ?? section?.level ?? 0) + 1;
+      if (level <= MAX_LEVEL) {
+        heading(term.text, level, item.page);
+        terms.push({ text: term.text, at: term.at, indent: term.indent, level });
+        if (term.rest) add(term.rest, item.page);
+      } else add(`${term.text} ${term.rest}`.trim(), item.page);
+      i += term.lines - 1;
+      prev = lineAtOrSelf(items, i, item);
+      continue;
+    }
+    if (closed) {
+      flush();
+      // back to the enclosing entry or section: its heading again, so what follows is not filed under the last term
+      const back = terms.at(-1) ?? section;
+      if (back) heading(back.text, back.level, item.page);
+    }
+    if (prev && breaksBefore(prev, item, terms.at(-1)?.indent)) flush();
+    add(item.text, item.page);
+    prev = item;
+  }
+  flush();
+  return blocks;
+}
+
+function lineAtOrSelf(items: StreamItem[], i: number, self: StreamLine): StreamLine {
+  const it = items[i];
+  return it?.kind === "line" ? it : self;
+}
+
+/**
+ * Whether a new paragraph starts at `l`: after a wide gap, a change of type size, an indented first line, a
+ * bullet, or a short line that ended a sentence. Across a column or page break the text runs on only when the
+ * previous line left its sentence open.
+ */
+function breaksBefore(p: StreamLine, l: StreamLine, indent?: number): boolean {
+  const size = p.line.size;
+  if (Math.abs(l.line.size - size) > 0.12 * size) return true;
+  if (isBullet(l.line.frags[0]?.text ?? "") || /^[•·▪◦‣]\s/.test(l.text)) return true;
+  const left = indent ?? l.flow.left;
+  if (l.first || l.page !== p.page) {
+    const open = !/[.!?:;"”)\]]$/.test(p.text) || /-$/.test(p.text);
+    // on to the top of the next column or page; not down past a gap to what follows a masthead or a table
+    const below = l.page === p.page && l.line.y - p.line.y > 2 * Math.max(Math.min(p.flow.pitch, l.flow.pitch), size);
+    return !open || below || l.line.x > left + 0.6 * l.line.size;
+  }
+  if (l.line.y - p.line.y > 1.5 * Math.max(p.flow.pitch, size)) return true;
+  if (l.line.x > left + 0.6 * size && p.line.x <= left + 0.6 * size) return true;
+  const short = p.line.right < p.flow.right - 0.12 * (p.flow.right - p.flow.left);
+  return short && /[.!?:]["”)]?$/.test(p.text);
+}
