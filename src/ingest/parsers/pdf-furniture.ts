@@ -1,6 +1,12 @@
 import type { Fragment } from "./pdf-fragments.ts";
 import { type Line, toLines } from "./pdf-layout.ts";
 
+/** A running header or footer line as first printed, page numbers left out. */
+export interface RunningLine {
+  text: string;
+  top: boolean;
+}
+
 /** A page's fragments before reading order is decided. */
 export interface PageFragments {
   num: number;
@@ -25,7 +31,7 @@ const keyOf = (text: string) => text.toLowerCase().replace(/\d+/g, "#").replace(
  * header or footer line (page numbers left out), in page order. With fewer than three pages nothing repeats;
  * there a short, centred, smaller line at the very top or bottom of a page is taken for one.
  */
-export function stripFurniture(pages: PageFragments[]): string[] {
+export function stripFurniture(pages: PageFragments[]): RunningLine[] {
   const margins = pages.map((p) => marginLines(p));
   const counts = new Map<string, number>();
   for (const { top, bottom } of margins) {
@@ -34,7 +40,7 @@ export function stripFurniture(pages: PageFragments[]): string[] {
   }
   const minPages = Math.max(3, Math.ceil(REPEATED * pages.length));
   const repeated = (f: Fragment) => (counts.get(keyOf(f.text)) ?? 0) >= minPages;
-  const headerLines: string[] = [];
+  const headerLines: RunningLine[] = [];
   const seen = new Set<string>();
   pages.forEach((page, i) => {
     const numbers = (line: Line) => line.frags.filter((f) => PAGE_NUMBER.test(keyOf(f.text)));
@@ -62,7 +68,7 @@ export function stripFurniture(pages: PageFragments[]): string[] {
         const key = keyOf(text);
         if (text && !seen.has(key)) {
           seen.add(key);
-          headerLines.push(text);
+          headerLines.push({ text, top: edge === top });
         }
       }
     }

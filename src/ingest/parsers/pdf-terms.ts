@@ -38,8 +38,16 @@ const near = (a: number, b: number, size: number) => Math.abs(a - b) <= 0.4 * si
  */
 export function termAt(items: StreamItem[], i: number, stops: Set<number>): Term | null {
   const l = lineAt(items, i);
-  if (!l || !stops.has(Math.round(l.line.x))) return null;
+  if (!l || !stops.has(Math.round(l.line.x)) || continuesSentence(lineAt(items, i - 1), l)) return null;
   return inlineTerm(items, i, l) ?? stackedTerm(items, i, l);
+}
+
+/** The line before runs on into this one: a full line of the same paragraph whose sentence is not over. */
+function continuesSentence(prev: StreamLine | undefined, l: StreamLine): boolean {
+  if (!prev || prev.page !== l.page || l.first) return false;
+  const close = l.line.y - prev.line.y <= 1.3 * Math.max(prev.flow.pitch, prev.line.size);
+  const full = prev.line.right >= prev.flow.right - 0.12 * (prev.flow.right - prev.flow.left);
+  return close && full && !/[.:!?]["”)]?$/.test(prev.text);
 }
 
 /** Line starts shared by three lines or more. */
@@ -134,6 +142,11 @@ function isTermText(text: string): boolean {
   const t = text.trim();
   // a rule drawn with dashes ("- - - - x") is not a term
   if (!t || t.length > MAX_TERM_CHARS || /(?:[-–] ){3,}/.test(t)) return false;
+  // a synopsis cut inside its brackets ("export [" | "-fn] [name[=word]] ...") is not a term and its definition
+  const opened = (c: string) => t.split(c).length - 1;
+  if (opened("[") !== opened("]") || opened("(") !== opened(")")) return false;
+  // three plain words are a phrase introducing a display ("The redirection operator"), not a term's name
+  if (/^[\p{L}'’]+(?: [\p{L}'’]+){2,}$/u.test(t) && !/^[\p{Lu}\d_ ]+$/u.test(t)) return false;
   // a paragraph's last line ends a sentence; a term does not
   return !/[.:;,]$/.test(t) || /\.\.\.\]?$/.test(t);
 }

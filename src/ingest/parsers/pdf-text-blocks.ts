@@ -27,15 +27,24 @@ export function textBlocks(items: StreamItem[], style: HeadingStyle, vocab: Set<
   let section: { text: string; level: number } | undefined;
   const terms: OpenTerm[] = [];
   const stops = indentStops(items);
+  // the first paragraph of a definition starts with its term, so the term is in the chunk's text, not only its path
+  let defining: string | undefined;
   const flush = () => {
-    if (para) blocks.push({ type: "paragraph", text: mendInlineHyphens(para, vocab), page: paraPage });
+    if (para) {
+      const text = mendInlineHyphens(para, vocab);
+      blocks.push({ type: "paragraph", text: defining ? `${defining}: ${text}` : text, page: paraPage });
+      defining = undefined;
+    }
     para = "";
   };
   const add = (text: string, page: number) => {
     if (!para) paraPage = page;
     para = joinWrappedLine(para, text, vocab);
   };
-  const heading = (text: string, level: number, page: number) => blocks.push({ type: "heading", text, level, page });
+  const heading = (text: string, level: number, page: number) => {
+    blocks.push({ type: "heading", text, level, page });
+    defining = undefined;
+  };
 
   for (let i = 0; i < items.length; i++) {
     const item = items[i] as StreamItem;
@@ -70,6 +79,8 @@ export function textBlocks(items: StreamItem[], style: HeadingStyle, vocab: Set<
       const level = (terms.at(-1)?.level ?? section?.level ?? 0) + 1;
       if (level <= MAX_LEVEL) {
         heading(term.text, level, item.page);
+        // named as it is used: "set -o pipefail", "shopt histappend", not "pipefail" alone
+        defining = [...terms.map((t) => commandWord(t.text)), term.text].join(" ");
         terms.push({ text: term.text, at: term.at, indent: term.indent, level });
         if (term.rest) add(term.rest, item.page);
       } else add(`${term.text} ${term.rest}`.trim(), item.page);
@@ -89,6 +100,11 @@ export function textBlocks(items: StreamItem[], style: HeadingStyle, vocab: Set<
   }
   flush();
   return blocks;
+}
+
+/** The word a nested entry is used with: the command of a synopsis ("set [-abef...]" → "set"), an option ("-o"). */
+function commandWord(term: string): string {
+  return term.split(/\s+/)[0] ?? term;
 }
 
 function lineAtOrSelf(items: StreamItem[], i: number, self: StreamLine): StreamLine {
@@ -112,8 +128,14 @@ function breaksBefore(p: StreamLine, l: StreamLine, indent?: number): boolean {
     const below = l.page === p.page && l.line.y - p.line.y > 2 * Math.max(Math.min(p.flow.pitch, l.flow.pitch), size);
     return !open || below || l.line.x > left + 0.6 * l.line.size;
   }
-  if (l.line.y - p.line.y > 1.5 * Math.max(p.flow.pitch, size)) return true;
-  if (l.line.x > left + 0.6 * size && p.line.x <= left + 0.6 * size) return true;
   const short = p.line.right < p.flow.right - 0.12 * (p.flow.right - p.flow.left);
-  return short && /[.!?:]["”)]?$/.test(p.text);
+  const ended = /[.!?:]["”)]?$/.test(p.text);
+  // extra space between lines ends a paragraph; a line that runs on needs more than a raised footnote mark
+  const step = l.line.y - p.line.y;
+  const pitch = Math.max(p.flow.pitch, size);
+  if (step > (ended || short ? 1.3 : 2) * pitch) return true;
+  // an indented line starts a paragraph after a sentence or a short line (a heading); after a full line that
+  // runs on, it is the hanging indent of the same entry ("STEVEN E. MERCER, ESQ., ... Los" / "Angeles, Cal.")
+  if (l.line.x > left + 0.6 * size && p.line.x <= left + 0.6 * size && (ended || short)) return true;
+  return short && ended;
 }

@@ -7,7 +7,7 @@ import { type PageFragments, stripFurniture } from "./pdf-furniture.ts";
 import { type RawItem, toPageRuns } from "./pdf-items.ts";
 import { layoutFlows } from "./pdf-layout.ts";
 import { stripLineNumbers } from "./pdf-line-numbers.ts";
-import { documentInfo } from "./pdf-meta.ts";
+import { infoFields, runningFields } from "./pdf-meta.ts";
 import { ocrPages } from "./pdf-ocr.ts";
 import { loadPdfjs, loadPdfParse } from "./pdf-runtime.ts";
 
@@ -21,7 +21,7 @@ export const pdfParser: Parser = {
     if (!hasPdfHeader(bytes)) throw appError("document_unreadable");
     const { pages, info } = await extractPages(bytes, opts);
     const ocr = opts.ocr?.enabled ? await readImagePages(bytes, pages, opts) : null;
-    const headerLines = stripFurniture(pages);
+    const running = stripFurniture(pages);
     const laidOut: LaidOutPage[] = pages.map((p) => ({
       num: p.num,
       width: p.width,
@@ -32,8 +32,8 @@ export const pdfParser: Parser = {
     if (blocks.length === 0)
       throw appError(ocr?.notes.some((n) => n.code === "ocr_unavailable") ? "ocr_unavailable" : "no_extractable_text");
     const doc: ParsedDocument = { kind: "pdf", blocks, pages: pages.length };
-    const meta: DocumentMeta = { ...info, ...(headerLines.length > 0 ? { headerLines } : {}) };
-    if (Object.keys(meta).length > 0) doc.meta = meta;
+    const fields = [...info, ...runningFields(running)];
+    if (fields.length > 0) doc.meta = { fields };
     if (ocr && ocr.read.length > 0)
       doc.ocr = { pages: ocr.read.length, confidence: ocr.read.reduce((n, p) => n + p.confidence, 0) / ocr.read.length };
     if (ocr && ocr.notes.length > 0) doc.notes = ocr.notes;
@@ -74,7 +74,7 @@ async function readImagePages(bytes: Uint8Array, pages: ExtractedPage[], opts: P
  * turned into fragments at once so that only those are kept. A PDF over the page cap is refused before any
  * page is read.
  */
-async function extractPages(bytes: Uint8Array, opts: ParseOptions): Promise<{ pages: ExtractedPage[]; info: DocumentMeta }> {
+async function extractPages(bytes: Uint8Array, opts: ParseOptions): Promise<{ pages: ExtractedPage[]; info: DocumentMeta["fields"] }> {
   const pdfjs = await loadPdfjs();
   // pdf.js may transfer or detach the buffer it is given; never hand it the caller's bytes.
   const task = pdfjs.getDocument({ data: bytes.slice(), isEvalSupported: false, stopAtErrors: false, verbosity: 0 });
@@ -92,7 +92,7 @@ async function extractPages(bytes: Uint8Array, opts: ParseOptions): Promise<{ pa
       page.cleanup();
       if (num === 1 || num % PROGRESS_PAGES === 0 || num === doc.numPages) opts.onProgress?.(num, doc.numPages);
     }
-    const info = documentInfo((await doc.getMetadata().catch(() => null))?.info);
+    const info = infoFields((await doc.getMetadata().catch(() => null))?.info);
     return { pages, info };
   } catch (error) {
     throw toAppError(error);
