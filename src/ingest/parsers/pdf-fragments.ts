@@ -61,6 +61,8 @@ function clusterFragments(c: Cluster): Fragment[] {
   const out: Fragment[] = [];
   let cur: Fragment | undefined;
   let last: Run | undefined;
+  // a fragment's size is that of its longest run: a large caret or drop cap in it does not make it large
+  let longest = 0;
   for (const r of runs) {
     // text drawn twice a hair apart is faked bold, not two words
     if (last && last.text === r.text && Math.abs(last.x - r.x) < 0.3 * r.size) continue;
@@ -73,9 +75,10 @@ function clusterFragments(c: Cluster): Fragment[] {
       cur.joins = [...(cur.joins ?? []), [r.x, cur.text.length]];
       cur.text += piece;
       cur.right = Math.max(cur.right, r.x + r.w);
-      if (r.size > cur.size * 0.8) cur.size = Math.max(cur.size, r.size);
+      if (piece.length > longest) [cur.size, longest] = [r.size, piece.length];
     } else {
       cur = { x: r.x, right: r.x + r.w, y: c.y, size: r.size, text: piece };
+      longest = piece.length;
       out.push(cur);
     }
     last = r;

@@ -86,7 +86,8 @@ function setApart(line: Line, lines: Line[], fromTop: boolean): boolean {
     .slice(1)
     .map((l, k) => l.y - (lines[k] as Line).y)
     .sort((a, b) => a - b);
-  const pitch = steps[Math.floor(steps.length / 2)] ?? line.size;
+  // a page of figures has few lines far apart: their spacing is no line spacing
+  const pitch = Math.min(steps[Math.floor(steps.length / 2)] ?? line.size, 2.5 * line.size);
   return Math.abs(inner.y - line.y) >= 1.4 * Math.max(pitch, line.size);
 }
 
@@ -98,8 +99,11 @@ function marginLines(page: PageFragments): { top: Line[]; bottom: Line[]; lines:
     .slice(-MARGIN_LINES)
     .reverse()
     .filter((l) => l.y >= page.height * (1 - MARGIN) && !top.includes(l));
-  // a table's column header repeated at the top of each page is not a running header
-  const header = top.findIndex((l, i) => l.frags.length >= 3 && (lines[i + 1]?.frags.length ?? 0) >= 3);
+  // a table's column header repeated at the top of each page is not a running header: its cells sit over the
+  // cells of the row below
+  const over = (l: Line, below: Line | undefined) =>
+    !!below && l.frags.every((f) => below.frags.some((g) => g.x < f.right && g.right > f.x));
+  const header = top.findIndex((l, i) => l.frags.length >= 3 && (lines[i + 1]?.frags.length ?? 0) >= 3 && over(l, lines[i + 1]));
   return { top: header >= 0 ? top.slice(0, header) : top, bottom, lines };
 }
 

@@ -21,7 +21,7 @@ const endsSentence = (t: string) => /[.!?;,]$/.test(t) && !/\.\.\.$/.test(t);
 
 export function headingStyle(lines: StreamLine[], body: number): HeadingStyle {
   const sizes = new Set<number>();
-  for (const l of lines) if (isLargeHeading(l, body)) sizes.add(Math.round(l.line.size * 2) / 2);
+  for (const l of lines) if (isLargeHeading(l, body)) sizes.add(Math.round(typeSize(l) * 2) / 2);
   // paragraphs: lines of running text, most of the way across their flow
   const prose = lines
     .filter((l) => !l.flow.column && l.line.right - l.line.x >= 0.6 * (l.flow.right - l.flow.left) && words(l.text) >= 6)
@@ -34,7 +34,19 @@ export function headingStyle(lines: StreamLine[], body: number): HeadingStyle {
 }
 
 function isLargeHeading(l: StreamLine, body: number): boolean {
-  return l.line.size >= LARGER * body && words(l.text) <= MAX_HEADING_WORDS && /\p{L}{2}/u.test(l.text);
+  return typeSize(l) >= LARGER * body && words(l.text) <= MAX_HEADING_WORDS && /\p{L}{2}/u.test(l.text) && !/\.$/.test(l.text);
+}
+
+/** The size most of a line's characters are set in: one large glyph (a caret, a drop cap) does not make a heading. */
+function typeSize(l: StreamLine): number {
+  const frags = [...l.line.frags].sort((a, b) => a.size - b.size);
+  const half = frags.reduce((n, f) => n + f.text.length, 0) / 2;
+  let seen = 0;
+  for (const f of frags) {
+    seen += f.text.length;
+    if (seen >= half) return f.size;
+  }
+  return l.line.size;
 }
 
 function isOutdented(l: StreamLine, proseLeft: number, body: number): boolean {
@@ -51,7 +63,7 @@ function isOutdented(l: StreamLine, proseLeft: number, body: number): boolean {
 /** The heading level of a line (1 is the top), or 0 for a line of text. */
 export function headingLevel(l: StreamLine, style: HeadingStyle): number {
   if (isLargeHeading(l, style.body)) {
-    const i = style.sizes.indexOf(Math.round(l.line.size * 2) / 2);
+    const i = style.sizes.indexOf(Math.round(typeSize(l) * 2) / 2);
     if (i >= 0) return i + 1;
   }
   if (isOutdented(l, style.proseLeft, style.body)) {

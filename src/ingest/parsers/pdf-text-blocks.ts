@@ -29,13 +29,28 @@ export function textBlocks(items: StreamItem[], style: HeadingStyle, vocab: Set<
   const stops = indentStops(items);
   // the first paragraph of a definition starts with its term, so the term is in the chunk's text, not only its path
   let defining: string | undefined;
+  // where the paragraph goes among the blocks, when footnotes were read between its lines
+  let paraAt: number | undefined;
   const flush = () => {
     if (para) {
       const text = mendInlineHyphens(para, vocab);
-      blocks.push({ type: "paragraph", text: defining ? `${defining}: ${text}` : text, page: paraPage });
+      const block: Block = { type: "paragraph", text: defining ? `${defining}: ${text}` : text, page: paraPage };
+      if (paraAt === undefined) blocks.push(block);
+      else blocks.splice(paraAt, 0, block);
       defining = undefined;
     }
     para = "";
+    paraAt = undefined;
+  };
+  // a paragraph interrupted by the footnotes at the foot of its column, to go on at the top of the next one
+  let held: { para: string; paraPage: number; defining?: string; at: number; last: StreamLine } | undefined;
+  const release = () => {
+    if (!held) return;
+    flush();
+    ({ para, paraPage, defining } = held);
+    paraAt = held.at;
+    held = undefined;
+    flush();
   };
   const add = (text: string, page: number) => {
     if (!para) paraPage = page;
@@ -49,6 +64,7 @@ export function textBlocks(items: StreamItem[], style: HeadingStyle, vocab: Set<
   for (let i = 0; i < items.length; i++) {
     const item = items[i] as StreamItem;
     if (item.kind === "blocks") {
+      release();
       flush();
       for (const b of item.blocks) blocks.push(b);
       prev = undefined;
@@ -56,6 +72,7 @@ export function textBlocks(items: StreamItem[], style: HeadingStyle, vocab: Set<
     }
     const level = headingLevel(item, style);
     if (level > 0) {
+      release();
       flush();
       terms.length = 0;
       // a title set over two lines is one heading
@@ -74,13 +91,15 @@ export function textBlocks(items: StreamItem[], style: HeadingStyle, vocab: Set<
     }
     const term = termAt(items, i, stops);
     if (term && !isBullet(term.text)) {
+      release();
       flush();
       while (terms.length > 0 && (terms.at(-1) as OpenTerm).at >= term.at - 0.4 * item.line.size) terms.pop();
       const level = (terms.at(-1)?.level ?? section?.level ?? 0) + 1;
       if (level <= MAX_LEVEL) {
         heading(term.text, level, item.page);
-        // named as it is used: "set -o pipefail", "shopt histappend", not "pipefail" alone
-        defining = [...terms.map((t) => commandWord(t.text)), term.text].join(" ");
+        // the term first, then as it is used: "pipefail (set -o pipefail)", "histappend (shopt histappend)"
+        const used = [...terms.map((t) => commandWord(t.text)), term.text].join(" ");
+        defining = terms.length > 0 ? `${term.text} (${used})` : term.text;
         terms.push({ text: term.text, at: term.at, indent: term.indent, level });
         if (term.rest) add(term.rest, item.page);
       } else add(`${term.text} ${term.rest}`.trim(), item.page);
@@ -94,12 +113,30 @@ export function textBlocks(items: StreamItem[], style: HeadingStyle, vocab: Set<
       const back = terms.at(-1) ?? section;
       if (back) heading(back.text, back.level, item.page);
     }
+    if (prev && para && isFootnoteStart(prev, item, style.body) && !/[.!?:]["”)]?$/.test(prev.text)) {
+      held = { para, paraPage, defining, at: blocks.length, last: prev };
+      [para, defining] = ["", undefined];
+    } else if (held && item.first && !isSmaller(item, style.body)) {
+      flush();
+      ({ para, paraPage, defining } = held);
+      paraAt = held.at;
+      prev = held.last;
+      held = undefined;
+    }
     if (prev && breaksBefore(prev, item, terms.at(-1)?.indent)) flush();
     add(item.text, item.page);
     prev = item;
   }
+  release();
   flush();
   return blocks;
+}
+
+const isSmaller = (l: StreamLine, body: number) => l.line.size < 0.92 * body;
+
+/** Smaller type right under the text of the same column: the column's footnotes begin. */
+function isFootnoteStart(p: StreamLine, l: StreamLine, body: number): boolean {
+  return !l.first && l.page === p.page && isSmaller(l, body) && !isSmaller(p, body);
 }
 
 /** The word a nested entry is used with: the command of a synopsis ("set [-abef...]" → "set"), an option ("-o"). */
