@@ -1,0 +1,84 @@
+import type { Block } from "../types.ts";
+import { headingStyle } from "./pdf-headings.ts";
+import type { Flow, Line } from "./pdf-layout.ts";
+import { bodySize, flowShape, type StreamItem, type StreamLine } from "./pdf-stream.ts";
+import { pageTextToParagraphs } from "./pdf-paragraphs.ts";
+import { findTables, type Table } from "./pdf-table.ts";
+import { textBlocks } from "./pdf-text-blocks.ts";
+import { cleanPdfText, documentVocabulary, normalisePdfCharacters } from "./pdf-text.ts";
+
+/** A page in reading order: its flows, and text drawn in another direction. */
+export interface LaidOutPage {
+  num: number;
+  width: number;
+  flows: Flow[];
+  aside: string[];
+}
+
+const clean = cleanPdfText;
+const lineText = (line: Line) => clean(line.frags.map((f) => f.text).join(" "));
+
+/**
+ * Blocks of a PDF from its laid-out pages: tables as rows whose text names each cell's column
+ * ("State / Territory: Pennsylvania; Permit: 20,001; Handgun: 62,752; ..."), the rest as headings and paragraphs.
+ */
+export function pdfBlocks(pages: LaidOutPage[], ocrText: Map<number, string> = new Map()): Block[] {
+  const items: StreamItem[] = [];
+  let carried: { table: Table; width: number } | undefined;
+  for (const page of pages) {
+    for (const flow of page.flows) {
+      const shape = flowShape(flow);
+      let first = true;
+      for (const part of findTables(flow.lines)) {
+        if ("table" in part) {
+          const table = part.table;
+          if (!table.names && carried && sameColumns(carried.table, table, page.width)) table.names = carried.table.names;
+          if (table.names) carried = { table, width: page.width };
+          items.push({ kind: "blocks", blocks: tableBlocks(table, page.num) });
+          first = true;
+          continue;
+        }
+        for (const line of part.lines) {
+          const text = lineText(line);
+          if (text) items.push({ kind: "line", line, text, page: page.num, flow: shape, first });
+          first = false;
+        }
+      }
+    }
+    for (const text of page.aside.map(clean).filter(Boolean))
+      items.push({ kind: "blocks", blocks: [{ type: "paragraph", text, page: page.num }] });
+    const read = ocrText.get(page.num);
+    // a page read by OCR has text but no positions: paragraphs from its lines
+    if (read) items.push({ kind: "blocks", blocks: [], ocr: read, page: page.num });
+  }
+  const lines = items.filter((i): i is StreamLine => i.kind === "line");
+  const vocab = documentVocabulary([...lines.map((l) => l.text), ...[...ocrText.values()].map(normalisePdfCharacters)]);
+  for (const item of items)
+    if (item.kind === "blocks" && item.ocr !== undefined)
+      item.blocks = pageTextToParagraphs(item.ocr, vocab).map((text): Block => ({ type: "paragraph", text, page: item.page }));
+  return textBlocks(items, headingStyle(lines, bodySize(lines)), vocab);
+}
+
+/** A table continued on the next page without its header: the same number of columns in the same places. */
+function sameColumns(a: Table, b: Table, width: number): boolean {
+  if (a.bands.length !== b.bands.length) return false;
+  return a.bands.every((band, j) => {
+    const other = b.bands[j];
+    return !!other && band.x < other.right + 0.02 * width && other.x < band.right + 0.02 * width;
+  });
+}
+
+function tableBlocks(table: Table, page: number): Block[] {
+  const names = table.names;
+  if (!names) {
+    const text = table.rows.map((r) => r.map(clean).join(" | ")).join("\n");
+    return [{ type: "table", text, page }];
+  }
+  return table.rows.flatMap((row): Block[] => {
+    const text = row
+      .map((cell, j) => (cell ? `${clean(names[j] ?? "") || `column ${j + 1}`}: ${clean(cell)}` : ""))
+      .filter(Boolean)
+      .join("; ");
+    return text ? [{ type: "row", text, page }] : [];
+  });
+}
