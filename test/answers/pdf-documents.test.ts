@@ -74,9 +74,9 @@ describe("running headers and footers", () => {
   test("are gone from the pages' text and answer from the document card", async () => {
     const bash = await chunksOf("debian-bash-doc-bash");
     expect(bash.length).toBeGreaterThan(500);
-    expect(bash.filter((c) => /GNU Bash 5\.2|General Commands Manual/.test(c.text)).map((c) => c.heading_path)).toEqual(["Document card"]);
+    expect(bash.filter((c) => /GNU Bash 5\.2|General Commands Manual/.test(c.text)).map((c) => c.headingPath)).toEqual(["Document card"]);
     const fr = await chunksOf("federal-register-2020-17221");
-    expect(fr.filter((c) => c.text.includes("Federal Register / Vol. 85")).map((c) => c.heading_path)).toEqual(["Document card"]);
+    expect(fr.filter((c) => c.text.includes("Federal Register / Vol. 85")).map((c) => c.headingPath)).toEqual(["Document card"]);
     const a = await ask("Which version of Bash does the bash manual page describe?");
     expect(a.text).toContain("GNU Bash 5.2");
   });
