@@ -42,6 +42,9 @@ export interface ScoredUnit {
 }
 
 const NEIGHBOUR = 0.5;
+/** a row none of whose values the question names is some other record */
+const UNIDENTIFIED_ROW = 0.5;
+const ROW_KEYS = /(^|; )[^:;]*: /g;
 const LONE_WORD = 0.5;
 const SOFT_TYPE_MISS = 0.7;
 const FOCUS_MISS = 0.4;
@@ -123,6 +126,11 @@ export function scoreUnits(
       }
       if (contradicted) continue;
       let score = (mass / total) * (own < minTerms ? LONE_WORD : 1) * typeFactor(shape, unit.text, question);
+      // a row is found by its values ("Twitter, Inc."), not by the column names every row repeats
+      if (unit.kind === "row") {
+        const values = stemSet(unit.text.replace(ROW_KEYS, " "));
+        if (![...weights.keys()].some((t) => values.has(t))) score *= UNIDENTIFIED_ROW;
+      }
       const seen = (t: string) => terms.has(t) || head.has(t) || localHead.has(t) || around.some((s) => s.has(t));
       // a focus that names a value kind is answered by a value of that kind
       const groups = [...(focusByKind ? [] : shape.focus), ...shape.required];

@@ -57,8 +57,10 @@ function questionWeights(question: string, passages: ComposePassage[], given?: M
  */
 /** a row with nothing asked of it shows at most this many cells */
 const MAX_ROW_CELLS = 8;
+/** a cell whose value is a count or an amount, not a date or a code */
+const NUMERIC_CELL = /^[$€£]?\s*\d{1,3}(,\d{3})*(\.\d+)?$|^[$€£]?\s*\d+(\.\d+)?$/;
 
-export function formatRow(row: string, questionTerms?: Set<string>): string {
+export function formatRow(row: string, questionTerms?: Set<string>, wantsNumber = false): string {
   const cells = row
     .split("; ")
     .map((pair) => {
@@ -85,9 +87,14 @@ export function formatRow(row: string, questionTerms?: Set<string>): string {
   // the columns that match the question best ("Montgomery GI Bill-Active Duty", not "… Selective Reserve")
   const bestKey = Math.max(0, ...keyMatches.values());
   const asked = cells.filter((c) => (keyMatches.get(c) ?? 0) > 0 && (keyMatches.get(c) ?? 0) >= bestKey - 1);
+  // a "how many" asked in other words than the column's name ("workers" for "No. Of Employees"): the numbers show
+  const numeric =
+    wantsNumber && ![...identifying, ...asked].some((c) => NUMERIC_CELL.test(c.value))
+      ? cells.filter((c) => NUMERIC_CELL.test(c.value) && !identifying.includes(c)).slice(0, 3)
+      : [];
   const shown =
-    cells.length > 4 && identifying.length > 0 && asked.length > 0
-      ? cells.filter((c) => identifying.includes(c) || asked.includes(c))
+    cells.length > 4 && identifying.length > 0 && asked.length + numeric.length > 0
+      ? cells.filter((c) => identifying.includes(c) || asked.includes(c) || numeric.includes(c))
       : cells.slice(0, MAX_ROW_CELLS);
   return shown.map((p) => `${p.key}: ${p.value}`).join("\n");
 }
@@ -125,7 +132,9 @@ export function composeAnswer(input: {
 
   const asked = new Set(weights.keys());
   const render = (c: Candidate) =>
-    c.unit.kind === "row" ? formatRow(c.unit.text, asked) : trimLongSentence(c.unit.text, weights, shape, input.question);
+    c.unit.kind === "row"
+      ? formatRow(c.unit.text, asked, shape.kind === "number")
+      : trimLongSentence(c.unit.text, weights, shape, input.question);
   const maxSentences = input.maxSentences ?? DEFAULT_MAX_SENTENCES;
   // a few sentences read as an answer; more read as a page (max_tokens still bounds the first one)
   const softTokens = Math.min(input.maxTokens, SOFT_MAX_TOKENS);

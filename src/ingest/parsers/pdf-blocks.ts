@@ -1,11 +1,11 @@
 import type { Block } from "../types.ts";
 import { headingStyle } from "./pdf-headings.ts";
 import type { Flow, Line } from "./pdf-layout.ts";
-import { bodySize, flowShape, type StreamItem, type StreamLine } from "./pdf-stream.ts";
 import { pageTextToParagraphs } from "./pdf-paragraphs.ts";
+import { bodySize, flowShape, type StreamItem, type StreamLine } from "./pdf-stream.ts";
 import { findTables, type Table } from "./pdf-table.ts";
-import { textBlocks } from "./pdf-text-blocks.ts";
 import { cleanPdfText, documentVocabulary, normalisePdfCharacters } from "./pdf-text.ts";
+import { textBlocks } from "./pdf-text-blocks.ts";
 
 /** A page in reading order: its flows, and text drawn in another direction. */
 export interface LaidOutPage {

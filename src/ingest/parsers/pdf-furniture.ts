@@ -112,7 +112,10 @@ function looksLikeRunningLine(line: Line, page: PageFragments): boolean {
   const sizes = page.frags.map((f) => f.size).sort((a, b) => a - b);
   const body = sizes[Math.floor(sizes.length / 2)] ?? line.size;
   const centre = (line.x + line.right) / 2;
-  const words = line.frags.map((f) => f.text).join(" ").split(/\s+/).length;
+  const words = line.frags
+    .map((f) => f.text)
+    .join(" ")
+    .split(/\s+/).length;
   return (
     line.size < body * 0.95 &&
     Math.abs(centre - page.width / 2) < page.width * 0.05 &&

@@ -57,8 +57,7 @@ export function layoutFlows(frags: Fragment[], pageWidth: number): Flow[] {
     }
     keep(split.before);
     flushPlain();
-    for (const piece of split.pieces)
-      for (const flow of layoutFlows(piece, pageWidth)) flows.push({ lines: flow.lines, column: true });
+    for (const piece of split.pieces) for (const flow of layoutFlows(piece, pageWidth)) flows.push({ lines: flow.lines, column: true });
     keep(split.after);
   }
   flushPlain();

@@ -94,7 +94,10 @@ function bandsOf(seed: Line[]): Band[] {
   const spans = seed.flatMap(cells).map((f) => ({ x: f.x, right: f.right }));
   const core = union(spans, Math.floor(0.05 * seed.length));
   const overlaps = (s: Band) => core.some((b) => s.x < b.right && s.right > b.x);
-  const sparse = union(spans.filter((s) => !overlaps(s)), 0);
+  const sparse = union(
+    spans.filter((s) => !overlaps(s)),
+    0,
+  );
   return [...core, ...sparse].sort((a, b) => a.x - b.x);
 }
 
@@ -196,10 +199,7 @@ function headerAbove(lines: Line[], first: number, bands: Band[]): Line[] {
       const f = cells(l)[0] as Fragment;
       const over = bands.filter((b) => f.x < b.right && f.right > b.x).length;
       const title =
-        over >= 3 ||
-        CAPTION.test(f.text) ||
-        l.size > 1.15 * below.size ||
-        (header.length === 0 ? !fits(l, bands, 1) : gap > 1.6 * l.size);
+        over >= 3 || CAPTION.test(f.text) || l.size > 1.15 * below.size || (header.length === 0 ? !fits(l, bands, 1) : gap > 1.6 * l.size);
       if (title) break;
     }
     header.unshift(l);

@@ -1,6 +1,6 @@
+import { splitFragment } from "./pdf-fragments.ts";
 import type { StreamItem, StreamLine } from "./pdf-stream.ts";
 import { cleanPdfText } from "./pdf-text.ts";
-import { splitFragment } from "./pdf-fragments.ts";
 
 /**
  * A term of a definition list or an option table, as a manual sets them: the term at one indent, its
@@ -84,9 +84,7 @@ function inlineTerm(items: StreamItem[], i: number, l: StreamLine): Term | null 
   const agrees = (o: StreamLine | undefined, sameTerm: boolean) =>
     !!o &&
     o.page >= l.page - 1 &&
-    (sameTerm
-      ? near(o.line.x, head.x, size) && startsAt(o, indent)
-      : near(o.line.x, indent, size) || o.line.x > indent);
+    (sameTerm ? near(o.line.x, head.x, size) && startsAt(o, indent) : near(o.line.x, indent, size) || o.line.x > indent);
   const sibling = siblingIndent(items, i, l);
   const agreed = agrees(after, false) || agrees(after, true) || agrees(before, true);
   if (!agreed && !(sibling !== undefined && near(sibling, indent, size))) return null;
