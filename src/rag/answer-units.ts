@@ -1,3 +1,4 @@
+import { CARD_HEADING } from "../ingest/document-card.ts";
 import { holdsAnswerType } from "./answer-type.ts";
 import { holdsFocusKind } from "./focus-kinds.ts";
 import type { QuestionShape } from "./question-shape.ts";
@@ -45,6 +46,12 @@ const NEIGHBOUR = 0.5;
 /** a row none of whose values the question names is some other record */
 const UNIDENTIFIED_ROW = 0.5;
 const ROW_KEYS = /(^|; )[^:;]*: /g;
+/** words that ask about a document itself — who wrote it, when it came out — which its card answers */
+const DOCUMENT_FACTS = new Set(
+  "author authors wrote written writer publish published publication publisher posted released release version edition title credited credits produced copyright created updated"
+    .split(" ")
+    .map((w) => stem(w)),
+);
 const LONE_WORD = 0.5;
 const SOFT_TYPE_MISS = 0.7;
 const FOCUS_MISS = 0.4;
@@ -87,7 +94,18 @@ export function scoreUnits(
   const out: ScoredUnit[] = [];
   if (total === 0) return out;
   const minTerms = Math.min(2, weights.size);
+  // a document card speaks for its whole document: the question's words found in that document's other passages
+  // ("the Boeing 737 MAX airworthiness directive" of a Federal Register notice) count for its card as neighbours
+  const docTerms = new Map<string, Set<string>>();
+  const aboutDocument = [...stemSet(question)].some((t) => DOCUMENT_FACTS.has(t));
+  for (const p of aboutDocument ? passages : []) {
+    if (p.headingPath === CARD_HEADING) continue;
+    const set = docTerms.get(p.source) ?? new Set<string>();
+    for (const t of stemSet(p.text)) if (weights.has(t)) set.add(t);
+    docTerms.set(p.source, set);
+  }
   for (const [p, passage] of passages.entries()) {
+    const isCard = passage.headingPath === CARD_HEADING;
     const head = stemSet(`${readableName(passage.source)}\n${passage.headingPath}`);
     const units = segmentPassage(passage.text);
     const tokens = units.map((u) => wordTokens(u.text).map(stem));
@@ -110,8 +128,10 @@ export function scoreUnits(
       // a focus that names a number or a date is answered by one ("What dose …?" — "100 mg/day")
       const focusByKind = !!shape.focusKind && holdsFocusKind(shape.focusKind, unit.text, question);
       const focusTerms = focusByKind ? new Set(shape.focus.flat()) : null;
+      // a question word that is one of the focus's own alternatives ("wrote" for "Author: …") counts when the focus is met
+      const metFocus = new Set(shape.focus.filter((g) => g.some((t) => terms.has(t) || head.has(t) || localHead.has(t))).flat());
       for (const [t, w] of weights) {
-        if (near.has(t) || focusTerms?.has(t)) {
+        if (near.has(t) || focusTerms?.has(t) || metFocus.has(t)) {
           mass += w;
           own++;
         } else if (terms.has(t)) {
@@ -122,7 +142,7 @@ export function scoreUnits(
           mass += w * lexicon.synonymWeight;
           own++;
         } else if (lexicon && [...lexicon.antonyms(t)].some((x) => terms.has(x))) contradicted = true;
-        else if (around.some((s) => s.has(t))) mass += w * NEIGHBOUR;
+        else if (around.some((s) => s.has(t)) || (isCard && docTerms.get(passage.source)?.has(t))) mass += w * NEIGHBOUR;
       }
       if (contradicted) continue;
       let score = (mass / total) * (own < minTerms ? LONE_WORD : 1) * typeFactor(shape, unit.text, question);

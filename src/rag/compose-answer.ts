@@ -1,3 +1,4 @@
+import { CARD_KEYWORDS } from "../ingest/document-card.ts";
 import { estimateTokens, truncateToTokens } from "../llm/estimate-tokens.ts";
 import { scoreUnits } from "./answer-units.ts";
 import { type QuestionShape, questionShape } from "./question-shape.ts";
@@ -68,7 +69,8 @@ export function formatRow(row: string, questionTerms?: Set<string>, wantsNumber 
       return i < 0 ? null : { key: pair.slice(0, i).trim(), value: pair.slice(i + 2).trim() };
     })
     .filter(
-      (p): p is { key: string; value: string } => p !== null && p.value !== "" && !p.value.startsWith("=") && !/^column \d+$/i.test(p.key),
+      (p): p is { key: string; value: string } =>
+        p !== null && p.value !== "" && !p.value.startsWith("=") && !/^column \d+$/i.test(p.key) && p.key !== CARD_KEYWORDS,
     );
   const matches = (text: string) => (questionTerms ? [...stemSet(text)].filter((t) => questionTerms.has(t)).length : 0);
   // the two cells whose values name the row best ("title: Metropolis (1927)"), and the columns asked for, whose

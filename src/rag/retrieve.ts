@@ -2,7 +2,7 @@ import type { Logger } from "../log.ts";
 import type { ChunkIndexStore, TermStatsStore } from "../store/contract/index.ts";
 import { isQuestion } from "./answer-type.ts";
 import type { Embedder } from "./embedder.ts";
-import { answerability, blendRelevance, type CosineCalibration, type TermStats, termWeights } from "./grounding-gate.ts";
+import { blendRelevance, type CosineCalibration, passagesAnswerability, type TermStats, termWeights } from "./grounding-gate.ts";
 import { searchTerms } from "./keyword-query.ts";
 import { fuseByRank } from "./rank-fusion.ts";
 import { rerankHits } from "./rerank/rerank-hits.ts";
@@ -145,23 +145,12 @@ export function createRetriever(deps: {
       // becomes what the gate judges. If it fails (or there is none), the fused order stands and the kept hits
       // are judged by coverage (and cosine): only those, since a reranker's score replaces the judgement anyway.
       const reranked = reranker ? await rerankHits(reranker, input.query, hits, input.topK, deps.log) : null;
+      // the passages are judged together, so a document card speaks for its document (see scoreUnits)
+      const judged = reranked ? [] : passagesAnswerability(weights, input.query, hits, input.mustMention);
       const kept =
         reranked ??
         hits
-          .map((h) => ({
-            ...h,
-            relevance: blendRelevance(
-              answerability(
-                weights,
-                input.query,
-                { text: h.text, source: h.source, headingPath: h.headingPath },
-                undefined,
-                input.mustMention,
-              ),
-              h.cosine,
-              calibration,
-            ),
-          }))
+          .map((h, i) => ({ ...h, relevance: blendRelevance(judged[i] ?? 0, h.cosine, calibration) }))
           // stable: equally relevant passages keep their fused order
           .sort((a, b) => (pool > input.topK ? b.relevance - a.relevance : 0))
           .slice(0, input.topK);
