@@ -88,10 +88,12 @@ export function numbersIn(text: string): string[] {
 /** Capitalised words that can name someone or something: not the first word of a sentence, a title or "I". */
 function namesIn(text: string): string[] {
   const out: string[] = [];
-  for (const m of text.matchAll(/(^|[.!?]["”’]?\s+|["“‘(]\s*)?\b(\p{Lu}[\p{L}'’-]+)/gu)) {
-    const word = m[2] ?? "";
-    if (m[1] !== undefined || TITLES.has(word.toLowerCase())) continue;
-    out.push(word);
+  for (const m of text.matchAll(/\b\p{Lu}[\p{L}'’-]+/gu)) {
+    // the first word of a sentence (after any opening quote) is capitalised whatever it is
+    const before = text.slice(Math.max(0, m.index - 6), m.index);
+    const sentenceStart = m.index <= 6 ? /^["“‘(\s]*$/u.test(before) : /[.!?:]["”’]?\s+["“‘(]?$/u.test(before);
+    if (sentenceStart || TITLES.has(m[0].toLowerCase())) continue;
+    out.push(m[0]);
   }
   return out;
 }

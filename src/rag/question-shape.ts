@@ -122,7 +122,7 @@ export function questionShape(text: string, mustMention: string[] = []): Questio
   const who = WHO_VERB.exec(q)?.[1]?.toLowerCase();
   const noun = WH_THE.exec(q)?.[1] ?? WH_NOUN.exec(q)?.[1];
   if (who && ROLE_VERBS[who]) focus.push(stems(ROLE_VERBS[who] ?? []));
-  else if (POSSESSIVE.test(q)) focus.push(...focusFrom(POSSESSIVE.exec(q)?.[1] ?? "", q));
+  else if (POSSESSIVE.test(q)) focus.push(...focusFrom((POSSESSIVE.exec(q)?.[1] ?? "").replace(/\s+(called|named)$/i, ""), q));
   else if (noun && !CALLED.test(q)) focus.push(...focusFrom(noun, q));
   else {
     // "How did the Supreme Court RULE …", "What did the Dodo PRESENT …": what the named subject did is asked

@@ -33,8 +33,9 @@ export function isHeadingLine(line: string): boolean {
   return /^\p{Lu}|^\d+(\.\d+)*\s+\p{Lu}/u.test(t);
 }
 
+/** "Name: value; Name: value" — at least two cells; "HISTIGNORE: A colon-separated list …; …" is a definition. */
 export function isCsvRow(line: string): boolean {
-  return ROW.test(line) && line.includes("; ");
+  return ROW.test(line) && /; [^:;\n]{1,80}: /.test(line);
 }
 
 /** sbd ends a sentence inside a path ("~/.bashrc", "./configure"): such dots are hidden from it. */
