@@ -23,7 +23,7 @@ const MONTH =
 const CLOCK =
   /\b\d{1,2}[:.]\d{2}\b|\b\d{1,2}\s?(am|pm|a\.m\.|p\.m\.)|\b(noon|midnight|morning|afternoon|evening|night|o['’]clock|daily|weekly|monthly|yearly|annually)\b|\b\d+\s(seconds?|minutes?|hours?|days?|weeks?|months?|years?)\b/i;
 const ERA =
-  /\b(centur(y|ies)|decades?|\d+s|\d+\s*(ad|bc|bce|ce)|today|yesterday|monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b/i;
+  /\b(centur(y|ies)|decades?|\d+s|\d+\s*(ad|bc|bce|ce)|today|yesterday|tomorrow|holidays?|weekends?|weekdays?|monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b/i;
 
 const COUNTED = String.raw`\s*(words|pages|people|persons|participants|patients|employees|workers|members|times|units|items|copies|euros?|dollars|pounds|mg|g|kg|km|m|miles|feet|ft|hours|minutes|seconds|days|weeks|months|years|%)\b`;
 /** "1871" is a year; "1200 words" and "1,500 people" are counts. */

@@ -26,6 +26,8 @@ export interface ComposedAnswer {
 export const DEFAULT_MAX_SENTENCES = 3;
 /** Further sentences must carry this share of the best one's score: one shared word makes noise, not an answer. */
 const MIN_RELATIVE_SCORE = 0.8;
+/** the lowest share of the best score a complementary sentence may have */
+const COMPLEMENT_SCORE = 0.5;
 const OTHER_PASSAGE_SCORE = 0.9;
 /** Only the best few passages are read: lower ones are what the ranking doubted. */
 const MAX_PASSAGES = 4;
@@ -146,7 +148,11 @@ export function composeAnswer(input: {
   const primary = passages[first.passage]?.source;
   let used = estimateTokens(render(first));
   for (const c of ranked.slice(1)) {
-    if (chosen.length >= maxSentences || c.score < first.score * MIN_RELATIVE_SCORE) break;
+    if (chosen.length >= maxSentences || c.score < first.score * COMPLEMENT_SCORE) break;
+    // below the bar, a sentence of the same passage still joins when it brings question words the answer lacks
+    // ("when is the office open OR CLOSED?")
+    const brings = [...weights.keys()].some((t) => c.terms.has(t) && !coveredTerms.has(t));
+    if (c.score < first.score * MIN_RELATIVE_SCORE && !(brings && c.passage === first.passage)) continue;
     // another passage (another section, another notice in the same file) must match nearly as well
     if (c.passage !== first.passage && c.score < first.score * OTHER_PASSAGE_SCORE) continue;
     const key = normalise(c.unit.text);

@@ -105,7 +105,9 @@ describe("tables", () => {
     expect(pa).toContain("; Return to Seller - Private Sale Handgun: 0;");
     const total = rows.at(-1);
     expect(total).toStartWith("State / Territory: Totals;");
-    expect(total).toEndWith("; Rentals Handgun: 0; Rentals Long Gun: 0; Private Sale Handgun: 1,067; Private Sale Long Gun: 905; Private Sale Other: 65; Return to Seller - Private Sale Handgun: 31; Return to Seller - Private Sale Long Gun: 45; Return to Seller - Private Sale Other: 5; Totals: 2,236,457");
+    expect(total).toEndWith(
+      "; Rentals Handgun: 0; Rentals Long Gun: 0; Private Sale Handgun: 1,067; Private Sale Long Gun: 905; Private Sale Other: 65; Return to Seller - Private Sale Handgun: 31; Return to Seller - Private Sale Long Gun: 45; Return to Seller - Private Sale Other: 5; Totals: 2,236,457",
+    );
   });
 
   test("a table over 16 pages keeps its header on every page, and a two-line header names the summary's columns", () => {
