@@ -93,6 +93,11 @@ describe("running headers, footers and page numbers", () => {
     expect(text).toContain("STEVEN E. MERCER, ESQ., Deputy Attorney General, Los Angeles, Cal.; on behalf of the Petitioner.");
     expect(field(scotus, "Page header")).toEqual(["Official - Subject to Final Review"]);
   });
+
+  test("the title printed in the largest type on the first page names a document whose PDF info has none", () => {
+    expect(field(doc("nics-background-checks-2015-11"), "Title")).toEqual(["NICS Firearm Background Checks November - 2015"]);
+    expect(field(doc("debian-bash-doc-bash"), "Title")).toEqual([]);
+  });
 });
 
 describe("tables", () => {

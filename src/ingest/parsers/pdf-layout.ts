@@ -27,7 +27,10 @@ const SECTION_GAP = 2;
 type Span = [number, number];
 
 interface Band {
+  /** the band's own fragments (none for bands merged into a section's outline) */
   frags: Fragment[];
+  /** median font size, for gutter widths */
+  size: number;
   /** x ranges no fragment covers, between the band's leftmost and rightmost ink */
   free: Span[];
   left: number;
@@ -75,10 +78,10 @@ interface Split {
  * edge: a table's title and header over the columns' last lines share their gutters by chance.
  */
 function splitColumns(bands: Band[], pageWidth: number): Split | null {
-  let pieces = columnPieces(merge(bands), pageWidth);
-  if (!pieces) return null;
-  const gutters = merge(bands).free;
-  const edges = pieces.map(leftEdge);
+  let cut = columnPieces(bands, pageWidth);
+  if (!cut) return null;
+  const gutters = cut.gutters;
+  const edges = cut.pieces.map(leftEdge);
   const fits = (band: Band) =>
     band.frags.every((f) => {
       const i = pieceOf(f, gutters);
@@ -90,10 +93,10 @@ function splitColumns(bands: Band[], pageWidth: number): Split | null {
   while (first < last && !fits(bands[first] as Band)) first++;
   while (last > first && !fits(bands[last - 1] as Band)) last--;
   if (first > 0 || last < bands.length) {
-    pieces = last > first ? columnPieces(merge(bands.slice(first, last)), pageWidth) : null;
-    if (!pieces) return null;
+    cut = last > first ? columnPieces(bands.slice(first, last), pageWidth) : null;
+    if (!cut) return null;
   }
-  return { before: bands.slice(0, first), pieces, after: bands.slice(last) };
+  return { before: bands.slice(0, first), pieces: cut.pieces, after: bands.slice(last) };
 }
 
 /** Where most of a column's lines start (indented first lines and centred titles start further right). */
@@ -138,7 +141,7 @@ function toBand(frags: Fragment[]): Band {
     if (x > reach) free.push([reach, x]);
     reach = Math.max(reach, right);
   }
-  return { frags, free, left: spans[0]?.[0] ?? 0, right: reach };
+  return { frags, size: medianSize(frags), free, left: spans[0]?.[0] ?? 0, right: reach };
 }
 
 /**
@@ -165,17 +168,18 @@ function sections(groups: Fragment[][]): Band[][] {
   return out;
 }
 
-/** Two bands as one, or null when they have no gutter in common. */
+/** The outline of two bands together (their extent and shared gutters), or null when they share no gutter. */
 function join(a: Band, b: Band): Band | null {
   const free = commonFree(a, b);
   if (free.length === 0) return null;
-  return { frags: [...a.frags, ...b.frags], free, left: Math.min(a.left, b.left), right: Math.max(a.right, b.right) };
+  return { frags: [], size: Math.min(a.size, b.size), free, left: Math.min(a.left, b.left), right: Math.max(a.right, b.right) };
 }
 
-/** Bands of one section as one band, with the gutters they all share. */
+/** The outline of a section's bands: the gutters they all share. */
 function merge(bands: Band[]): Band {
   let merged = bands[0] as Band;
-  for (const b of bands.slice(1)) merged = join(merged, b) ?? { ...merged, frags: [...merged.frags, ...b.frags], free: [] };
+  for (const b of bands.slice(1))
+    merged = join(merged, b) ?? { ...merged, frags: [], free: [], left: Math.min(merged.left, b.left), right: Math.max(merged.right, b.right) };
   return merged;
 }
 
@@ -185,7 +189,7 @@ function merge(bands: Band[]): Band {
  */
 function commonFree(a: Band, b: Band): Span[] {
   if (a.free.length === 0 && b.free.length === 0) return [];
-  const size = Math.min(medianSize(a.frags), medianSize(b.frags));
+  const size = Math.min(a.size, b.size);
   const shared = [...within(a.free, b), ...within(b.free, a)].filter(([x, r]) => r - x >= MIN_GUTTER * size);
   return mergeSpans(shared);
 }
@@ -215,21 +219,23 @@ function mergeSpans(spans: Span[]): Span[] {
 }
 
 /** The section cut at its gutters into prose columns, left to right; null when it is not columns of prose. */
-function columnPieces(section: Band, pageWidth: number): Fragment[][] | null {
+function columnPieces(bands: Band[], pageWidth: number): { pieces: Fragment[][]; gutters: Span[] } | null {
+  const section = merge(bands);
   if (section.free.length === 0) return null;
-  const size = medianSize(section.frags);
+  const frags = bands.flatMap((b) => b.frags);
+  const size = medianSize(frags);
   const gutters = section.free.filter(([x, r]) => r - x >= MIN_GUTTER * size);
   if (gutters.length === 0) return null;
   const pieces: Fragment[][] = gutters.map(() => []);
   pieces.push([]);
-  for (const f of section.frags) (pieces[pieceOf(f, gutters)] as Fragment[]).push(f);
+  for (const f of frags) (pieces[pieceOf(f, gutters)] as Fragment[]).push(f);
   const prose = pieces.every((p) => isProse(p, pageWidth));
   // a column's lines run up to its gutter; two sentences of one justified line only leave a gap here and there
   const filled = pieces.slice(0, -1).every(fillsToGutter);
   // a narrow gutter is believed only over many lines: a few lines can leave a gap between words by chance
   const narrow = gutters.some(([x, r]) => r - x < size);
   const tall = pieces.every((p) => toLines(p).length >= 5);
-  return prose && filled && (tall || !narrow) ? pieces : null;
+  return prose && filled && (tall || !narrow) ? { pieces, gutters } : null;
 }
 
 function fillsToGutter(frags: Fragment[]): boolean {

@@ -44,11 +44,13 @@ export function findTables(lines: Line[]): FlowPart[] {
   let plainFrom = 0;
   let i = 0;
   while (i < lines.length) {
-    const table = isDataLine(lines[i] as Line) ? tableAt(lines, i) : null;
-    if (!table) {
-      i++;
+    const found = isDataLine(lines[i] as Line) ? tableAt(lines, i) : null;
+    if (!found || !("bands" in found)) {
+      // the lines of a seed that is no table are no table from any of its later lines either
+      i = Math.max(i + 1, found?.next ?? 0);
       continue;
     }
+    const table = found;
     const start = lines.indexOf(table.lines[0] as Line);
     if (start > plainFrom) parts.push({ lines: lines.slice(plainFrom, start) });
     parts.push({ table });
@@ -59,21 +61,23 @@ export function findTables(lines: Line[]): FlowPart[] {
   return parts;
 }
 
-function tableAt(lines: Line[], first: number): Table | null {
+function tableAt(lines: Line[], first: number): Table | { next: number } | null {
   // the seed: data lines, with at most two other lines between them (wrapped cells); a header ends it
   const seed: Line[] = [];
   let gap = 0;
+  let end = first;
   for (let i = first; i < lines.length && gap <= 2; i++) {
     const l = lines[i] as Line;
     if (isDataLine(l)) {
       seed.push(l);
       gap = 0;
+      end = i + 1;
     } else if (cells(l).length >= 2) break;
     else gap++;
   }
   if (seed.length < 2) return null;
   const bands = bandsOf(seed);
-  if (!isTabular(seed, bands)) return null;
+  if (!isTabular(seed, bands)) return { next: end };
   const header = headerAbove(lines, first, bands);
   // two rows under a header of their own are a table too (one that goes on over the page); a list of two
   // columns (a table of contents, label and value) is a table only with a header naming them
@@ -101,18 +105,25 @@ function bandsOf(seed: Line[]): Band[] {
   return [...core, ...sparse].sort((a, b) => a.x - b.x);
 }
 
-/** The x ranges covered by more than `quiet` of the spans, joined where they touch. */
+/** The x ranges covered by more than `quiet` of the spans (all covered ones when `quiet` is 0), joined where they touch. */
 function union(spans: Band[], quiet: number): Band[] {
-  const edges = [...new Set(spans.flatMap((s) => [s.x, s.right]))].sort((a, b) => a - b);
+  // a sweep over the span edges: +1 where a span starts, -1 where it ends
+  const events = spans.flatMap((s): [number, number][] => [
+    [s.x, 1],
+    [s.right, -1],
+  ]);
+  events.sort((a, b) => a[0] - b[0] || b[1] - a[1]);
   const out: Band[] = [];
-  for (let k = 0; k + 1 < edges.length; k++) {
-    const [lo, hi] = [edges[k] as number, edges[k + 1] as number];
-    const mid = (lo + hi) / 2;
-    const covered = spans.filter((s) => s.x <= mid && s.right >= mid).length;
-    if (covered <= quiet && (quiet > 0 || covered === 0) && hi - lo > 0.5) continue;
+  let covered = 0;
+  for (let k = 0; k < events.length; k++) {
+    const [at, step] = events[k] as [number, number];
+    covered += step;
+    const next = events[k + 1]?.[0];
+    if (next === undefined || next <= at) continue;
+    if (covered <= quiet && (quiet > 0 || covered === 0) && next - at > 0.5) continue;
     const last = out.at(-1);
-    if (last && lo <= last.right + 0.5) last.right = hi;
-    else out.push({ x: lo, right: hi });
+    if (last && at <= last.right + 0.5) last.right = next;
+    else out.push({ x: at, right: next });
   }
   return out;
 }
