@@ -1,6 +1,7 @@
 import type { Block } from "../types.ts";
 import { type HeadingStyle, headingLevel, headingStyle } from "./pdf-headings.ts";
-import type { Flow, Line } from "./pdf-layout.ts";
+import type { Flow } from "./pdf-layout.ts";
+import type { Line } from "./pdf-lines.ts";
 import { pageTextToParagraphs } from "./pdf-paragraphs.ts";
 import { bodySize, flowShape, type StreamItem, type StreamLine } from "./pdf-stream.ts";
 import { findTables, type Table } from "./pdf-table.ts";
@@ -57,7 +58,7 @@ export function pdfBlocks(pages: LaidOutPage[], ocrText: Map<number, string> = n
     if (item.kind === "blocks" && item.ocr !== undefined)
       item.blocks = pageTextToParagraphs(item.ocr, vocab).map((text): Block => ({ type: "paragraph", text, page: item.page }));
   const style = headingStyle(lines, bodySize(lines));
-  return { blocks: textBlocks(items, style, vocab), title: printedTitle(lines, style) };
+  return { blocks: textBlocks(items, { style, vocab }), title: printedTitle(lines, style) };
 }
 
 /** The first page's line in its largest type, when that type is a heading's (larger than the text). */

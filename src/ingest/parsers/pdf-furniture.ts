@@ -1,5 +1,5 @@
 import type { Fragment } from "./pdf-fragments.ts";
-import { type Line, toLines } from "./pdf-layout.ts";
+import { type Line, toLines } from "./pdf-lines.ts";
 
 /** A running header or footer line as first printed, page numbers left out. */
 export interface RunningLine {

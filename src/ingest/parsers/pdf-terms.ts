@@ -33,13 +33,16 @@ const lineAt = (items: StreamItem[], i: number): StreamLine | undefined => {
 const near = (a: number, b: number, size: number) => Math.abs(a - b) <= 0.4 * size;
 
 /**
- * The term that starts at item `i`, if one does. `stops` are the indents the document's lines start at
- * (three lines or more): a term sits at one, where a centred title does not.
+ * Finds the term that starts at a stream item, if one does. A term sits at an indent that three lines or more
+ * start at, where a centred title does not; it never continues the sentence of the line before.
  */
-export function termAt(items: StreamItem[], i: number, stops: Set<number>): Term | null {
-  const l = lineAt(items, i);
-  if (!l || !stops.has(Math.round(l.line.x)) || continuesSentence(lineAt(items, i - 1), l)) return null;
-  return inlineTerm(items, i, l) ?? stackedTerm(items, i, l);
+export function createTermFinder(items: StreamItem[]): (i: number) => Term | null {
+  const stops = indentStops(items);
+  return (i) => {
+    const l = lineAt(items, i);
+    if (!l || !stops.has(Math.round(l.line.x)) || continuesSentence(lineAt(items, i - 1), l)) return null;
+    return inlineTerm(items, i, l) ?? stackedTerm(items, i, l);
+  };
 }
 
 /** The line before runs on into this one: a full line of the same paragraph whose sentence is not over. */
@@ -51,7 +54,7 @@ function continuesSentence(prev: StreamLine | undefined, l: StreamLine): boolean
 }
 
 /** Line starts shared by three lines or more. */
-export function indentStops(items: StreamItem[]): Set<number> {
+function indentStops(items: StreamItem[]): Set<number> {
   const counts = new Map<number, number>();
   for (const it of items) {
     if (it.kind !== "line") continue;
@@ -70,7 +73,7 @@ function inlineTerm(items: StreamItem[], i: number, l: StreamLine): Term | null 
   let [head, ...tail] = l.line.frags;
   if (head && (tail.length === 0 || (tail[0]?.x ?? 0) - head.x < DEEPER * l.line.size)) {
     const indent = siblingIndent(items, i, l);
-    const cut = indent === undefined ? null : splitFragment(head, indent, 0.4 * l.line.size);
+    const cut = indent === undefined ? null : splitFragment(head, indent);
     if (cut) [head, tail] = [cut[0], [cut[1], ...tail]];
   }
   const next = tail[0];

@@ -87,7 +87,7 @@ async function extractPages(bytes: Uint8Array, opts: ParseOptions): Promise<{ pa
       const viewport = page.getViewport({ scale: 1 });
       const content = await page.getTextContent();
       const items = content.items.filter((it): it is RawItem & typeof it => "str" in it);
-      const runs = toPageRuns(items, viewport.transform, viewport.width, viewport.height);
+      const runs = toPageRuns(items, viewport);
       pages.push({ num, width: runs.width, height: runs.height, frags: stripLineNumbers(toFragments(runs.runs)), aside: runs.aside });
       page.cleanup();
       if (num === 1 || num % PROGRESS_PAGES === 0 || num === doc.numPages) opts.onProgress?.(num, doc.numPages);
