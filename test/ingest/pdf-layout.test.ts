@@ -25,6 +25,7 @@ beforeAll(async () => {
     "pdf/tables/nics-background-checks-2015-11.pdf",
     "pdf/tables/WARN-Report-for-7-1-2015-to-03-25-2016.pdf",
     "pdf/tables/senate-expenditures.pdf",
+    "pdf/text/GeoTopo-komprimiert.pdf",
   ])
     docs.set(path.split("/").at(-1)?.replace(".pdf", "") ?? path, await parse(path));
 });
@@ -82,6 +83,13 @@ describe("running headers, footers and page numbers", () => {
     expect(texts(bash).filter((t) => /GNU Bash 5\.2|General Commands Manual/.test(t))).toEqual([]);
     expect(field(bash, "Page footer")).toEqual(["GNU Bash 5.2 2022 September 19"]);
     expect(field(bash, "Page header")).toEqual(["BASH(1) General Commands Manual BASH(1)"]);
+  });
+
+  test("a book's header that names the current chapter beside the page number is dropped too", () => {
+    const notes = doc("GeoTopo-komprimiert");
+    // "7 1.2. METRISCHE RÄUME" on one page, "48 3.2. FUNDAMENTALGRUPPE" on another
+    expect(texts(notes).filter((t) => /^\d+ \d\.\d\. [\p{Lu} ]+$/u.test(t))).toEqual([]);
+    expect(texts(notes)).toContain("Dieses Skript wurde im Wintersemester 2013/2014 von Martin Thoma geschrieben. Es beinhaltet die Mitschriften aus der Vorlesung von Prof. Dr. Herrlich sowie die Mitschriften einiger Übungen und Tutorien.");
   });
 
   test("a transcript's line numbers and its one-page running lines are not part of its text", () => {

@@ -23,6 +23,7 @@ export interface Term {
 /** A definition is indented at least this far (in font sizes) beyond its term; a first-line indent is less. */
 const DEEPER = 2;
 const MAX_TERM_CHARS = 90;
+const FORMULA = /\s=\s|[∑∏∂∫⇒⇔∈∉∀∃≤≥≠≈∩∪⊂⊆⊃→←↦√∞]/u;
 const BULLET = /^(?:[•·▪◦‣\-–*]|\(?[0-9]{1,3}[.)]|\(?[a-zA-Z][.)]|\(?[ivx]{1,4}[.)])$/;
 
 const lineAt = (items: StreamItem[], i: number): StreamLine | undefined => {
@@ -141,8 +142,8 @@ function isLong(l: StreamLine): boolean {
 
 function isTermText(text: string): boolean {
   const t = text.trim();
-  // a rule drawn with dashes ("- - - - x") is not a term
-  if (!t || t.length > MAX_TERM_CHARS || /(?:[-–] ){3,}/.test(t)) return false;
+  // a rule drawn with dashes ("- - - - x") or a displayed formula is not a term
+  if (!t || t.length > MAX_TERM_CHARS || /(?:[-–] ){3,}/.test(t) || FORMULA.test(t)) return false;
   // a synopsis cut inside its brackets ("export [" | "-fn] [name[=word]] ...") is not a term and its definition
   const opened = (c: string) => t.split(c).length - 1;
   if (opened("[") !== opened("]") || opened("(") !== opened(")")) return false;
