@@ -25,6 +25,7 @@ beforeAll(async () => {
     "pdf/tables/nics-background-checks-2015-11.pdf",
     "pdf/tables/WARN-Report-for-7-1-2015-to-03-25-2016.pdf",
     "pdf/tables/senate-expenditures.pdf",
+    "pdf/text/GeoTopo-komprimiert.pdf",
   ])
     docs.set(path.split("/").at(-1)?.replace(".pdf", "") ?? path, await parse(path));
 });
@@ -84,6 +85,13 @@ describe("running headers, footers and page numbers", () => {
     expect(field(bash, "Page header")).toEqual(["BASH(1) General Commands Manual BASH(1)"]);
   });
 
+  test("a book's header that names the current chapter beside the page number is dropped too", () => {
+    const notes = doc("GeoTopo-komprimiert");
+    // "7 1.2. METRISCHE RÄUME" on one page, "48 3.2. FUNDAMENTALGRUPPE" on another
+    expect(texts(notes).filter((t) => /^\d+ \d\.\d\. [\p{Lu} ]+$/u.test(t))).toEqual([]);
+    expect(texts(notes)).toContain("Dieses Skript wurde im Wintersemester 2013/2014 von Martin Thoma geschrieben. Es beinhaltet die Mitschriften aus der Vorlesung von Prof. Dr. Herrlich sowie die Mitschriften einiger Übungen und Tutorien.");
+  });
+
   test("a transcript's line numbers and its one-page running lines are not part of its text", () => {
     const scotus = doc("scotus-transcript-p1");
     const text = texts(scotus);
@@ -92,6 +100,11 @@ describe("running headers, footers and page numbers", () => {
     // a wrapped appearance reads as one entry, its hanging indent joined
     expect(text).toContain("STEVEN E. MERCER, ESQ., Deputy Attorney General, Los Angeles, Cal.; on behalf of the Petitioner.");
     expect(field(scotus, "Page header")).toEqual(["Official - Subject to Final Review"]);
+  });
+
+  test("the title printed in the largest type on the first page names a document whose PDF info has none", () => {
+    expect(field(doc("nics-background-checks-2015-11"), "Title")).toEqual(["NICS Firearm Background Checks November - 2015"]);
+    expect(field(doc("debian-bash-doc-bash"), "Title")).toEqual([]);
   });
 });
 

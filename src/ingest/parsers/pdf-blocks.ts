@@ -1,6 +1,7 @@
 import type { Block } from "../types.ts";
-import { headingStyle } from "./pdf-headings.ts";
-import type { Flow, Line } from "./pdf-layout.ts";
+import { type HeadingStyle, headingLevel, headingStyle } from "./pdf-headings.ts";
+import type { Flow } from "./pdf-layout.ts";
+import type { Line } from "./pdf-lines.ts";
 import { pageTextToParagraphs } from "./pdf-paragraphs.ts";
 import { bodySize, flowShape, type StreamItem, type StreamLine } from "./pdf-stream.ts";
 import { findTables, type Table } from "./pdf-table.ts";
@@ -22,7 +23,7 @@ const lineText = (line: Line) => clean(line.frags.map((f) => f.text).join(" "));
  * Blocks of a PDF from its laid-out pages: tables as rows whose text names each cell's column
  * ("State / Territory: Pennsylvania; Permit: 20,001; Handgun: 62,752; ..."), the rest as headings and paragraphs.
  */
-export function pdfBlocks(pages: LaidOutPage[], ocrText: Map<number, string> = new Map()): Block[] {
+export function pdfBlocks(pages: LaidOutPage[], ocrText: Map<number, string> = new Map()): { blocks: Block[]; title?: string } {
   const items: StreamItem[] = [];
   let carried: { table: Table; width: number } | undefined;
   for (const page of pages) {
@@ -56,7 +57,22 @@ export function pdfBlocks(pages: LaidOutPage[], ocrText: Map<number, string> = n
   for (const item of items)
     if (item.kind === "blocks" && item.ocr !== undefined)
       item.blocks = pageTextToParagraphs(item.ocr, vocab).map((text): Block => ({ type: "paragraph", text, page: item.page }));
-  return textBlocks(items, headingStyle(lines, bodySize(lines)), vocab);
+  const style = headingStyle(lines, bodySize(lines));
+  return { blocks: textBlocks(items, { style, vocab }), title: printedTitle(lines, style) };
+}
+
+/** The first page's line in its largest type, when that type is a heading's (larger than the text). */
+function printedTitle(lines: StreamLine[], style: HeadingStyle): string | undefined {
+  const first = lines.filter((l) => l.page === 1);
+  const levels = first.map((l) => headingLevel(l, style)).filter((n) => n > 0 && n <= style.sizes.length);
+  if (levels.length === 0) return undefined;
+  const top = Math.min(...levels);
+  // a title set over two lines is one title
+  return first
+    .filter((l) => headingLevel(l, style) === top)
+    .slice(0, 3)
+    .map((l) => l.text)
+    .join(" ");
 }
 
 /** A table continued on the next page without its header: the same number of columns in the same places. */

@@ -86,9 +86,9 @@ function clusterFragments(c: Cluster): Fragment[] {
   return out;
 }
 
-/** The fragment cut in two where one of its runs starts near `x`, if one does. */
-export function splitFragment(f: Fragment, x: number, tolerance: number): [Fragment, Fragment] | null {
-  const join = f.joins?.find(([at]) => Math.abs(at - x) <= tolerance);
+/** The fragment cut in two where one of its runs starts near `x` (within 0.4 of its size), if one does. */
+export function splitFragment(f: Fragment, x: number): [Fragment, Fragment] | null {
+  const join = f.joins?.find(([at]) => Math.abs(at - x) <= 0.4 * f.size);
   if (!join) return null;
   const [at, offset] = join;
   const head = { ...f, right: at, text: f.text.slice(0, offset).trim(), joins: f.joins?.filter(([a]) => a < at) };

@@ -1,5 +1,5 @@
 import type { Fragment } from "./pdf-fragments.ts";
-import { type Line, toLines } from "./pdf-layout.ts";
+import { type Line, toLines } from "./pdf-lines.ts";
 
 /** A running header or footer line as first printed, page numbers left out. */
 export interface RunningLine {
@@ -40,13 +40,20 @@ export function stripFurniture(pages: PageFragments[]): RunningLine[] {
   }
   const minPages = Math.max(3, Math.ceil(REPEATED * pages.length));
   const repeated = (f: Fragment) => (counts.get(keyOf(f.text)) ?? 0) >= minPages;
+  const numbers = (line: Line) => line.frags.filter((f) => PAGE_NUMBER.test(keyOf(f.text)));
+  // a book's header names the chapter it is in ("7 1.2. METRISCHE RÄUME"): its words change, but the page number
+  // beside them sits at the same height on most pages
+  const numbered = new Map<number, number>();
+  for (const { top, bottom } of margins)
+    for (const y of new Set([...top, ...bottom].filter((l) => numbers(l).length > 0).map((l) => Math.round(l.y))))
+      numbered.set(y, (numbered.get(y) ?? 0) + 1);
+  const numberedRow = (line: Line) => numbers(line).length > 0 && (numbered.get(Math.round(line.y)) ?? 0) >= minPages;
   const headerLines: RunningLine[] = [];
   const seen = new Set<string>();
   pages.forEach((page, i) => {
-    const numbers = (line: Line) => line.frags.filter((f) => PAGE_NUMBER.test(keyOf(f.text)));
     const running = (line: Line) =>
       pages.length >= 3
-        ? line.frags.every((f) => repeated(f) || numbers(line).includes(f))
+        ? line.frags.every((f) => repeated(f) || numbers(line).includes(f)) || numberedRow(line)
         : numbers(line).length === line.frags.length || looksLikeRunningLine(line, page);
     const { top, bottom, lines } = margins[i] ?? { top: [], bottom: [], lines: [] };
     const drop = new Set<Fragment>();
@@ -66,7 +73,9 @@ export function stripFurniture(pages: PageFragments[]): RunningLine[] {
           .map((f) => f.text)
           .join(" ");
         const key = keyOf(text);
-        if (text && !seen.has(key)) {
+        // the card keeps what runs on every page, not each chapter's name
+        const steady = pages.length < 3 || line.frags.every((f) => repeated(f) || numbers(line).includes(f));
+        if (text && steady && !seen.has(key)) {
           seen.add(key);
           headerLines.push({ text, top: edge === top });
         }
@@ -87,7 +96,7 @@ function setApart(line: Line, lines: Line[], fromTop: boolean): boolean {
     .map((l, k) => l.y - (lines[k] as Line).y)
     .sort((a, b) => a - b);
   // a page of figures has few lines far apart: their spacing is no line spacing
-  const pitch = Math.min(steps[Math.floor(steps.length / 2)] ?? line.size, 2.5 * line.size);
+  const pitch = Math.min(steps[Math.floor(steps.length / 2)] ?? line.size, 2 * line.size);
   return Math.abs(inner.y - line.y) >= 1.4 * Math.max(pitch, line.size);
 }
 

@@ -53,7 +53,8 @@ function quarterTurns(m: Matrix): number {
 }
 
 /** Rotates a viewport point so that text written `turns` quarter turns clockwise reads left to right. */
-function unturn(x: number, y: number, turns: number, width: number, height: number): [number, number] {
+function unturn(x: number, y: number, page: { turns: number; width: number; height: number }): [number, number] {
+  const { turns, width, height } = page;
   if (turns === 1) return [y, width - x];
   if (turns === 2) return [width - x, height - y];
   if (turns === 3) return [height - y, x];
@@ -65,11 +66,12 @@ function unturn(x: number, y: number, turns: number, width: number, height: numb
  * most of the text is written in becomes the page's reading direction; a page of sideways table rows reads
  * like any other page.
  */
-export function toPageRuns(items: RawItem[], viewport: number[], width: number, height: number): PageRuns {
+export function toPageRuns(items: RawItem[], viewport: { transform: number[]; width: number; height: number }): PageRuns {
+  const { width, height } = viewport;
   const placed = items
     .filter((it) => it.str.length > 0)
     .map((it) => {
-      const m = multiply(viewport as Matrix, it.transform);
+      const m = multiply(viewport.transform as Matrix, it.transform);
       return { it, m, turns: quarterTurns(m) };
     });
   const votes = [0, 0, 0, 0];
@@ -83,7 +85,7 @@ export function toPageRuns(items: RawItem[], viewport: number[], width: number, 
       if (it.str.trim()) aside.push(it.str);
       continue;
     }
-    const [x, y] = unturn(m[4], m[5], main, width, height);
+    const [x, y] = unturn(m[4], m[5], { turns: main, width, height });
     runs.push({ x, y, w: Math.abs(it.width), size: Math.hypot(m[2], m[3]) || 1, text: it.str, font: it.fontName });
   }
   return { width: w, height: h, runs, aside };

@@ -1,5 +1,5 @@
 import type { Fragment } from "./pdf-fragments.ts";
-import { toLines } from "./pdf-layout.ts";
+import { toLines } from "./pdf-lines.ts";
 
 const NUMBER = /^\d{1,3}$/;
 /** Fewer numbered lines than this on a page could be a list, not line numbering. */

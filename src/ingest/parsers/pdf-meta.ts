@@ -43,3 +43,16 @@ export function runningFields(lines: RunningLine[]): Field[] {
     })
     .map(({ text, top }) => ({ label: top ? "Page header" : "Page footer", value: text.slice(0, MAX_VALUE) }));
 }
+
+/**
+ * The title printed on the first page when the information dictionary has none, or when the printed one says
+ * more ("Einführung in die Geometrie und Topologie" for "Geometrie und Topologie").
+ */
+export function withPrintedTitle(fields: Field[], printed: string | undefined): Field[] {
+  if (!printed || !/\p{L}{3}/u.test(printed) || printed.split(/\s+/).length > 15) return fields;
+  const title = { label: "Title", value: printed.slice(0, MAX_VALUE) };
+  const recorded = fields.find((f) => f.label === "Title");
+  if (!recorded) return [title, ...fields];
+  const more = printed.length > recorded.value.length && printed.toLowerCase().includes(recorded.value.toLowerCase());
+  return more ? fields.map((f) => (f === recorded ? title : f)) : fields;
+}

@@ -1,5 +1,6 @@
 import type { Block } from "../types.ts";
-import type { Flow, Line } from "./pdf-layout.ts";
+import type { Flow } from "./pdf-layout.ts";
+import type { Line } from "./pdf-lines.ts";
 
 /** One line of running text in reading order, with what the block builder needs to know about where it sits. */
 export interface StreamLine {

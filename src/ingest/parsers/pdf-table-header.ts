@@ -1,11 +1,7 @@
 import type { Fragment } from "./pdf-fragments.ts";
-import type { Line } from "./pdf-layout.ts";
+import type { Line } from "./pdf-lines.ts";
 
-/** A table column: the x range its cells cover. */
-export interface Band {
-  x: number;
-  right: number;
-}
+import type { Column } from "./pdf-table-columns.ts";
 
 const centre = (s: { x: number; right: number }) => (s.x + s.right) / 2;
 
@@ -15,7 +11,7 @@ const centre = (s: { x: number; right: number }) => (s.x + s.right) / 2;
  * heading ("Pre-Pawn" over Handgun, Long Gun, Other) over the columns centred under it. Lines stack top to
  * bottom: "Pre-Pawn Handgun", "Cost on U.S. operators".
  */
-export function columnNames(header: Line[], bands: Band[]): string[] {
+export function columnNames(header: Line[], bands: Column[]): string[] {
   const parts: string[][] = bands.map(() => []);
   let anchors = bands.map(centre);
   // a line with exactly one cell per column says where the header centres its names

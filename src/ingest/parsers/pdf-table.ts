@@ -1,10 +1,11 @@
 import type { Fragment } from "./pdf-fragments.ts";
-import type { Line } from "./pdf-layout.ts";
-import { type Band, columnNames } from "./pdf-table-header.ts";
+import type { Line } from "./pdf-lines.ts";
+import { type Column, cells, columnOf, columnsOf, fits, hasText } from "./pdf-table-columns.ts";
+import { columnNames } from "./pdf-table-header.ts";
 
 /** A table found among a flow's lines: its columns, their names (when it has a header) and its rows' cells. */
 export interface Table {
-  bands: Band[];
+  bands: Column[];
   names: string[] | null;
   rows: string[][];
   /** the flow's lines it was read from, header included */
@@ -14,7 +15,6 @@ export interface Table {
 /** A flow's lines in order, with the runs that form tables taken out. */
 export type FlowPart = { lines: Line[] } | { table: Table };
 
-const HAS_TEXT = /[\p{L}\p{N}]/u;
 const MIN_ROWS = 3;
 const MAX_HEADER_LINES = 4;
 /** A formula's symbols: aligned formulas are not tables. */
@@ -24,7 +24,6 @@ const CAPTION = /^(?:table|tab\.|tabelle|tableau|figure|fig\.|abbildung|exhibit|
 /** Dot leaders that run a label or an amount up to the next column. */
 const LEADERS = /\s*(?:\.\s?){3,}\.?\s*$|\s+\.\.\s*$|\s*…+\s*$/;
 
-const cells = (l: Line) => l.frags.filter((f) => HAS_TEXT.test(f.text));
 /** A number, an amount, a date, a code: a quarter or more of the cell's letters and digits are digits. */
 const isFigure = (text: string) => {
   const digits = text.match(/\p{N}/gu)?.length ?? 0;
@@ -44,11 +43,13 @@ export function findTables(lines: Line[]): FlowPart[] {
   let plainFrom = 0;
   let i = 0;
   while (i < lines.length) {
-    const table = isDataLine(lines[i] as Line) ? tableAt(lines, i) : null;
-    if (!table) {
-      i++;
+    const found = isDataLine(lines[i] as Line) ? tableAt(lines, i) : null;
+    if (!found || !("bands" in found)) {
+      // the lines of a seed that is no table are no table from any of its later lines either
+      i = Math.max(i + 1, found?.next ?? 0);
       continue;
     }
+    const table = found;
     const start = lines.indexOf(table.lines[0] as Line);
     if (start > plainFrom) parts.push({ lines: lines.slice(plainFrom, start) });
     parts.push({ table });
@@ -59,21 +60,23 @@ export function findTables(lines: Line[]): FlowPart[] {
   return parts;
 }
 
-function tableAt(lines: Line[], first: number): Table | null {
+function tableAt(lines: Line[], first: number): Table | { next: number } | null {
   // the seed: data lines, with at most two other lines between them (wrapped cells); a header ends it
   const seed: Line[] = [];
   let gap = 0;
+  let end = first;
   for (let i = first; i < lines.length && gap <= 2; i++) {
     const l = lines[i] as Line;
     if (isDataLine(l)) {
       seed.push(l);
       gap = 0;
+      end = i + 1;
     } else if (cells(l).length >= 2) break;
     else gap++;
   }
   if (seed.length < 2) return null;
-  const bands = bandsOf(seed);
-  if (!isTabular(seed, bands)) return null;
+  const bands = columnsOf(seed);
+  if (!isTabular(seed, bands)) return { next: end };
   const header = headerAbove(lines, first, bands);
   // two rows under a header of their own are a table too (one that goes on over the page); a list of two
   // columns (a table of contents, label and value) is a table only with a header naming them
@@ -85,41 +88,9 @@ function tableAt(lines: Line[], first: number): Table | null {
   return { bands, names: header.length > 0 ? columnNames(header, bands) : null, rows, lines: [...header, ...body] };
 }
 
-/**
- * Columns: the x ranges that the data lines' cells cover, split where (almost) no line has ink. A cell whose
- * text runs past its column (a long name a spreadsheet clipped) does not join two columns; cells of a column
- * that only a few rows fill (the totals row) still make one.
- */
-function bandsOf(seed: Line[]): Band[] {
-  const spans = seed.flatMap(cells).map((f) => ({ x: f.x, right: f.right }));
-  const core = union(spans, Math.floor(0.05 * seed.length));
-  const overlaps = (s: Band) => core.some((b) => s.x < b.right && s.right > b.x);
-  const sparse = union(
-    spans.filter((s) => !overlaps(s)),
-    0,
-  );
-  return [...core, ...sparse].sort((a, b) => a.x - b.x);
-}
-
-/** The x ranges covered by more than `quiet` of the spans, joined where they touch. */
-function union(spans: Band[], quiet: number): Band[] {
-  const edges = [...new Set(spans.flatMap((s) => [s.x, s.right]))].sort((a, b) => a - b);
-  const out: Band[] = [];
-  for (let k = 0; k + 1 < edges.length; k++) {
-    const [lo, hi] = [edges[k] as number, edges[k + 1] as number];
-    const mid = (lo + hi) / 2;
-    const covered = spans.filter((s) => s.x <= mid && s.right >= mid).length;
-    if (covered <= quiet && (quiet > 0 || covered === 0) && hi - lo > 0.5) continue;
-    const last = out.at(-1);
-    if (last && lo <= last.right + 0.5) last.right = hi;
-    else out.push({ x: lo, right: hi });
-  }
-  return out;
-}
-
-function isTabular(seed: Line[], bands: Band[]): boolean {
+function isTabular(seed: Line[], bands: Column[]): boolean {
   if (bands.length < 2) return false;
-  const used = seed.map((l) => new Set(cells(l).map((f) => bandOf(f, bands))));
+  const used = seed.map((l) => new Set(cells(l).map((f) => columnOf(f, bands))));
   if (used.filter((u) => u.size >= 2).length < 0.6 * seed.length) return false;
   // columns that most rows fill: gaps that line up by chance in justified prose leave them half empty
   const steady = bands.filter((_, j) => used.filter((u) => u.has(j)).length >= 0.5 * seed.length).length;
@@ -131,33 +102,12 @@ function isTabular(seed: Line[], bands: Band[]): boolean {
   if (all.filter((f) => MATH.test(f.text)).length > 0.15 * all.length) return false;
   if (bands.length >= 3) return true;
   // two columns: a label and a figure
-  const figures = seed.filter((l) => cells(l).some((f) => bandOf(f, bands) === 1 && /^[^\p{L}]*\d[\d,.\s%$€£-]*$/u.test(f.text)));
+  const figures = seed.filter((l) => cells(l).some((f) => columnOf(f, bands) === 1 && /^[^\p{L}]*\d[\d,.\s%$€£-]*$/u.test(f.text)));
   return figures.length >= 0.8 * seed.length;
 }
 
-function bandOf(f: Fragment, bands: Band[]): number {
-  const c = (f.x + f.right) / 2;
-  let best = 0;
-  let bestDistance = Number.POSITIVE_INFINITY;
-  bands.forEach((b, j) => {
-    const d = c < b.x ? b.x - c : c > b.right ? c - b.right : 0;
-    if (d < bestDistance) [best, bestDistance] = [j, d];
-  });
-  return best;
-}
-
-/** A line belongs to the table when each of its cells lies (mostly: `share`) within one column. */
-function fits(line: Line, bands: Band[], share = 0.6): boolean {
-  return cells(line).every((f) => {
-    const width = Math.max(1, f.right - f.x);
-    const inside = Math.max(...bands.map((b) => Math.min(f.right, b.right) - Math.max(f.x, b.x)));
-    const touched = bands.filter((b) => f.x < b.right + 0.5 * f.size && f.right > b.x - 0.5 * f.size).length;
-    return touched <= 1 || inside >= share * width;
-  });
-}
-
 /** The table's lines from its first data line down, while they fit its columns and keep its row spacing. */
-function extend(lines: Line[], first: number, bands: Band[]): Line[] {
+function extend(lines: Line[], first: number, bands: Column[]): Line[] {
   const body: Line[] = [lines[first] as Line];
   const pitches: number[] = [];
   for (let i = first + 1; i < lines.length; i++) {
@@ -175,7 +125,7 @@ function extend(lines: Line[], first: number, bands: Band[]): Line[] {
     const last = body.at(-1) as Line;
     const before = body.at(-2);
     const only = cells(last);
-    const lone = only.length === 1 && !hasDigit(last) && bandOf(only[0] as Fragment, bands) === 0;
+    const lone = only.length === 1 && !hasDigit(last) && columnOf(only[0] as Fragment, bands) === 0;
     if (!before || !lone || last.y - before.y <= 1.3 * usual) break;
     body.pop();
   }
@@ -186,7 +136,7 @@ function extend(lines: Line[], first: number, bands: Band[]): Line[] {
  * Header lines: the lines without figures just above the first row, close together, over the columns. A lone
  * line set apart or in a larger type is the table's title, not part of its header.
  */
-function headerAbove(lines: Line[], first: number, bands: Band[]): Line[] {
+function headerAbove(lines: Line[], first: number, bands: Column[]): Line[] {
   const header: Line[] = [];
   let below = lines[first] as Line;
   for (let i = first - 1; i >= 0 && header.length < MAX_HEADER_LINES; i--) {
@@ -209,12 +159,12 @@ function headerAbove(lines: Line[], first: number, bands: Band[]): Line[] {
 }
 
 /** Rows of cell texts: a line with cells in two or more columns starts a row, a line with one continues it. */
-function toRows(body: Line[], bands: Band[]): string[][] {
+function toRows(body: Line[], bands: Column[]): string[][] {
   const rows: string[][] = [];
   for (const line of body) {
     const parts: string[][] = bands.map(() => []);
-    for (const f of line.frags) parts[bandOf(f, bands)]?.push(f.text);
-    const filled = parts.filter((p) => HAS_TEXT.test(p.join(""))).length;
+    for (const f of line.frags) parts[columnOf(f, bands)]?.push(f.text);
+    const filled = parts.filter((p) => hasText(p.join(""))).length;
     const last = rows.at(-1);
     if (filled < 2 && last) {
       parts.forEach((p, j) => {

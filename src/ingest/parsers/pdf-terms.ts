@@ -23,6 +23,7 @@ export interface Term {
 /** A definition is indented at least this far (in font sizes) beyond its term; a first-line indent is less. */
 const DEEPER = 2;
 const MAX_TERM_CHARS = 90;
+const FORMULA = /\s=\s|[∑∏∂∫⇒⇔∈∉∀∃≤≥≠≈∩∪⊂⊆⊃→←↦√∞]/u;
 const BULLET = /^(?:[•·▪◦‣\-–*]|\(?[0-9]{1,3}[.)]|\(?[a-zA-Z][.)]|\(?[ivx]{1,4}[.)])$/;
 
 const lineAt = (items: StreamItem[], i: number): StreamLine | undefined => {
@@ -33,13 +34,16 @@ const lineAt = (items: StreamItem[], i: number): StreamLine | undefined => {
 const near = (a: number, b: number, size: number) => Math.abs(a - b) <= 0.4 * size;
 
 /**
- * The term that starts at item `i`, if one does. `stops` are the indents the document's lines start at
- * (three lines or more): a term sits at one, where a centred title does not.
+ * Finds the term that starts at a stream item, if one does. A term sits at an indent that three lines or more
+ * start at, where a centred title does not; it never continues the sentence of the line before.
  */
-export function termAt(items: StreamItem[], i: number, stops: Set<number>): Term | null {
-  const l = lineAt(items, i);
-  if (!l || !stops.has(Math.round(l.line.x)) || continuesSentence(lineAt(items, i - 1), l)) return null;
-  return inlineTerm(items, i, l) ?? stackedTerm(items, i, l);
+export function createTermFinder(items: StreamItem[]): (i: number) => Term | null {
+  const stops = indentStops(items);
+  return (i) => {
+    const l = lineAt(items, i);
+    if (!l || !stops.has(Math.round(l.line.x)) || continuesSentence(lineAt(items, i - 1), l)) return null;
+    return inlineTerm(items, i, l) ?? stackedTerm(items, i, l);
+  };
 }
 
 /** The line before runs on into this one: a full line of the same paragraph whose sentence is not over. */
@@ -51,7 +55,7 @@ function continuesSentence(prev: StreamLine | undefined, l: StreamLine): boolean
 }
 
 /** Line starts shared by three lines or more. */
-export function indentStops(items: StreamItem[]): Set<number> {
+function indentStops(items: StreamItem[]): Set<number> {
   const counts = new Map<number, number>();
   for (const it of items) {
     if (it.kind !== "line") continue;
@@ -70,7 +74,7 @@ function inlineTerm(items: StreamItem[], i: number, l: StreamLine): Term | null 
   let [head, ...tail] = l.line.frags;
   if (head && (tail.length === 0 || (tail[0]?.x ?? 0) - head.x < DEEPER * l.line.size)) {
     const indent = siblingIndent(items, i, l);
-    const cut = indent === undefined ? null : splitFragment(head, indent, 0.4 * l.line.size);
+    const cut = indent === undefined ? null : splitFragment(head, indent);
     if (cut) [head, tail] = [cut[0], [cut[1], ...tail]];
   }
   const next = tail[0];
@@ -138,8 +142,8 @@ function isLong(l: StreamLine): boolean {
 
 function isTermText(text: string): boolean {
   const t = text.trim();
-  // a rule drawn with dashes ("- - - - x") is not a term
-  if (!t || t.length > MAX_TERM_CHARS || /(?:[-–] ){3,}/.test(t)) return false;
+  // a rule drawn with dashes ("- - - - x") or a displayed formula is not a term
+  if (!t || t.length > MAX_TERM_CHARS || /(?:[-–] ){3,}/.test(t) || FORMULA.test(t)) return false;
   // a synopsis cut inside its brackets ("export [" | "-fn] [name[=word]] ...") is not a term and its definition
   const opened = (c: string) => t.split(c).length - 1;
   if (opened("[") !== opened("]") || opened("(") !== opened(")")) return false;

@@ -1,7 +1,7 @@
 import type { Block } from "../types.ts";
 import { type HeadingStyle, headingLevel } from "./pdf-headings.ts";
 import type { StreamItem, StreamLine } from "./pdf-stream.ts";
-import { indentStops, isBullet, termAt } from "./pdf-terms.ts";
+import { createTermFinder, isBullet } from "./pdf-terms.ts";
 import { joinWrappedLine, mendInlineHyphens } from "./pdf-text.ts";
 
 /** Deepest heading level a block may have; deeper terms start a paragraph with their term instead. */
@@ -19,14 +19,15 @@ interface OpenTerm {
  * definition is found under "SHELL BUILTIN COMMANDS > set > -e"), and paragraphs rebuilt from lines, carried
  * on across a column or page break when the sentence runs on.
  */
-export function textBlocks(items: StreamItem[], style: HeadingStyle, vocab: Set<string>): Block[] {
+export function textBlocks(items: StreamItem[], doc: { style: HeadingStyle; vocab: Set<string> }): Block[] {
+  const { style, vocab } = doc;
   const blocks: Block[] = [];
   let para = "";
   let paraPage = 0;
   let prev: StreamLine | undefined;
   let section: { text: string; level: number } | undefined;
   const terms: OpenTerm[] = [];
-  const stops = indentStops(items);
+  const termAt = createTermFinder(items);
   // the first paragraph of a definition starts with its term, so the term is in the chunk's text, not only its path
   let defining: string | undefined;
   // where the paragraph goes among the blocks, when footnotes were read between its lines
@@ -89,7 +90,7 @@ export function textBlocks(items: StreamItem[], style: HeadingStyle, vocab: Set<
       terms.pop();
       closed = true;
     }
-    const term = termAt(items, i, stops);
+    const term = termAt(i);
     if (term && !isBullet(term.text)) {
       release();
       flush();

@@ -7,7 +7,7 @@ import { type PageFragments, stripFurniture } from "./pdf-furniture.ts";
 import { type RawItem, toPageRuns } from "./pdf-items.ts";
 import { layoutFlows } from "./pdf-layout.ts";
 import { stripLineNumbers } from "./pdf-line-numbers.ts";
-import { infoFields, runningFields } from "./pdf-meta.ts";
+import { infoFields, runningFields, withPrintedTitle } from "./pdf-meta.ts";
 import { ocrPages } from "./pdf-ocr.ts";
 import { loadPdfjs, loadPdfParse } from "./pdf-runtime.ts";
 
@@ -28,11 +28,11 @@ export const pdfParser: Parser = {
       flows: layoutFlows(p.frags, p.width),
       aside: p.aside,
     }));
-    const blocks = pdfBlocks(laidOut, new Map(ocr?.read.map((r) => [r.page, r.text]) ?? []));
+    const { blocks, title } = pdfBlocks(laidOut, new Map(ocr?.read.map((r) => [r.page, r.text]) ?? []));
     if (blocks.length === 0)
       throw appError(ocr?.notes.some((n) => n.code === "ocr_unavailable") ? "ocr_unavailable" : "no_extractable_text");
     const doc: ParsedDocument = { kind: "pdf", blocks, pages: pages.length };
-    const fields = [...info, ...runningFields(running)];
+    const fields = [...withPrintedTitle(info, title), ...runningFields(running)];
     if (fields.length > 0) doc.meta = { fields };
     if (ocr && ocr.read.length > 0)
       doc.ocr = { pages: ocr.read.length, confidence: ocr.read.reduce((n, p) => n + p.confidence, 0) / ocr.read.length };
@@ -87,7 +87,7 @@ async function extractPages(bytes: Uint8Array, opts: ParseOptions): Promise<{ pa
       const viewport = page.getViewport({ scale: 1 });
       const content = await page.getTextContent();
       const items = content.items.filter((it): it is RawItem & typeof it => "str" in it);
-      const runs = toPageRuns(items, viewport.transform, viewport.width, viewport.height);
+      const runs = toPageRuns(items, viewport);
       pages.push({ num, width: runs.width, height: runs.height, frags: stripLineNumbers(toFragments(runs.runs)), aside: runs.aside });
       page.cleanup();
       if (num === 1 || num % PROGRESS_PAGES === 0 || num === doc.numPages) opts.onProgress?.(num, doc.numPages);
