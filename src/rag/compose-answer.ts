@@ -202,7 +202,8 @@ function withTerm(text: string, first: Candidate, passages: ComposePassage[]): s
   if (local?.kind === "heading") term = local.text;
   else if (before.length === 0) term = passages[first.passage]?.headingPath?.split(" > ").at(-1);
   term = term?.replace(/[:：]\s*$/, "").trim();
-  if (!term || term.length > 40 || !TERM_HEADING.test(term) || text.toLowerCase().startsWith(term.toLowerCase())) return text;
+  // the parser may have written the term at the start already ("pipefail (set -o pipefail): If set, …")
+  if (!term || term.length > 40 || !TERM_HEADING.test(term) || text.slice(0, 80).toLowerCase().includes(term.toLowerCase())) return text;
   return `${term}: ${text}`;
 }
 
