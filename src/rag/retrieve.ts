@@ -17,7 +17,7 @@ const SEARCH_TERMS = { maxTerms: 12, maxRows: 15_000, minTerms: 3 };
  * answers it: BM25 favours long passages that repeat the question's words, the answering sentence is often in a
  * shorter one a few ranks down. Measured on the dev set (docchat eval).
  */
-const QUESTION_POOL = 12;
+const QUESTION_POOL = 20;
 
 /** What retrieval reads from the store's chunk index. */
 export type ChunkIndex = Pick<ChunkIndexStore, "keywordSearch" | "vectorSearch" | "getChunks" | "hasVectors">;
