@@ -18,7 +18,8 @@ async function start(): Promise<void> {
     clear(root, h("p", { class: "alert alert-error", role: "alert" }, (e as Error).message));
     return;
   }
-  document.title = `${d.name}${d.page ? ` · page ${d.page}` : ""}`;
+  const pages = d.page ? (d.page_end && d.page_end > d.page ? `Pages ${d.page}–${d.page_end}` : `Page ${d.page}`) : "";
+  document.title = `${d.name}${pages ? ` · ${pages.toLowerCase()}` : ""}`;
   const box = h("div", { class: "viewer-box", tabindex: 0, role: "region", "aria-label": "Cited document" });
   clear(
     root,
@@ -29,8 +30,8 @@ async function start(): Promise<void> {
       h(
         "p",
         { class: "muted" },
-        d.page
-          ? `Page ${d.page}${d.pages ? ` of ${d.pages}` : ""} · the highlighted passage is the one cited`
+        pages
+          ? `${pages}${d.pages ? ` of ${d.pages}` : ""} · the highlighted passage is the one cited`
           : "The highlighted passage is the one cited",
       ),
     ),
