@@ -15,6 +15,12 @@ import { createMail } from "./mail/create-mail.ts";
 import { createMetrics } from "./metrics/metrics.ts";
 import { createAccountsService } from "./owner/accounts.service.ts";
 import { createChatLogsService } from "./owner/chat-logs.service.ts";
+import { createCitationsService } from "./owner/citations.service.ts";
+import { createContentGapsService } from "./owner/content-gaps.service.ts";
+import { createConversationsService } from "./owner/conversations.service.ts";
+import { createOwnerJobs } from "./owner/owner-jobs.ts";
+import { createPrivacyService } from "./owner/privacy.service.ts";
+import { createTestQuestionsService } from "./owner/test-questions.service.ts";
 import { createDeploymentsService } from "./owner/deployments.service.ts";
 import { createReportsService } from "./owner/reports.service.ts";
 import { createSessionsService } from "./owner/sessions.service.ts";
@@ -119,9 +125,19 @@ export async function createServices(config: Config, opts: { log?: Logger } = {}
     reranker,
     backend: llm,
     corrections,
+    peekCorrections: { findFor: corrections.peek },
     log,
   });
   const deployments = createDeploymentsService({ deployments: repos.deployments, keys: repos.keys });
+  const privacy = createPrivacyService({ data: repos.visitorData, deployments: repos.deployments, log });
+  const testQuestions = createTestQuestionsService({
+    tests: repos.testQuestions,
+    deployments: repos.deployments,
+    accounts: repos.accounts,
+    dry: answers.dry,
+    log,
+  });
+  const ownerJobs = createOwnerJobs({ tests: testQuestions, privacy, log });
   const services = {
     version: VERSION,
     config,
@@ -190,6 +206,16 @@ export async function createServices(config: Config, opts: { log?: Logger } = {}
     chat: observeChat(answers.chat, metrics),
     metrics,
     retriever: answers.retriever,
+    /** The answering pipeline for the owner's own checks: records and charges nothing. */
+    dryChat: answers.dry,
+    /** issue 22: chat logs as conversations, content gaps, test questions, retention and erasure */
+    conversations: createConversationsService({ logs: repos.conversationLogs, leads: repos.leads }),
+    contentGaps: createContentGapsService({ logs: repos.conversationLogs, dry: answers.dry, corrections }),
+    testQuestions,
+    privacy,
+    ownerJobs,
+    /** the citation viewer: the owner's, and visitors' signed links to the cited page */
+    citations: createCitationsService({ data: repos.visitorData, logs: repos.conversationLogs, documents: repos.documents }),
     shutdownHooks: [] as (() => Promise<void> | void)[],
     /** Background work for `serve`: the training queue (and, as they land, the mail outbox). */
     async startWorkers() {
@@ -206,6 +232,12 @@ export async function createServices(config: Config, opts: { log?: Logger } = {}
       services.shutdownHooks.push(() => training.stop());
       mail.start();
       services.shutdownHooks.push(() => mail.stop());
+      ownerJobs.start();
+      const unsubscribe = training.onChange(() => ownerJobs.wake());
+      services.shutdownHooks.push(() => {
+        unsubscribe();
+        return ownerJobs.stop();
+      });
     },
     async close() {
       for (const hook of services.shutdownHooks.reverse()) await hook();

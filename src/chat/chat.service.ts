@@ -7,6 +7,7 @@ import type { Retriever } from "../rag/retrieve.ts";
 import type { AccountsStore, ChatLogsStore, ConversationsStore, NewTurn } from "../store/contract/index.ts";
 import { visitorEmail } from "../visitor/validate.ts";
 import type { ChatEvent, ChatRequest, SourcesEvent } from "./chat.types.ts";
+import { citationsOf } from "./citations.ts";
 import { checkHistory, checkMaxTokens, checkQuestion, checkTemperature, checkThreadKey } from "./chat-bounds.ts";
 import { mintCompletionId } from "./chat-ids.ts";
 import { resolveThread, type ThreadTurn } from "./conversation.ts";
@@ -202,7 +203,10 @@ export function createChatService(deps: ChatDeps) {
       hedge: confidence === "low",
     };
     const quoted = deps.backend.compose?.(genReq);
-    const sources = distinctSources(quoted ? quoted.used.flatMap((i) => given[i] ?? []) : given);
+    const cited = quoted ? quoted.used.flatMap((i) => given[i] ?? []) : given;
+    const sources = distinctSources(cited);
+    // content gaps count an answer given with low confidence (the closest passage only came near) as weak
+    const weak = confidence === "low";
     const ev: SourcesEvent = {
       type: "sources",
       ...base,
@@ -216,7 +220,7 @@ export function createChatService(deps: ChatDeps) {
       correctionId: null,
     };
     yield ev;
-    yield* generated(genReq, { searchQuery: grounding.searchQuery, sources, extra: refined }, record);
+    yield* generated(genReq, { searchQuery: grounding.searchQuery, sources, extra: refined, citations: citationsOf(cited), weak }, record);
   }
 
   async function ensureBalance(accountId: number): Promise<void> {
@@ -225,7 +229,13 @@ export function createChatService(deps: ChatDeps) {
 
   async function* generated(
     req: Parameters<typeof generateAnswer>[1],
-    turn: { searchQuery: string; sources: string[]; extra: { promptTokens: number; completionTokens: number } },
+    turn: {
+      searchQuery: string;
+      sources: string[];
+      extra: { promptTokens: number; completionTokens: number };
+      citations?: TurnFields["citations"];
+      weak?: boolean;
+    },
     record: (t: TurnFields) => Promise<{ chatLogId: number }>,
   ): AsyncGenerator<ChatEvent> {
     for await (const step of generateAnswer(deps.backend, req)) {
@@ -250,6 +260,8 @@ export function createChatService(deps: ChatDeps) {
         completionTokens,
         refused: false,
         correctionId: null,
+        citations: turn.citations,
+        weak: turn.weak,
       });
       if (!step.complete) return;
       yield {

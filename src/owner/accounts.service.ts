@@ -1,11 +1,8 @@
 import { appError } from "../errors/index.ts";
+import { isValidEmail } from "../shared/email.ts";
 import type { AccountsStore } from "../store/contract/index.ts";
 
-const EMAIL = /^[^\s@\r\n]{1,64}@[^\s@\r\n]{1,255}$/;
-
-export function isValidEmail(email: string): boolean {
-  return email.length <= 320 && EMAIL.test(email) && !/[\r\n<>,;"]/.test(email);
-}
+export { isValidEmail };
 
 export function createAccountsService(deps: { accounts: AccountsStore }) {
   const { accounts } = deps;

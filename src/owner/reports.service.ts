@@ -15,7 +15,7 @@ export interface Report {
   topRefused: TopQuestion[];
 }
 
-function parseDay(raw: string, param: string): number {
+export function parseDay(raw: string, param: string): number {
   const ms = DATE.test(raw) ? Date.parse(`${raw}T00:00:00Z`) : Number.NaN;
   if (!Number.isFinite(ms) || new Date(ms).toISOString().slice(0, 10) !== raw) {
     throw appError("bad_request", { param, message: `${param} must be a date like 2025-01-31.` });

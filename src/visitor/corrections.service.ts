@@ -82,6 +82,12 @@ export function createCorrectionsService(deps: { corrections: CorrectionsStore; 
       const c = await corrections.serve(deploymentId, norm);
       return c ? { correctionId: c.id, answer: c.answer, chatLogId: c.chatLogId, question: c.question } : null;
     },
+    /** findFor without counting a serving: what the owner's own checks (test questions, content gaps) see. */
+    async peek(deploymentId: string, question: string): Promise<ServedCorrection | null> {
+      const norm = normaliseQuestion(question);
+      const c = norm ? await corrections.findActive(deploymentId, norm) : null;
+      return c ? { correctionId: c.id, answer: c.answer, chatLogId: c.chatLogId, question: c.question } : null;
+    },
   };
 }
 

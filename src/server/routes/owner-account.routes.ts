@@ -16,6 +16,9 @@ export function ownerAccountRoutes(services: Services, guard: OwnerGuard) {
           balance: l.balance,
           reason: l.reason,
           created_at: toSeconds(l.createdAt),
+          deployment_id: l.deploymentId,
+          deployment_name: l.deploymentName,
+          question: l.question,
         }));
         return { id: account.id, email: account.email, tokens: account.tokens, ledger };
       },

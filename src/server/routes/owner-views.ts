@@ -30,6 +30,9 @@ export async function ownerDeploymentView(s: Services, d: Deployment) {
         effective_threshold: d.refusalThreshold ?? m.default_threshold,
       };
     })(),
+    // what the settings page says about persona, temperature and handoff on this install
+    answers_by_model: s.llm.name !== "extractive",
+    mail_enabled: s.mail.enabled,
     training_status: d.trainingStatus,
     documents: await s.documents.statusCounts(d.id),
     trained_at: toSeconds(d.trainedAt),

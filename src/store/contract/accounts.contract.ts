@@ -15,6 +15,10 @@ export interface LedgerEntry {
   balance: number;
   reason: string;
   createdAt: number;
+  /** an answer's deployment and question (null for grants and sets, and once its chat log was purged or erased) */
+  deploymentId: string | null;
+  deploymentName: string | null;
+  question: string | null;
 }
 
 export interface AccountRow {
@@ -39,6 +43,9 @@ export interface LedgerRow {
   balance: IntCell;
   reason: string;
   created_at: IntCell;
+  deployment_id: string | null;
+  deployment_name: string | null;
+  question: string | null;
 }
 
 export const toLedgerEntry = (r: LedgerRow): LedgerEntry => ({
@@ -46,6 +53,9 @@ export const toLedgerEntry = (r: LedgerRow): LedgerEntry => ({
   balance: num(r.balance),
   reason: r.reason,
   createdAt: num(r.created_at),
+  deploymentId: r.deployment_id ?? null,
+  deploymentName: r.deployment_name ?? null,
+  question: r.question || null,
 });
 
 /** Accounts and their token ledger. Every balance change writes its ledger row in the same transaction. */

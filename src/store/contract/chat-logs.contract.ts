@@ -1,5 +1,28 @@
 import { type FlagCell, flag, type IntCell, num, numOrNull, rating } from "./row-values.ts";
 
+/** One passage an answer stood on: where it is (page or row) and a short verbatim quote to highlight. */
+export interface Citation {
+  documentId: string;
+  chunkId: number;
+  source: string;
+  pageStart: number | null;
+  pageEnd: number | null;
+  rowStart: number | null;
+  rowEnd: number | null;
+  headingPath: string;
+  quote: string;
+}
+
+/** Citations as stored (JSON); anything unreadable is dropped rather than failing the owner's screen. */
+export function parseCitations(raw: string): Citation[] {
+  try {
+    const v = JSON.parse(raw) as unknown;
+    return Array.isArray(v) ? v.filter((c): c is Citation => !!c && typeof c === "object" && typeof c.documentId === "string") : [];
+  } catch {
+    return [];
+  }
+}
+
 /** One answered (or refused) question, as the chat pipeline records it. */
 export interface NewTurn {
   deploymentId: string;
@@ -16,6 +39,10 @@ export interface NewTurn {
   refused: boolean;
   correctionId: number | null;
   visitorEmail: string | null;
+  /** the passages the answer stood on, for the owner's chat logs and the citation viewer */
+  citations?: Citation[];
+  /** answered with low confidence (the closest passage only): content gaps count it */
+  weak?: boolean;
 }
 
 /** A recorded turn: its chat log id, the balance after its debit (null: nothing charged) and the tokens taken. */

@@ -12,6 +12,7 @@ export type * from "./keys.contract.ts";
 export type * from "./leads.contract.ts";
 export type * from "./outbox.contract.ts";
 export type * from "./owner.contract.ts";
+export type * from "./owner-insight.contract.ts";
 export type * from "./rate-limits.contract.ts";
 export type * from "./reports.contract.ts";
 export { emptyDay } from "./reports.contract.ts";

@@ -60,6 +60,18 @@ export const emptyDay = (day: string): DayRow => ({
   leads: 0,
 });
 
+/** Live chat log days plus the counts the retention purge and erasures kept (report_rollups), day by day. */
+export function addRollups(live: ChatDayRow[], rolled: ChatDayRow[]): ChatDayRow[] {
+  const out = new Map(live.map((d) => [d.day, { ...d }]));
+  const keys = ["questions", "answers", "refusals", "tokens", "rated_up", "rated_down", "corrections_served"] as const;
+  for (const r of rolled) {
+    const d = out.get(r.day);
+    if (!d) out.set(r.day, { ...r });
+    else for (const k of keys) d[k] = num(d[k] ?? 0) + num(r[k] ?? 0);
+  }
+  return [...out.values()];
+}
+
 /** The days that had chats or leads, in date order: chat aggregates and lead counts put together. */
 export function mergeDays(chat: ChatDayRow[], leads: { day: string; n: IntCell }[]): DayRow[] {
   const out = new Map<string, DayRow>();

@@ -7,6 +7,7 @@ import type { DocumentsStore } from "./documents.contract.ts";
 import type { KeysStore } from "./keys.contract.ts";
 import type { LeadsStore } from "./leads.contract.ts";
 import type { OutboxStore } from "./outbox.contract.ts";
+import type { ConversationLogsStore, TestQuestionsStore, VisitorDataStore } from "./owner-insight.contract.ts";
 import type { LoginAttemptsStore, OwnerSessionsStore } from "./owner.contract.ts";
 import type { RateLimitStore } from "./rate-limits.contract.ts";
 import type { ReportsStore } from "./reports.contract.ts";
@@ -45,6 +46,11 @@ export interface Repos {
   reports: ReportsStore;
   queueDepths: QueueDepthsStore;
   rateLimits: RateLimitStore;
+  /** issue 22: the owner's chat logs as conversations, content-gap candidates, the citation viewer's passages */
+  conversationLogs: ConversationLogsStore;
+  /** retention policy and purge, "no transcripts", erasure of a visitor and its record */
+  visitorData: VisitorDataStore;
+  testQuestions: TestQuestionsStore;
 }
 
 export interface Store {

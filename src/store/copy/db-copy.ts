@@ -37,6 +37,12 @@ export const COPY_TABLES: { table: string; key: string[] }[] = [
   { table: "mail_outbox", key: ["id"] },
   { table: "owner_sessions", key: ["id_hash"] },
   { table: "owner_login_attempts", key: ["id"] },
+  { table: "deployment_policies", key: ["deployment_id"] },
+  { table: "report_rollups", key: ["deployment_id", "bucket"] },
+  { table: "erasures", key: ["id"] },
+  { table: "test_questions", key: ["id"] },
+  { table: "test_runs", key: ["id"] },
+  { table: "test_results", key: ["run_id", "test_question_id"] },
   { table: "embedding_cache", key: ["embedder_id", "text_hash"] },
   { table: "index_meta", key: ["key"] },
   { table: "chunks", key: ["id"] },
@@ -52,6 +58,9 @@ const IDENTITY_TABLES = [
   "leads",
   "mail_outbox",
   "owner_login_attempts",
+  "erasures",
+  "test_questions",
+  "test_runs",
   "chunks",
 ];
 

@@ -16,7 +16,10 @@ import { createSqliteOutboxRepo } from "./repos/outbox.sqlite.ts";
 import { createSqliteOwnerChatLogsRepo } from "./repos/owner-chat-logs.sqlite.ts";
 import { createSqliteOwnerSessionsRepo } from "./repos/owner-sessions.sqlite.ts";
 import { createSqliteQueueDepthsRepo } from "./repos/queue-depths.sqlite.ts";
+import { createSqliteConversationLogsRepo } from "./repos/conversation-logs.sqlite.ts";
 import { createSqliteReportsRepo } from "./repos/reports.sqlite.ts";
+import { createSqliteTestQuestionsRepo } from "./repos/test-questions.sqlite.ts";
+import { createSqliteVisitorDataRepo } from "./repos/visitor-data.sqlite.ts";
 import { createSqliteTermStats } from "./term-stats.sqlite.ts";
 import { createSqliteTrainingStore } from "./training.sqlite.ts";
 
@@ -46,6 +49,9 @@ export function sqliteRepos(db: Db): Repos {
     reports: createSqliteReportsRepo(db),
     queueDepths: createSqliteQueueDepthsRepo(db),
     rateLimits: createMemoryRateLimits(),
+    conversationLogs: createSqliteConversationLogsRepo(db),
+    visitorData: createSqliteVisitorDataRepo(db),
+    testQuestions: createSqliteTestQuestionsRepo(db),
   };
 }
 

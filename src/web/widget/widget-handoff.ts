@@ -2,7 +2,11 @@ import { h } from "../shared/dom.ts";
 import type { WidgetClient } from "./widget-client.ts";
 
 /** Offered under a refused answer when the deployment allows handoff: leave an email for a person. */
-export function handoffForm(client: WidgetClient, turn: { conversationId: string | null; chatLogId: number | null }): HTMLElement {
+export function handoffForm(
+  client: WidgetClient,
+  turn: { conversationId: string | null; chatLogId: number | null },
+  opts: { mail: boolean } = { mail: true },
+): HTMLElement {
   const email = h("input", {
     type: "email",
     name: "email",
@@ -20,7 +24,8 @@ export function handoffForm(client: WidgetClient, turn: { conversationId: string
     maxlength: 4000,
   });
   const status = h("p", { class: "form-error", role: "alert" });
-  const submit = h("button", { type: "submit", class: "primary" }, "Send");
+  // not "Send": the composer below has that button, and two identical ones confuse (and read the same to a screen reader)
+  const submit = h("button", { type: "submit", class: "primary" }, opts.mail ? "Ask for an email" : "Leave my request");
   const form: HTMLFormElement = h(
     "form",
     {
@@ -37,14 +42,21 @@ export function handoffForm(client: WidgetClient, turn: { conversationId: string
             ...(turn.conversationId ? { conversation_id: turn.conversationId } : {}),
             ...(turn.chatLogId ? { chat_log_id: turn.chatLogId } : {}),
           });
-          form.replaceWith(h("p", { class: "handoff-done", role: "status" }, `Thanks! A person will email you at ${email.value.trim()}.`));
+          const done = opts.mail
+            ? `Thanks! A person will email you at ${email.value.trim()}.`
+            : "Thanks! Your request was passed on to the team.";
+          form.replaceWith(h("p", { class: "handoff-done", role: "status" }, done));
         } catch (err) {
           status.textContent = (err as Error).message;
           submit.disabled = false;
         }
       },
     },
-    h("p", { class: "handoff-title" }, "Would you like a person to email you?"),
+    h(
+      "p",
+      { class: "handoff-title" },
+      opts.mail ? "Would you like a person to email you?" : "Would you like to leave your request for a person?",
+    ),
     email,
     name,
     message,

@@ -67,8 +67,9 @@ export function createPgAccountsRepo(sql: SQL): AccountsStore {
     debit: (id, amount, chatLogId) => debitAccount(sql, id, amount, chatLogId),
     async ledger(id, limit = 100) {
       return (
-        await rows<LedgerRow>(sql`SELECT delta, balance, reason, created_at FROM token_ledger WHERE account_id = ${id}
-          ORDER BY id DESC LIMIT ${limitOf(limit)}`)
+        await rows<LedgerRow>(sql`SELECT l.delta, l.balance, l.reason, l.created_at, c.deployment_id, d.name AS deployment_name, c.question
+          FROM token_ledger l LEFT JOIN chat_logs c ON c.id = l.chat_log_id LEFT JOIN deployments d ON d.id = c.deployment_id
+          WHERE l.account_id = ${id} ORDER BY l.id DESC LIMIT ${limitOf(limit)}`)
       ).map(toLedgerEntry);
     },
   };

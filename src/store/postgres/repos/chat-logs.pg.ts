@@ -22,11 +22,11 @@ export function createPgChatLogsRepo(sql: SQL): ChatLogsStore & { record(t: NewT
           RETURNING 1),
         log AS (
           INSERT INTO chat_logs (deployment_id, conversation_id, completion_id, endpoint, question, search_query, answer,
-            sources, prompt_tokens, completion_tokens, refused, correction_id, visitor_email, created_at)
+            sources, prompt_tokens, completion_tokens, refused, correction_id, visitor_email, created_at, citations, weak)
           VALUES (${t.deploymentId}, ${text(t.conversationId)}, ${t.completionId}, ${t.endpoint}, ${text(t.question)}, ${text(t.searchQuery)},
             ${text(t.answer)},
             ${JSON.stringify(t.sources)}, ${t.promptTokens}, ${t.completionTokens}, ${t.refused ? 1 : 0}, ${t.correctionId}::bigint,
-            ${text(t.visitorEmail)}, ${at}::bigint)
+            ${text(t.visitorEmail)}, ${at}::bigint, ${text(JSON.stringify(t.citations ?? []))}, ${t.weak ? 1 : 0})
           RETURNING id),
         old AS (SELECT id, tokens FROM accounts WHERE id = ${t.accountId} AND ${charge}::bigint > 0 FOR UPDATE),
         upd AS (

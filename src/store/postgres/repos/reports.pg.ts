@@ -1,6 +1,6 @@
 import type { SQL } from "bun";
 import type { ChatDayRow, ReportsStore, ServedCorrectionDbRow } from "../../contract/reports.contract.ts";
-import { mergeDays, toServedCorrection } from "../../contract/reports.contract.ts";
+import { addRollups, mergeDays, toServedCorrection } from "../../contract/reports.contract.ts";
 import { limitOf, rows } from "./values.ts";
 
 /**
@@ -25,6 +25,13 @@ export function createPgReportsRepo(sql: SQL): ReportsStore {
             COUNT(CASE WHEN rating = 1 THEN 1 END) AS rated_up, COUNT(CASE WHEN rating = 0 THEN 1 END) AS rated_down,
             COUNT(correction_id) AS corrections_served
           FROM chat_logs WHERE deployment_id = ${r.deploymentId} AND created_at >= ${r.fromMs}::bigint AND created_at < ${r.toMs}::bigint
+            AND rolled_up = 0
+          GROUP BY 1`);
+      const rolled =
+        await rows<ChatDayRow>(sql`SELECT to_char(to_timestamp(bucket / 1000 + ${shift}::bigint) AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day,
+            SUM(questions) AS questions, SUM(answers) AS answers, SUM(refusals) AS refusals, SUM(tokens) AS tokens,
+            SUM(rated_up) AS rated_up, SUM(rated_down) AS rated_down, SUM(corrections_served) AS corrections_served
+          FROM report_rollups WHERE deployment_id = ${r.deploymentId} AND bucket >= ${r.fromMs}::bigint AND bucket < ${r.toMs}::bigint
           GROUP BY 1`);
       const leads = await rows<{
         day: string;
@@ -33,7 +40,7 @@ export function createPgReportsRepo(sql: SQL): ReportsStore {
             COUNT(*) AS n
           FROM leads WHERE deployment_id = ${r.deploymentId} AND created_at >= ${r.fromMs}::bigint AND created_at < ${r.toMs}::bigint
           GROUP BY 1`);
-      return mergeDays(chat, leads);
+      return mergeDays(addRollups(chat, rolled), leads);
     },
 
     /** The most asked questions (case and surrounding space ignored); `refusedOnly` for those not answered. */
@@ -43,7 +50,7 @@ export function createPgReportsRepo(sql: SQL): ReportsStore {
         n: string;
       }>(sql`SELECT MIN(question COLLATE "C") AS question, COUNT(*) AS n FROM chat_logs
           WHERE deployment_id = ${r.deploymentId} AND created_at >= ${r.fromMs}::bigint AND created_at < ${r.toMs}::bigint
-            AND (${opts.refusedOnly ? 1 : 0}::int = 0 OR refused = 1)
+            AND (${opts.refusedOnly ? 1 : 0}::int = 0 OR refused = 1) AND question <> ''
           GROUP BY translate(btrim(question), ${UPPER}, ${LOWER}) ORDER BY n DESC, question LIMIT ${limitOf(opts.limit)}`);
       return found.map((q) => ({ question: q.question, count: Number(q.n) }));
     },

@@ -94,7 +94,10 @@ export function createSqliteAccountsRepo(db: Db): AccountsStore {
     async ledger(id, limit = 100) {
       return db
         .query<LedgerRow, [number, number]>(
-          "SELECT delta, balance, reason, created_at FROM token_ledger WHERE account_id = ? ORDER BY id DESC LIMIT ?",
+          // an answer's row names its deployment and question (while its chat log is kept)
+          `SELECT l.delta, l.balance, l.reason, l.created_at, c.deployment_id, d.name AS deployment_name, c.question
+             FROM token_ledger l LEFT JOIN chat_logs c ON c.id = l.chat_log_id LEFT JOIN deployments d ON d.id = c.deployment_id
+            WHERE l.account_id = ? ORDER BY l.id DESC LIMIT ?`,
         )
         .all(id, limit)
         .map(toLedgerEntry);

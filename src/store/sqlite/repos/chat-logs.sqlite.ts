@@ -10,8 +10,8 @@ import { touchConversation } from "./conversations.sqlite.ts";
 export function createSqliteChatLogsRepo(db: Db): ChatLogsStore {
   const insert = db.query<{ id: number }, (string | number | null)[]>(
     `INSERT INTO chat_logs (deployment_id, conversation_id, completion_id, endpoint, question, search_query, answer, sources,
-       prompt_tokens, completion_tokens, refused, correction_id, visitor_email, created_at)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
+       prompt_tokens, completion_tokens, refused, correction_id, visitor_email, created_at, citations, weak)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
   );
   const thread = db.query<StoredTurnRow, [string, string, number]>(
     `SELECT id, question, search_query, answer, refused FROM chat_logs WHERE deployment_id = ? AND conversation_id = ?
@@ -38,6 +38,8 @@ export function createSqliteChatLogsRepo(db: Db): ChatLogsStore {
             t.correctionId,
             t.visitorEmail,
             at,
+            JSON.stringify(t.citations ?? []),
+            t.weak ? 1 : 0,
           ) as { id: number };
           const charge = t.promptTokens + t.completionTokens;
           if (charge <= 0) return { chatLogId: row.id, balance: null, debited: 0 };

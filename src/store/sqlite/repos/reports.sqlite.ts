@@ -1,5 +1,5 @@
 import type { ChatDayRow, ReportsStore, ServedCorrectionDbRow } from "../../contract/reports.contract.ts";
-import { mergeDays, toServedCorrection } from "../../contract/reports.contract.ts";
+import { addRollups, mergeDays, toServedCorrection } from "../../contract/reports.contract.ts";
 import type { Db } from "../db.ts";
 
 // SQLite's date() over epoch seconds shifted into the owner's time zone.
@@ -17,8 +17,17 @@ export function createSqliteReportsRepo(db: Db): ReportsStore {
                   SUM(prompt_tokens + completion_tokens) AS tokens,
                   COUNT(CASE WHEN rating = 1 THEN 1 END) AS rated_up, COUNT(CASE WHEN rating = 0 THEN 1 END) AS rated_down,
                   COUNT(correction_id) AS corrections_served
-             FROM chat_logs WHERE deployment_id = ? AND created_at >= ? AND created_at < ?
+             FROM chat_logs WHERE deployment_id = ? AND created_at >= ? AND created_at < ? AND rolled_up = 0
             GROUP BY day`,
+        )
+        .all(shift, r.deploymentId, r.fromMs, r.toMs);
+      // what the retention purge and erasures counted before removing the turns
+      const rolled = db
+        .query<ChatDayRow, [number, string, number, number]>(
+          `SELECT date(bucket / 1000 + ?, 'unixepoch') AS day, SUM(questions) AS questions, SUM(answers) AS answers,
+                  SUM(refusals) AS refusals, SUM(tokens) AS tokens, SUM(rated_up) AS rated_up, SUM(rated_down) AS rated_down,
+                  SUM(corrections_served) AS corrections_served
+             FROM report_rollups WHERE deployment_id = ? AND bucket >= ? AND bucket < ? GROUP BY day`,
         )
         .all(shift, r.deploymentId, r.fromMs, r.toMs);
       const leads = db
@@ -26,13 +35,13 @@ export function createSqliteReportsRepo(db: Db): ReportsStore {
           `SELECT ${DAY} AS day, COUNT(*) AS n FROM leads WHERE deployment_id = ? AND created_at >= ? AND created_at < ? GROUP BY day`,
         )
         .all(shift, r.deploymentId, r.fromMs, r.toMs);
-      return mergeDays(chat, leads);
+      return mergeDays(addRollups(chat, rolled), leads);
     },
     async topQuestions(r, opts) {
       return db
         .query<{ question: string; n: number }, [string, number, number, number, number]>(
           `SELECT MIN(question) AS question, COUNT(*) AS n FROM chat_logs
-            WHERE deployment_id = ? AND created_at >= ? AND created_at < ? AND (? = 0 OR refused = 1)
+            WHERE deployment_id = ? AND created_at >= ? AND created_at < ? AND (? = 0 OR refused = 1) AND question <> ''
             GROUP BY lower(trim(question)) ORDER BY n DESC, question LIMIT ?`,
         )
         .all(r.deploymentId, r.fromMs, r.toMs, opts.refusedOnly ? 1 : 0, opts.limit)
