@@ -46,6 +46,8 @@ export interface RetrievalSettings {
   minIdfCorpus: number;
   /** cosine → relevance mapping for the active embedder; null = coverage only */
   calibration: (embedderId: string) => CosineCalibration | null;
+  /** fused candidates a question is judged over (QUESTION_POOL when absent) */
+  questionPool?: number;
   /** fused candidates handed to the reranker, when one is active */
   rerankCandidates?: number;
 }
@@ -104,7 +106,7 @@ export function createRetriever(deps: {
     async retrieve(input: RetrieveInput): Promise<Retrieval> {
       const mode = input.mode ?? "hybrid";
       const terms = queryTerms(input.query);
-      const pool = isQuestion(input.query) ? Math.max(input.topK, QUESTION_POOL) : input.topK;
+      const pool = isQuestion(input.query) ? Math.max(input.topK, settings.questionPool ?? QUESTION_POOL) : input.topK;
       const stats = await statsSnapshot(deps.stats, input.deploymentId, terms);
       const searched = mode === "vector" ? [] : searchTerms(terms, stats.documentFrequencies(input.deploymentId, terms), SEARCH_TERMS);
       const keyword =
