@@ -11,6 +11,7 @@ import { DEFAULT_CHUNK_OPTIONS } from "./ingest/chunk.ts";
 import { createParsePool } from "./ingest/parse-pool.ts";
 import { createLlmBackend } from "./llm/create-backend.ts";
 import { createLogger, type Logger } from "./log.ts";
+import { createMcpTools } from "./mcp/mcp-tools.ts";
 import { createMail } from "./mail/create-mail.ts";
 import { createMetrics } from "./metrics/metrics.ts";
 import { createAccountsService } from "./owner/accounts.service.ts";
@@ -138,6 +139,7 @@ export async function createServices(config: Config, opts: { log?: Logger } = {}
     log,
   });
   const ownerJobs = createOwnerJobs({ tests: testQuestions, privacy, log });
+  const chat = observeChat(answers.chat, metrics);
   const services = {
     version: VERSION,
     config,
@@ -203,7 +205,7 @@ export async function createServices(config: Config, opts: { log?: Logger } = {}
     /** The answer backend (extractive, openai-compatible or local llama) behind its bounded queue. */
     llm,
     /** The answering pipeline: `chat.answer(request, signal)` streams sources, deltas and done. */
-    chat: observeChat(answers.chat, metrics),
+    chat,
     metrics,
     retriever: answers.retriever,
     /** The answering pipeline for the owner's own checks: records and charges nothing. */
@@ -216,6 +218,13 @@ export async function createServices(config: Config, opts: { log?: Logger } = {}
     ownerJobs,
     /** the citation viewer: the owner's, and visitors' signed links to the cited page */
     citations: createCitationsService({ data: repos.visitorData, logs: repos.conversationLogs, documents: repos.documents }),
+    /** search, fetch and ask for agents (MCP over HTTP and stdio), on the same pipeline as every answer */
+    mcpTools: createMcpTools({
+      chat,
+      retriever: answers.retriever,
+      neighbours: repos.neighbours,
+      settings: { topK: config.topK, refusalThreshold: config.refusalThreshold, rerankThreshold: config.rerankThreshold },
+    }),
     shutdownHooks: [] as (() => Promise<void> | void)[],
     /** Background work for `serve`: the training queue (and, as they land, the mail outbox). */
     async startWorkers() {

@@ -7,6 +7,7 @@ import { doctorCommand } from "./commands/doctor.command.ts";
 import { documentsCommands } from "./commands/documents.commands.ts";
 import { evalCommand } from "./commands/eval.command.ts";
 import { internalCommands } from "./commands/internal.commands.ts";
+import { mcpCommand } from "./commands/mcp.command.ts";
 import { modelsCommand } from "./commands/models.command.ts";
 import { privacyCommands } from "./commands/privacy.commands.ts";
 import { serveCommand } from "./commands/serve.command.ts";
@@ -21,6 +22,7 @@ export const commands: Command[] = [
   ...visitorCommands,
   evalCommand,
   ...privacyCommands,
+  mcpCommand,
   doctorCommand,
   ...backupCommands,
   ...dbCommands,
