@@ -40,6 +40,8 @@ import { VERSION } from "./version.ts";
 import { createCorrectionsService } from "./visitor/corrections.service.ts";
 import { createFeedbackService } from "./visitor/feedback.service.ts";
 import { createLeadsService } from "./visitor/leads.service.ts";
+import { createWebhooks } from "./webhooks/create-webhooks.ts";
+import { emitOnChat, emitOnDebits, emitOnFeedback, emitOnLeads, emitOnTraining } from "./webhooks/webhook-emitters.ts";
 
 /** Composition root: every dependency is built once here and passed in. */
 export async function createServices(config: Config, opts: { log?: Logger } = {}) {
@@ -49,6 +51,8 @@ export async function createServices(config: Config, opts: { log?: Logger } = {}
     : await createSqliteStore(config.dataDir);
   const repos = store.repos;
   const mail = createMail({ config, log, outbox: repos.outbox });
+  /** Signed webhooks: endpoints, the delivery log and the outbox worker; `emit` queues an event. */
+  const webhooks = createWebhooks({ config, log, store: repos.webhooks, version: VERSION });
   /** The Prometheus registry of this service (GET /metrics when DOCCHAT_METRICS_TOKEN is set). */
   const metrics = createMetrics({ depths: repos.queueDepths });
   // The embedder loads lazily (CLI commands that don't need it stay fast) and once. An embeddings server that
@@ -96,7 +100,7 @@ export async function createServices(config: Config, opts: { log?: Logger } = {}
   let mode: RetrievalModeInfo | null = null;
   const training = createTrainingWorker({
     documents: repos.documents,
-    training: repos.training,
+    training: emitOnTraining(repos.training, { webhooks: webhooks.service, documents: repos.documents }),
     index: repos.chunkIndex,
     embedder,
     log,
@@ -121,7 +125,14 @@ export async function createServices(config: Config, opts: { log?: Logger } = {}
   const llm = createLlmBackend(llmBackendConfig(config), { queueObserver: metrics.modelQueue, composer: composeAnswer });
   const answers = createChatStack({
     config,
-    repos: { ...repos, chatLogs: observeDebits(repos.chatLogs, metrics) },
+    repos: {
+      ...repos,
+      chatLogs: emitOnDebits(observeDebits(repos.chatLogs, metrics), {
+        webhooks: webhooks.service,
+        deployments: repos.deployments,
+        threshold: config.webhookBalanceLow,
+      }),
+    },
     embedder,
     reranker,
     backend: llm,
@@ -139,7 +150,7 @@ export async function createServices(config: Config, opts: { log?: Logger } = {}
     log,
   });
   const ownerJobs = createOwnerJobs({ tests: testQuestions, privacy, log });
-  const chat = observeChat(answers.chat, metrics);
+  const chat = emitOnChat(observeChat(answers.chat, metrics), webhooks.service);
   const services = {
     version: VERSION,
     config,
@@ -182,13 +193,17 @@ export async function createServices(config: Config, opts: { log?: Logger } = {}
       spoolDir,
     }),
     mail,
-    leads: createLeadsService({
-      leads: repos.leads,
+    leads: emitOnLeads(
+      createLeadsService({ leads: repos.leads, chatLogs: repos.chatLogFeedback, mailFrom: config.mailFrom, onQueued: mail.worker.wake }),
+      webhooks.service,
+    ),
+    feedback: emitOnFeedback(createFeedbackService({ chatLogs: repos.chatLogFeedback }), {
+      webhooks: webhooks.service,
       chatLogs: repos.chatLogFeedback,
-      mailFrom: config.mailFrom,
-      onQueued: mail.worker.wake,
     }),
-    feedback: createFeedbackService({ chatLogs: repos.chatLogFeedback }),
+    /** Signed webhooks per deployment (the worker runs under `serve`). */
+    webhooks: webhooks.service,
+    webhookWorker: webhooks.worker,
     /** Owner console sign-in: hashed session ids, idle and absolute timeouts, logins throttled per email+address. */
     sessions: createSessionsService({
       accounts: repos.accounts,
@@ -247,6 +262,8 @@ export async function createServices(config: Config, opts: { log?: Logger } = {}
         unsubscribe();
         return ownerJobs.stop();
       });
+      webhooks.worker.start();
+      services.shutdownHooks.push(() => webhooks.worker.stop());
     },
     async close() {
       for (const hook of services.shutdownHooks.reverse()) await hook();

@@ -14,6 +14,11 @@ export const errorCatalogue = {
     type: "invalid_request_error",
     message: "This assistant does not support contextual answers.",
   },
+  url_not_allowed: {
+    status: 400,
+    type: "invalid_request_error",
+    message: "This URL cannot receive webhooks: it must lead to a public address.",
+  },
   bad_key: { status: 401, type: "authentication_error", message: "The API key is invalid or disabled." },
   not_published: { status: 401, type: "authentication_error", message: "This assistant is not available." },
   no_tokens: {

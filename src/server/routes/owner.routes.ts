@@ -13,6 +13,7 @@ import { ownerPrivacyRoutes } from "./owner-privacy.routes.ts";
 import { ownerReportRoutes } from "./owner-reports.routes.ts";
 import { ownerSessionRoutes } from "./owner-session.routes.ts";
 import { ownerVisitorRoutes } from "./owner-visitor.routes.ts";
+import { ownerWebhookRoutes } from "./owner-webhooks.routes.ts";
 
 /** Multipart document uploads to the owner API may be as large as a document push. */
 export function isOwnerUpload(pathname: string): boolean {
@@ -46,6 +47,7 @@ export function ownerRoutes(services: Services) {
     .use(ownerPrivacyRoutes(services, guard))
     // visitors' citation links (/cite/…) and the owner's viewer: one plugin, since both open the same view
     .use(citationRoutes(services, guard))
+    .use(ownerWebhookRoutes(services, guard))
     .get(
       SPEC_PATH,
       () => {
