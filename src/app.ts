@@ -19,6 +19,7 @@ import { createChatLogsService } from "./owner/chat-logs.service.ts";
 import { createCitationsService } from "./owner/citations.service.ts";
 import { createContentGapsService } from "./owner/content-gaps.service.ts";
 import { createConversationsService } from "./owner/conversations.service.ts";
+import { createChatExportService } from "./owner/chat-export.service.ts";
 import { createDeploymentsService } from "./owner/deployments.service.ts";
 import { createOwnerJobs } from "./owner/owner-jobs.ts";
 import { createPrivacyService } from "./owner/privacy.service.ts";
@@ -215,6 +216,8 @@ export async function createServices(config: Config, opts: { log?: Logger } = {}
     reports: createReportsService({ reports: repos.reports }),
     /** The owner's reading of chat logs. */
     chatLogs: createChatLogsService({ chatLogs: repos.ownerChatLogs }),
+    /** Conversation export: chat logs for a date range as JSON lines or CSV, a page at a time. */
+    chatExport: createChatExportService({ store: repos.chatLogExport }),
     /** `corrections.findFor(deploymentId, question)` is what the chat pipeline asks before retrieval. */
     corrections,
     /** The answer backend (extractive, openai-compatible or local llama) behind its bounded queue. */

@@ -1,6 +1,7 @@
 import type { Command } from "./command.ts";
 import { accountCommands } from "./commands/account.commands.ts";
 import { backupCommands } from "./commands/backup.commands.ts";
+import { chatLogsCommands } from "./commands/chat-logs.commands.ts";
 import { dbCommands } from "./commands/db.commands.ts";
 import { deploymentCommands } from "./commands/deployment.commands.ts";
 import { doctorCommand } from "./commands/doctor.command.ts";
@@ -20,6 +21,7 @@ export const commands: Command[] = [
   ...documentsCommands,
   modelsCommand,
   ...visitorCommands,
+  ...chatLogsCommands,
   evalCommand,
   ...privacyCommands,
   mcpCommand,

@@ -10,6 +10,7 @@ import { ownerDocumentRoutes } from "./owner-documents.routes.ts";
 import { ownerEvalRoutes } from "./owner-eval.routes.ts";
 import { ownerInsightRoutes } from "./owner-insight.routes.ts";
 import { ownerPrivacyRoutes } from "./owner-privacy.routes.ts";
+import { ownerExportRoutes } from "./owner-export.routes.ts";
 import { ownerReportRoutes } from "./owner-reports.routes.ts";
 import { ownerSessionRoutes } from "./owner-session.routes.ts";
 import { ownerVisitorRoutes } from "./owner-visitor.routes.ts";
@@ -48,6 +49,7 @@ export function ownerRoutes(services: Services) {
     // visitors' citation links (/cite/…) and the owner's viewer: one plugin, since both open the same view
     .use(citationRoutes(services, guard))
     .use(ownerWebhookRoutes(services, guard))
+    .use(ownerExportRoutes(services, guard))
     .get(
       SPEC_PATH,
       () => {
