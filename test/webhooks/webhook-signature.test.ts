@@ -1,4 +1,5 @@
 import { describe, expect, test } from "bun:test";
+import { redact } from "../../src/log.ts";
 import { checkWebhookUrl, isPublicAddress } from "../../src/webhooks/webhook-address.ts";
 import { newWebhookSecret, signWebhook, verifyWebhook, webhookHeaders } from "../../src/webhooks/webhook-signature.ts";
 import { verifySignature } from "../helpers/webhook-receiver.ts";
@@ -31,6 +32,11 @@ describe("Standard Webhooks signatures", () => {
     expect(verifyWebhook({ secret: newWebhookSecret(), headers, body })).toBe(false);
     expect(verifyWebhook({ secret, headers, body, nowSeconds: now + 301 })).toBe(false);
   });
+});
+
+test("a webhook secret never reaches a log line", () => {
+  const secret = newWebhookSecret();
+  expect(redact(`endpoint saved with ${secret} for x`)).toBe("endpoint saved with whsec_[redacted] for x");
 });
 
 describe("webhook addresses", () => {
