@@ -55,7 +55,7 @@ export async function createServices(config: Config, opts: { log?: Logger } = {}
   /** Signed webhooks: endpoints, the delivery log and the outbox worker; `emit` queues an event. */
   const webhooks = createWebhooks({ config, log, store: repos.webhooks, version: VERSION });
   /** The Prometheus registry of this service (GET /metrics when DOCCHAT_METRICS_TOKEN is set). */
-  const metrics = createMetrics({ depths: repos.queueDepths });
+  const metrics = createMetrics({ depths: repos.queueDepths, webhookOutbox: () => repos.webhooks.depth() });
   // The embedder loads lazily (CLI commands that don't need it stay fast) and once. An embeddings server that
   // can't be reached while nothing tells its dimension leaves it unloaded: the next caller tries again.
   let embedderPromise: Promise<Embedder | null> | null = null;
