@@ -1,6 +1,5 @@
 import { appError } from "../../errors/index.ts";
 import { noToolsForPrivateGpt } from "../../mcp/mcp-errors.ts";
-import { localKeyContext, STDIO_CLIENT_IP, serveMcpStdio } from "../../mcp/mcp-stdio.ts";
 import { createGate } from "../../server/gate.ts";
 import type { Command } from "../command.ts";
 
@@ -14,6 +13,8 @@ export const mcpCommand: Command = {
     if (typeof deploymentId !== "string" || !deploymentId)
       throw appError("bad_request", { message: "--deployment ID is required.", param: "deployment" });
     const s = await ctx.services();
+    // loaded here, not with the command table: the MCP SDK is needed only by this command
+    const { localKeyContext, STDIO_CLIENT_IP, serveMcpStdio } = await import("../../mcp/mcp-stdio.ts");
     const gate = createGate({
       resolveKey: s.deployments.resolveKey,
       limiter: s.limiter,
