@@ -42,7 +42,7 @@ import { createCorrectionsService } from "./visitor/corrections.service.ts";
 import { createFeedbackService } from "./visitor/feedback.service.ts";
 import { createLeadsService } from "./visitor/leads.service.ts";
 import { createWebhooks } from "./webhooks/create-webhooks.ts";
-import { emitOnChat, emitOnDebits, emitOnFeedback, emitOnLeads, emitOnTraining } from "./webhooks/webhook-emitters.ts";
+import { emitOnChat, emitOnDebits, emitOnFeedback, emitOnTraining, leadCreatedEmitter } from "./webhooks/webhook-emitters.ts";
 
 /** Composition root: every dependency is built once here and passed in. */
 export async function createServices(config: Config, opts: { log?: Logger } = {}) {
@@ -194,10 +194,13 @@ export async function createServices(config: Config, opts: { log?: Logger } = {}
       spoolDir,
     }),
     mail,
-    leads: emitOnLeads(
-      createLeadsService({ leads: repos.leads, chatLogs: repos.chatLogFeedback, mailFrom: config.mailFrom, onQueued: mail.worker.wake }),
-      webhooks.service,
-    ),
+    leads: createLeadsService({
+      leads: repos.leads,
+      chatLogs: repos.chatLogFeedback,
+      mailFrom: config.mailFrom,
+      onQueued: mail.worker.wake,
+      onCreated: leadCreatedEmitter(webhooks.service),
+    }),
     feedback: emitOnFeedback(createFeedbackService({ chatLogs: repos.chatLogFeedback }), {
       webhooks: webhooks.service,
       chatLogs: repos.chatLogFeedback,

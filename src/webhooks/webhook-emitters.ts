@@ -1,7 +1,13 @@
 import type { ChatService } from "../chat/chat.service.ts";
-import type { ChatLogFeedbackStore, ChatLogsStore, DeploymentsStore, DocumentsStore, TrainingStore } from "../store/contract/index.ts";
+import type {
+  ChatLogFeedbackStore,
+  ChatLogsStore,
+  DeploymentsStore,
+  DocumentsStore,
+  Lead,
+  TrainingStore,
+} from "../store/contract/index.ts";
 import type { FeedbackService } from "../visitor/feedback.service.ts";
-import type { LeadsService } from "../visitor/leads.service.ts";
 import type { WebhooksService } from "./webhooks.service.ts";
 
 /**
@@ -62,34 +68,29 @@ export function emitOnDebits(
   };
 }
 
-/** lead.created: a visitor asked for a person (a repeat of the same handoff is not a new lead). */
-export function emitOnLeads(leads: LeadsService, webhooks: WebhooksService): LeadsService {
-  return {
-    ...leads,
-    async handoff(req) {
-      const r = await leads.handoff(req);
-      const l = r.lead;
-      if (r.created)
-        await webhooks.emit({
-          deploymentId: l.deploymentId,
-          type: "lead.created",
-          eventId: `msg_lead_${l.id}`,
-          data: {
-            lead: {
-              id: l.id,
-              email: l.email,
-              name: l.name,
-              message: l.message,
-              refused_question: l.refusedQuestion,
-              conversation_id: l.conversationId,
-              chat_log_id: l.chatLogId,
-              created_at: new Date(l.createdAt).toISOString(),
-            },
-          },
-        });
-      return r;
-    },
-  };
+/**
+ * lead.created: a visitor asked for a person (a repeat of the same handoff is not a new lead). The leads service
+ * calls this for each new lead, before it wakes the mail worker and answers the visitor.
+ */
+export function leadCreatedEmitter(webhooks: WebhooksService) {
+  return (l: Lead) =>
+    webhooks.emit({
+      deploymentId: l.deploymentId,
+      type: "lead.created",
+      eventId: `msg_lead_${l.id}`,
+      data: {
+        lead: {
+          id: l.id,
+          email: l.email,
+          name: l.name,
+          message: l.message,
+          refused_question: l.refusedQuestion,
+          conversation_id: l.conversationId,
+          chat_log_id: l.chatLogId,
+          created_at: new Date(l.createdAt).toISOString(),
+        },
+      },
+    });
 }
 
 /** feedback.negative: a visitor rated an answer not helpful (each rating of 0 is its own event). */
