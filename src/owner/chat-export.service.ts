@@ -40,6 +40,8 @@ const citationView = (c: Citation) => ({
   row_start: c.rowStart,
   row_end: c.rowEnd,
   heading_path: c.headingPath,
+  // the passage as the answer read it (kept since issue 22; older logs have none)
+  ...(c.quote ? { quote: c.quote } : {}),
 });
 
 /** One exported chat log: what the owner asked for, with names a spreadsheet or a script can read. */
