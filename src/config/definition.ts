@@ -172,6 +172,18 @@ export const definition = {
     doc: "Storage quota: bytes of uploaded documents one account may keep across its deployments (403 storage_quota_exceeded beyond).",
     parse: int(1024, 2 ** 50),
   }),
+  pushMaxDocuments: setting({
+    env: "DOCCHAT_PUSH_MAX_DOCUMENTS",
+    default: 1000,
+    doc: "Storage share of the deployment key (POST /api/v1/documents): documents pushed with the key that one deployment may keep. Key pushes never count against the owner's quota (DOCCHAT_ACCOUNT_MAX_*); the owner can set another share per deployment. Beyond it: 403 push_quota_exceeded.",
+    parse: int(0, 10_000_000),
+  }),
+  pushMaxBytes: setting({
+    env: "DOCCHAT_PUSH_MAX_BYTES",
+    default: 268_435_456,
+    doc: "Storage share of the deployment key: bytes of documents pushed with the key that one deployment may keep (403 push_quota_exceeded beyond; the owner can set another share per deployment).",
+    parse: int(0, 2 ** 50),
+  }),
   maxPages: setting({ env: "DOCCHAT_MAX_PAGES", default: 2000, doc: "Largest number of PDF pages accepted.", parse: int(1, 100_000) }),
   trainWaitMs: setting({
     env: "DOCCHAT_TRAIN_WAIT_MS",

@@ -47,6 +47,16 @@ export const errorCatalogue = {
     type: "insufficient_quota",
     message: "The account's document storage is full. Remove documents or ask the operator for a larger quota.",
   },
+  push_quota_exceeded: {
+    status: 403,
+    type: "insufficient_quota",
+    message: "The storage for documents pushed with this key is full. Remove pushed documents, or ask the owner for a larger share.",
+  },
+  owner_document: {
+    status: 403,
+    type: "permission_error",
+    message: "This document was added by the owner; the API key can only change documents pushed with a key.",
+  },
   not_trained: { status: 404, type: "not_found_error", message: "This assistant has no trained documents yet." },
   not_found: { status: 404, type: "not_found_error", message: "The requested item was not found." },
   method_not_allowed: { status: 405, type: "invalid_request_error", message: "This method is not allowed here." },
