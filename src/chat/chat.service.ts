@@ -10,6 +10,7 @@ import type { ChatEvent, ChatRequest, SourcesEvent } from "./chat.types.ts";
 import { checkHistory, checkMaxTokens, checkQuestion, checkTemperature, checkThreadKey } from "./chat-bounds.ts";
 import { mintCompletionId } from "./chat-ids.ts";
 import { citationsOf } from "./citations.ts";
+import { fitToContext } from "./prompt-budget.ts";
 import { resolveThread, type ThreadTurn } from "./conversation.ts";
 import { generateAnswer } from "./generate-answer.ts";
 import { groundQuestion, refineWithModel, thresholdFor } from "./ground-question.ts";
@@ -29,6 +30,8 @@ export interface ChatSettings {
   historyTurns: number;
   rewriteTimeoutMs: number;
   rewriteMaxTokens: number;
+  /** the model's context window: what it reads plus what it writes is cut to fit */
+  contextTokens: number;
 }
 
 export interface ChatDeps {
@@ -152,9 +155,17 @@ export function createChatService(deps: ChatDeps) {
     if (dep.kind === "private_gpt") {
       await ensureBalance(req.account.id);
       yield noSources(req.question);
-      const messages = buildPersonaPrompt({ persona: dep.persona, question: req.question, history: thread.history, lang: req.lang });
+      const fit = fitToContext({
+        ...generation,
+        contextTokens: s.contextTokens,
+        persona: dep.persona,
+        question: req.question,
+        passages: [],
+        history: thread.history,
+      });
+      const messages = buildPersonaPrompt({ persona: dep.persona, question: req.question, history: fit.history, lang: req.lang });
       yield* generated(
-        { ...generation, messages, question: req.question },
+        { ...generation, maxTokens: fit.maxTokens, messages, question: req.question },
         { searchQuery: req.question, sources: [], extra: { promptTokens: 0, completionTokens: 0 } },
         record,
       );
@@ -182,19 +193,32 @@ export function createChatService(deps: ChatDeps) {
     grounding = refined.grounding;
     const hits = grounding.retrieval.hits;
     // A model reads only the passages that themselves come near the bar; a quoting backend says what it quotes.
+    // What a model reads is cut to its context window (a quoting backend sends nothing anywhere).
     const threshold = thresholdFor(gs, grounding.retrieval);
-    const given = answerPassages(hits, threshold);
+    const near = answerPassages(hits, threshold);
     const confidence = isConfident(grounding.retrieval.relevance, threshold) ? "high" : "low";
+    const fitted = deps.backend.compose
+      ? { passages: near, history: thread.history, maxTokens: generation.maxTokens }
+      : fitToContext({
+          ...generation,
+          contextTokens: s.contextTokens,
+          persona: dep.persona,
+          question: req.question,
+          passages: near,
+          history: thread.history,
+        });
+    const given = fitted.passages;
     const messages = buildAnswerPrompt({
       persona: dep.persona,
       passages: given,
       question: req.question,
-      history: thread.history,
+      history: fitted.history,
       lang: req.lang,
     });
     const passages = given.map((h) => ({ text: h.text, source: h.source, headingPath: h.headingPath }));
     const genReq = {
       ...generation,
+      maxTokens: fitted.maxTokens,
       messages,
       passages,
       question: req.question,

@@ -57,6 +57,7 @@ export function createChatStack(deps: {
         historyTurns: 6,
         rewriteTimeoutMs: config.rewriteTimeoutMs,
         rewriteMaxTokens: 96,
+        contextTokens: config.llmContextTokens,
       },
     });
   // Evaluation (src/eval) asks through the same pipeline, but its turns are not visitors': nothing is recorded or charged.

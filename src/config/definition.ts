@@ -390,6 +390,12 @@ export const definition = {
     doc: "CPU threads for the local GGUF model (0 = automatic).",
     parse: int(0, 256),
   }),
+  llmContextTokens: setting({
+    env: "DOCCHAT_LLM_CONTEXT_TOKENS",
+    default: 4096,
+    doc: "The chat model's context window in tokens. What an answer sends to the model (persona, passages, history, question) plus its max_tokens is cut to fit it; the local GGUF model is loaded with this context size. Raise it for a model server with a larger window.",
+    parse: int(512, 1_048_576),
+  }),
   llmTimeoutMs: setting({
     env: "DOCCHAT_LLM_TIMEOUT_MS",
     default: 120_000,
