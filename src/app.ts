@@ -5,6 +5,7 @@ import { observeChat, observeDebits } from "./chat/observe-chat.ts";
 import { type Config, loadConfig } from "./config/index.ts";
 import { createDocumentsService } from "./documents/documents.service.ts";
 import { createTrainingWorker } from "./documents/training.worker.ts";
+import { createUploadAdmission } from "./documents/upload-admission.ts";
 import { checkVectorIndex, recordedEmbedder } from "./documents/vector-index.ts";
 import { createEvalService } from "./eval/eval.service.ts";
 import { DEFAULT_CHUNK_OPTIONS } from "./ingest/chunk.ts";
@@ -192,6 +193,15 @@ export async function createServices(config: Config, opts: { log?: Logger } = {}
       training,
       prepare: parsePool.prepare,
       spoolDir,
+    }),
+    /** Upload admission: spool budget and per-account backlog on arrival, then fair slots to parse and store. */
+    uploads: createUploadAdmission({
+      slots: config.maxConcurrentUploads,
+      slotsPerAccount: config.uploadsPerAccount,
+      backlogPerAccount: config.uploadBacklogPerAccount,
+      spoolMaxBytes: config.spoolMaxBytes,
+      spoolDir,
+      spoolReserveBytes: 2 * config.maxUploadBytes,
     }),
     mail,
     leads: createLeadsService({

@@ -157,8 +157,38 @@ export const definition = {
   maxConcurrentUploads: setting({
     env: "DOCCHAT_MAX_CONCURRENT_UPLOADS",
     default: 4,
-    doc: "Document uploads received and parsed at once (each streams to a spool file and takes a parser); one more is refused with 503 overloaded and Retry-After.",
+    doc: "Document uploads parsed and stored at once, all accounts together. More wait their turn, accounts in turn (receiving a body takes no slot).",
     parse: int(1, 1000),
+  }),
+  uploadsPerAccount: setting({
+    env: "DOCCHAT_UPLOADS_PER_ACCOUNT",
+    default: 2,
+    doc: "Of DOCCHAT_MAX_CONCURRENT_UPLOADS, how many one account may hold while other accounts' uploads wait.",
+    parse: int(1, 1000),
+  }),
+  uploadBacklogPerAccount: setting({
+    env: "DOCCHAT_UPLOAD_BACKLOG_PER_ACCOUNT",
+    default: 64,
+    doc: "Uploads one account may have in progress at once (arriving, waiting for a slot or being stored); one more is refused with 503 overloaded and Retry-After.",
+    parse: int(1, 100_000),
+  }),
+  spoolMaxBytes: setting({
+    env: "DOCCHAT_SPOOL_MAX_BYTES",
+    default: 1_073_741_824,
+    doc: "Bytes of upload bodies held in the spool folder at once (declared lengths; the largest upload when none is declared). An upload that would pass it, or leave less than twice the largest upload free on the disk, is refused with 503 overloaded and Retry-After.",
+    parse: int(1024, 2 ** 50),
+  }),
+  uploadMinBytesPerSecond: setting({
+    env: "DOCCHAT_UPLOAD_MIN_BYTES_PER_SECOND",
+    default: 16_384,
+    doc: "After its first DOCCHAT_UPLOAD_RATE_GRACE_SECONDS, an upload body must keep arriving at this average rate; a slower one is cut off with 408 upload_too_slow, so trickled uploads cannot hold the server.",
+    parse: int(1, 1 << 30),
+  }),
+  uploadRateGraceSeconds: setting({
+    env: "DOCCHAT_UPLOAD_RATE_GRACE_SECONDS",
+    default: 10,
+    doc: "Seconds an upload body may take before DOCCHAT_UPLOAD_MIN_BYTES_PER_SECOND applies (a slow start, a proxy's buffering).",
+    parse: int(1, 3600),
   }),
   accountMaxDocuments: setting({
     env: "DOCCHAT_ACCOUNT_MAX_DOCUMENTS",

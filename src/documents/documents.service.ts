@@ -280,7 +280,11 @@ export function createDocumentsService(deps: {
 
   return {
     waitFor,
-    async push(input: PushInput, opts: { waitMs?: number } = {}): Promise<PushResult> {
+    /**
+     * Stores one document; `admit` (upload admission) is awaited before it is parsed and its release called once
+     * it is stored, so the slot is not held while the push waits for training.
+     */
+    async push(input: PushInput, opts: { waitMs?: number; admit?: () => Promise<() => void> } = {}): Promise<PushResult> {
       const key = ++readingSeq;
       const entry = {
         deploymentId: input.deploymentId,
@@ -295,13 +299,19 @@ export function createDocumentsService(deps: {
         input.onProgress?.(done, total, phase);
       };
       let staged: Staged | PushResult;
+      let doc: DocumentRecord;
+      const release = (await opts.admit?.()) ?? (() => {});
       try {
-        staged = await withFile(input, (path) => stage({ ...input, onProgress }, path));
+        try {
+          staged = await withFile(input, (path) => stage({ ...input, onProgress }, path));
+        } finally {
+          reading.delete(key);
+        }
+        if (!("record" in staged)) return staged;
+        doc = await documents.insert(staged.record);
       } finally {
-        reading.delete(key);
+        release();
       }
-      if (!("record" in staged)) return staged;
-      const doc = await documents.insert(staged.record);
       if (!input.train) return { document: doc, unchanged: false, outcome: "stored" };
       await deps.trainingStore.refreshStatus(input.deploymentId);
       deps.training.kick();

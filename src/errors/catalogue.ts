@@ -76,6 +76,11 @@ export const errorCatalogue = {
     type: "invalid_request_error",
     message: "Contacting a person is offered only after a question the assistant could not answer.",
   },
+  upload_too_slow: {
+    status: 408,
+    type: "invalid_request_error",
+    message: "The upload arrived too slowly and was cut off. Please try again on a faster connection.",
+  },
   payload_too_large: { status: 413, type: "invalid_request_error", message: "The request or file is too large." },
   request_header_too_large: {
     status: 431,

@@ -53,23 +53,6 @@ function declaredLength(request: Request): number {
   return Number.isFinite(n) ? n : 0;
 }
 
-/** Uploads stream to spool files and are parsed and stored in the parse pool: only so many at once. */
-function createUploadSlots(max: number) {
-  let inUse = 0;
-  return {
-    acquire(): () => void {
-      if (inUse >= max)
-        throw appError("overloaded", { message: "Too many uploads at once. Please try again shortly.", headers: { "retry-after": "5" } });
-      inUse++;
-      let released = false;
-      return () => {
-        if (!released) inUse--;
-        released = true;
-      };
-    },
-  };
-}
-
 function hasFormBody(request: Request): boolean {
   const t = request.headers.get("content-type") ?? "";
   return request.method !== "GET" && request.method !== "HEAD" && /form/i.test(t);
@@ -90,7 +73,6 @@ export function createServer(services: Services) {
   });
   const state = createRequestState();
   const metricsOn = config.metricsToken !== "";
-  const uploads = createUploadSlots(config.maxConcurrentUploads);
 
   const runGate = async (request: Request, url: URL, headers: Record<string, string | number>, ip: string, bodyKey?: unknown) => {
     const st = state.get(request);
@@ -155,19 +137,26 @@ export function createServer(services: Services) {
       const path = pathOf(request.url);
       const upload = (st.endpoint === "v1.documents" && request.method === "POST") || isOwnerUpload(path);
       // The owner's session cookie is checked before an upload body is read, as the API key is for visitors.
-      if (isOwnerUpload(path) && !(await services.sessions.authenticate(readCookie(request, SESSION_COOKIE)))) {
-        throw appError("unauthorized", { message: "Your session has ended. Please sign in again." });
-      }
+      const owner = isOwnerUpload(path) ? await services.sessions.authenticate(readCookie(request, SESSION_COOKIE)) : null;
+      if (isOwnerUpload(path) && !owner) throw appError("unauthorized", { message: "Your session has ended. Please sign in again." });
       // Until the gate has passed (the key may be a form field), no more than a small body is read.
       const gated = !st.endpoint || st.gate !== undefined;
       const limit = !gated ? config.maxBodyBytes : upload ? config.maxUploadBytes : config.maxBodyBytes;
-      if (upload && gated) st.release = uploads.acquire();
+      // an upload takes its place in the account's backlog and its share of the spool before a byte is read
+      const uploader = owner?.account.id ?? st.gate?.account.id;
+      if (upload && gated && uploader !== undefined) st.release = services.uploads.enter(uploader, declaredLength(request) || limit);
       let body: Record<string, unknown> = {};
       let failure: unknown = null;
       try {
-        // a gated upload streams to the spool folder instead of memory (deleted after the response); an
-        // ungated one may only be small, since its key can't have been checked yet
-        body = upload && gated ? await readUploadBody(request, limit, services.spoolDir) : await parseBody(request, limit);
+        // a gated upload streams to the spool folder instead of memory (deleted after the response), at a
+        // minimum rate; an ungated one may only be small, since its key can't have been checked yet
+        body =
+          upload && gated
+            ? await readUploadBody(request, limit, services.spoolDir, {
+                bytesPerSecond: config.uploadMinBytesPerSecond,
+                graceMs: config.uploadRateGraceSeconds * 1000,
+              })
+            : await parseBody(request, limit);
       } catch (e) {
         failure = e;
       }

@@ -47,9 +47,12 @@ function trainingFailure(d: DocumentRecord) {
 export function documentsRoutes(services: Services, state: RequestStates) {
   return new Elysia({ name: "documents" })
     .post("/api/v1/documents", async ({ request, body, set }) => {
-      const { deployment } = state.gateOf(request);
+      const { deployment, account } = state.gateOf(request);
       const fields = await readPushFields((body ?? {}) as Record<string, unknown>);
-      const r = await services.documents.push({ deploymentId: deployment.id, ...fields, origin: "key" });
+      const r = await services.documents.push(
+        { deploymentId: deployment.id, ...fields, origin: "key" },
+        { admit: () => services.uploads.slot(account.id, request.signal) },
+      );
       if (r.outcome === "failed") throw trainingFailure(r.document);
       set.status = statusFor[r.outcome];
       const training = await services.deployments.trainingStatus(deployment.id);
@@ -63,7 +66,8 @@ export function documentsRoutes(services: Services, state: RequestStates) {
       const { deployment } = state.gateOf(request);
       const d = await services.documents.getOrThrow(params.id, deployment.id);
       // a push's status_url shows key pushes; the owner's documents only to a key the owner let manage them
-      if (d.origin !== "key" && !deployment.keyManagesDocuments) throw appError("not_found", { message: "No such document.", param: "document" });
+      if (d.origin !== "key" && !deployment.keyManagesDocuments)
+        throw appError("not_found", { message: "No such document.", param: "document" });
       return { object: "document", ...documentView(d) };
     })
     .delete("/api/v1/documents/:id", async ({ request, params }) => {
