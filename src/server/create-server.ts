@@ -22,6 +22,7 @@ import { mcpRoutes } from "./routes/mcp.routes.ts";
 import { isOwnerUpload, ownerRoutes } from "./routes/owner.routes.ts";
 import { responsesRoutes } from "./routes/responses.routes.ts";
 import { widgetRoutes } from "./routes/widget.routes.ts";
+import { queryOf, refuseUnstorable } from "./unstorable-text.ts";
 import { readUploadBody, releaseUpload } from "./upload-body.ts";
 
 const CORS = {
@@ -107,7 +108,10 @@ export function createServer(services: Services) {
         if (api) await gate.limitByAddress({ name: "head", limit: UNKNOWN_API_LIMIT, clientIp: st.clientIp, headers });
         throw appError("request_header_too_large", { message: `The request's address and headers must be under ${MAX_HEAD_BYTES} bytes.` });
       }
-      if (!api) return;
+      if (!api) {
+        if (path.startsWith("/owner/")) refuseUnstorable(queryOf(request.url));
+        return;
+      }
       const limit = st.endpoint ? endpoints[st.endpoint].limit : UNKNOWN_API_LIMIT;
       if (request.method === "OPTIONS") {
         await gate.limitByAddress({ name: st.endpoint ?? "api", limit, clientIp: st.clientIp, headers, peek: true });
@@ -131,6 +135,7 @@ export function createServer(services: Services) {
           throw e;
         }
       }
+      if (st.endpoint) refuseUnstorable(queryOf(request.url));
     })
     .onParse(async ({ request, set }) => {
       const st = state.get(request);
@@ -168,6 +173,7 @@ export function createServer(services: Services) {
         throw e;
       }
       if (failure) throw failure;
+      refuseUnstorable(body);
       return body;
     })
     .onError(({ code, error, request, set }) => {
