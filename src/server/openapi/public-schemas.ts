@@ -38,7 +38,7 @@ export const modelListSchema = t.Object({
       id: t.String({ description: "the deployment id" }),
       object: t.Literal("model"),
       created: t.Integer(),
-      owned_by: t.String(),
+      owned_by: t.String({ description: 'always "docchat" (never derived from the owner\'s account)' }),
     }),
   ),
 });
