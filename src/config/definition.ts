@@ -332,6 +332,18 @@ export const definition = {
     doc: "Time allowed for one embeddings (or rerank) request before it is retried.",
     parse: int(100, 600_000),
   }),
+  modelCircuitFailures: setting({
+    env: "DOCCHAT_MODEL_CIRCUIT_FAILURES",
+    default: 3,
+    doc: "Consecutive failures (timeouts, refused connections, 5xx, oversized replies) after which a model server's circuit opens: embeddings and rerank calls then fail at once (answers use keyword retrieval, no rerank) and the chat model's with 503 backend_down, until a probe succeeds. Shown by doctor and in metrics.",
+    parse: int(1, 1000),
+  }),
+  modelCircuitCoolDownMs: setting({
+    env: "DOCCHAT_MODEL_CIRCUIT_COOLDOWN_MS",
+    default: 30_000,
+    doc: "How long an open circuit fails calls at once before one call goes through as a probe (half-open).",
+    parse: int(100, 3_600_000),
+  }),
   embeddingsRetries: setting({
     env: "DOCCHAT_EMBEDDINGS_RETRIES",
     default: 3,

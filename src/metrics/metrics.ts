@@ -1,4 +1,5 @@
 import { Counter, Gauge, Histogram, Registry } from "prom-client";
+import type { CircuitSnapshot } from "../net/circuit-breaker.ts";
 
 export type AnswerOutcome = "answered" | "refused" | "correction" | "error";
 
@@ -15,7 +16,7 @@ const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10
  * The Prometheus registry of one running service, built once by the composition root (never the library's
  * global registry, so two services in one process — tests — never share counters).
  */
-export function createMetrics(deps: { depths: QueueDepths; webhookOutbox?: () => Promise<number> }) {
+export function createMetrics(deps: { depths: QueueDepths; webhookOutbox?: () => Promise<number>; circuits?: () => CircuitSnapshot[] }) {
   const registry = new Registry();
   const registers = [registry];
   const requests = new Counter({
@@ -83,6 +84,16 @@ export function createMetrics(deps: { depths: QueueDepths; webhookOutbox?: () =>
         this.set(await webhookOutbox());
       },
     });
+
+  new Gauge({
+    name: "docchat_model_circuit_open",
+    help: "1 while a model server's circuit is open or half-open (calls to it fail at once), by server: embeddings, rerank, llm.",
+    labelNames: ["server"] as const,
+    registers,
+    collect() {
+      for (const c of deps.circuits?.() ?? []) this.set({ server: c.name }, c.state === "closed" ? 0 : 1);
+    },
+  });
 
   return {
     contentType: registry.contentType,
