@@ -9,7 +9,7 @@ const PER_TURN_TOKENS = 8;
 /**
  * Cuts what goes to the model to its context window: max_tokens takes at most half of it, then the passages
  * (in rank order; the first one is cut to what is left rather than dropped), then the most recent turns of
- * history that still fit. Nothing is cut when everything fits.
+ * history that still fit. Nothing is cut when everything fits. `cost` estimates the call: the prompt plus max_tokens.
  */
 export function fitToContext<P extends PromptPassage>(input: {
   contextTokens: number;
@@ -18,7 +18,7 @@ export function fitToContext<P extends PromptPassage>(input: {
   question: string;
   passages: P[];
   history: PromptTurn[];
-}): { passages: P[]; history: PromptTurn[]; maxTokens: number } {
+}): { passages: P[]; history: PromptTurn[]; maxTokens: number; cost: number } {
   const maxTokens = Math.max(1, Math.min(input.maxTokens, Math.floor(input.contextTokens / 2)));
   let left = input.contextTokens - maxTokens - FRAME_TOKENS - estimateTokens(input.persona) - estimateTokens(input.question);
   const passages: P[] = [];
@@ -39,7 +39,8 @@ export function fitToContext<P extends PromptPassage>(input: {
     history.unshift(t);
     left -= cost;
   }
-  return { passages, history, maxTokens };
+  // what the call may cost, estimated: the prompt as cut plus the whole max_tokens
+  return { passages, history, maxTokens, cost: input.contextTokens - Math.max(0, left) };
 }
 
 /** The longest prefix of `text` within `tokens`, ended at a word boundary when there is one. */
