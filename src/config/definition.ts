@@ -230,7 +230,7 @@ export const definition = {
   parseTimeoutMs: setting({
     env: "DOCCHAT_PARSE_TIMEOUT_MS",
     default: 60_000,
-    doc: "Wall-clock limit for parsing one document.",
+    doc: "CPU time allowed for parsing one document (its parser process's, on Linux; elsewhere the clock). On a busy machine a document waiting for the CPU is not charged for it; five times this on the clock stops a parser stuck without using the CPU. Past it: 422 document_too_complex.",
     parse: int(1000, 3_600_000),
   }),
   parseMemoryMb: setting({

@@ -98,6 +98,17 @@ export const errorCatalogue = {
     type: "invalid_request_error",
     message: "The document is encrypted. Upload an unencrypted copy.",
   },
+  document_too_complex: {
+    status: 422,
+    type: "invalid_request_error",
+    message:
+      "The document needs more memory or processing time to read than this server allows for one document. Split it into smaller files.",
+  },
+  parse_failed: {
+    status: 503,
+    type: "server_error",
+    message: "The document could not be read because of a problem on the server, not with the file. Please try again shortly.",
+  },
   no_extractable_text: {
     status: 422,
     type: "invalid_request_error",

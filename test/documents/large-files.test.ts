@@ -126,7 +126,7 @@ test("a document whose parse outlives the limit fails alone: its worker is repla
     };
     const [hostile, ...others] = await Promise.all([push(pdf), push(notes(1)), push(notes(2))]);
     expect(hostile.status).toBe(422);
-    expect(((await hostile.json()) as { error: { code: string } }).error.code).toBe("document_unreadable");
+    expect(((await hostile.json()) as { error: { code: string } }).error.code).toBe("document_too_complex");
     for (const r of others) expect(((await r.json()) as { status: string }).status).toBe("completed");
     const after = await push(notes(3));
     expect(after.status).toBe(200);
