@@ -6,6 +6,7 @@ import { parseBody } from "./body.ts";
 import { endpointFor, endpointPath, endpoints, isNative } from "./endpoints.ts";
 import { toErrorResponse } from "./error-response.ts";
 import { createGate, extractKey, type GateResult } from "./gate.ts";
+import { MAX_HEAD_BYTES } from "./head-limit.ts";
 import { readCookie, SESSION_COOKIE } from "./owner-guard.ts";
 import { pathOf } from "./path-of.ts";
 import { createRequestState } from "./request-state.ts";
@@ -33,11 +34,6 @@ const CORS = {
   "access-control-max-age": "600",
 };
 
-/**
- * Bun refuses a request head over its own limit (16 KiB, or --max-http-header-size) with a bare 431; below
- * that, this limit answers in the error shape with rate-limit headers. The binary raises Bun's limit.
- */
-const MAX_HEAD_BYTES = 12 * 1024;
 /** Requests to unknown /api paths, per address per minute. */
 const UNKNOWN_API_LIMIT = 120;
 
