@@ -5,10 +5,19 @@ import type { Account, AccountsStore, LoginAttemptsStore, OwnerSessionsStore } f
 
 /**
  * Failed sign-ins per rolling minute: for one email from one address (whether or not the account exists), and
- * from one address over all emails. Limiting per email+address (not per email alone) means a stranger elsewhere
- * cannot lock the owner out; the operator clears a limit with `docchat account unlock`.
+ * from one address over all emails; and per rolling quarter hour for one email from all addresses, so guessers
+ * spread over many addresses are stopped too. That last limit spares the addresses the account signed in from in
+ * the last 30 days, so strangers cannot lock the owner out; the operator clears a limit with `docchat account
+ * unlock`.
  */
-export const LOGIN_LIMITS = { perAccountAndIp: 5, perIp: 20, windowMs: 60_000 } as const;
+export const LOGIN_LIMITS = {
+  perAccountAndIp: 5,
+  perIp: 20,
+  windowMs: 60_000,
+  perAccount: 20,
+  accountWindowMs: 15 * 60_000,
+  knownForMs: 30 * 24 * 3600_000,
+} as const;
 export const PASSWORD_MIN = 8;
 const PASSWORD_MAX = 1024;
 
@@ -46,14 +55,22 @@ export function createSessionsService(deps: {
   const throttle = async (email: string, ip: string): Promise<void> => {
     const at = now();
     const since = at - LOGIN_LIMITS.windowMs;
-    const verdict = await deps.attempts.attempt(email, ip, at, since, { pair: LOGIN_LIMITS.perAccountAndIp, ip: LOGIN_LIMITS.perIp });
+    const verdict = await deps.attempts.attempt(email, ip, at, since, {
+      pair: LOGIN_LIMITS.perAccountAndIp,
+      ip: LOGIN_LIMITS.perIp,
+      account: { limit: LOGIN_LIMITS.perAccount, since: at - LOGIN_LIMITS.accountWindowMs, knownSince: at - LOGIN_LIMITS.knownForMs },
+    });
     if (!verdict.allowed) {
+      const window = verdict.by === "account" ? LOGIN_LIMITS.accountWindowMs : LOGIN_LIMITS.windowMs;
       throw appError("rate_limited", {
-        message: "Too many sign-in attempts. Wait a minute and try again.",
-        headers: { "retry-after": String(Math.max(1, Math.ceil(((verdict.oldest ?? at) + LOGIN_LIMITS.windowMs - at) / 1000))) },
+        message:
+          verdict.by === "account"
+            ? "Too many sign-in attempts for this account. Sign in from an address you used before, or wait and try again."
+            : "Too many sign-in attempts. Wait a minute and try again.",
+        headers: { "retry-after": String(Math.max(1, Math.ceil(((verdict.oldest ?? at) + window - at) / 1000))) },
       });
     }
-    if (Math.random() < 0.01) await deps.attempts.prune(since);
+    if (Math.random() < 0.01) await deps.attempts.prune(at - LOGIN_LIMITS.accountWindowMs, at - LOGIN_LIMITS.knownForMs);
   };
 
   return {
