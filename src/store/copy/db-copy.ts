@@ -16,6 +16,7 @@ import { serverHoldingDataDir } from "../data-dir-lock.ts";
 import { createPgChunkIndex, type PgChunkIndex } from "../postgres/chunk-index.pg.ts";
 import { migratePg } from "../postgres/migrate.pg.ts";
 import { describePgUrl } from "../postgres/pg-store.ts";
+import { pgConnectOptions } from "../postgres/pg-url.ts";
 import { closeDatabase, openDatabase } from "../sqlite/db.ts";
 
 /**
@@ -384,7 +385,7 @@ export async function copySqliteToPg(dataDir: string, url: string, opts: CopyOpt
     );
   }
   const db = await openDatabase(from);
-  const sql = new SQL(url, { max: 2 });
+  const sql = new SQL(url, { ...pgConnectOptions(url), max: 2 });
   try {
     // one read transaction: every table from the same moment, whatever CLI commands write meanwhile
     db.run("BEGIN");
