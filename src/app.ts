@@ -64,7 +64,12 @@ export async function createServices(config: Config, opts: { log?: Logger } = {}
     statusFile: join(config.dataDir, CIRCUIT_STATUS_FILE),
     log,
   });
-  const metrics = createMetrics({ depths: repos.queueDepths, webhookOutbox: () => repos.webhooks.depth(), circuits: circuits.snapshots });
+  const metrics = createMetrics({
+    depths: repos.queueDepths,
+    webhookOutbox: () => repos.webhooks.depth(),
+    circuits: circuits.snapshots,
+    enabled: config.metricsToken !== "",
+  });
   // The embedder loads lazily (CLI commands that don't need it stay fast) and once. An embeddings server that
   // can't be reached while nothing tells its dimension leaves it unloaded: the next caller tries again.
   let embedderPromise: Promise<Embedder | null> | null = null;

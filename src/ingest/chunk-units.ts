@@ -17,7 +17,12 @@ export interface Unit {
   header?: string;
 }
 
-const SENTENCES = new Intl.Segmenter("en", { granularity: "sentence" });
+// made on first use: building a segmenter loads ICU's break rules (~50–100 ms), which start-up need not wait for
+let sentences: Intl.Segmenter | null = null;
+const sentenceSegmenter = () => {
+  sentences ??= new Intl.Segmenter("en", { granularity: "sentence" });
+  return sentences;
+};
 
 export function blockToUnits(block: Block, index: number, budget: number, pieceTokens: number, csvHeader?: string): Unit[] {
   const base = { block: index, page: block.page, row: block.row };
@@ -42,7 +47,7 @@ export function blockToUnits(block: Block, index: number, budget: number, pieceT
     return lines.map((l) => ({ ...base, ...l, kind: "line", joiner: "\n" }));
   }
   if (estimateTokens(block.text) <= budget) return [{ ...base, text: block.text, kind: "whole", joiner: " " }];
-  const sentences = [...SENTENCES.segment(block.text)].map((s) => s.segment.trim()).filter(Boolean);
+  const sentences = [...sentenceSegmenter().segment(block.text)].map((s) => s.segment.trim()).filter(Boolean);
   return sentences
     .flatMap((s) => (estimateTokens(s) <= budget ? [s] : splitText(s, pieceTokens, pieceTokens)))
     .map((text) => ({ ...base, text, kind: "sentence", joiner: " " }));

@@ -4,7 +4,7 @@ import type { Subprocess } from "bun";
 import { appError, errorCatalogue } from "../errors/index.ts";
 import type { ChunkOptions } from "./chunk.ts";
 import { PARSE_WORKER_COMMAND, type PreparedMeta, type PrepareJob, type WorkerMessage } from "./parse-worker-protocol.ts";
-import { PART_CHARS, splitPreparedLines } from "./prepare.ts";
+import { PART_CHARS, splitPreparedLines } from "./prepared-lines.ts";
 import type { OcrOptions } from "./types.ts";
 import { readResidentBytesNow, watchCpuTime, watchResidentMemory, withAddressSpaceLimit } from "./worker-watchdog.ts";
 

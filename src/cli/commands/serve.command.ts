@@ -32,6 +32,8 @@ export const serveCommand: Command = {
   summary: "Run the HTTP service (GET /health answers 200 when ready).",
   options: {},
   async run(ctx) {
+    // start-up phases since the process started (performance.now() counts from there), in the listening line
+    const phases: Record<string, number> = { loaded_ms: Math.round(performance.now()) };
     // Held until the process exits (after the runner's services.close() has checkpointed the WAL), so
     // `docchat restore` and a second server refuse this data dir meanwhile.
     ensurePrivateDir(ctx.config.dataDir);
@@ -44,8 +46,10 @@ export const serveCommand: Command = {
     });
     const signalled = waitForShutdownSignal(() => cutNow());
     const services = await ctx.services();
+    phases.services_ms = Math.round(performance.now());
     // Refuses to start on an index built by another embedder (names the reindex command).
     await services.startWorkers();
+    phases.workers_ms = Math.round(performance.now());
     const app = listenOrThrow(createServer(services), {
       port: ctx.config.port,
       hostname: ctx.config.host,
@@ -55,10 +59,12 @@ export const serveCommand: Command = {
       maxRequestBodySize: Number.MAX_SAFE_INTEGER,
     });
     const port = app.server?.port;
+    phases.listening_ms = Math.round(performance.now());
     services.log.info("docchat listening", {
       url: `http://${ctx.config.host}:${port}`,
       data: ctx.config.dataDir,
       store: ctx.config.databaseUrl ? `postgresql ${describePgUrl(ctx.config.databaseUrl)}` : "sqlite",
+      startup: phases,
     });
     // What a first-time operator opens next: the console, where they sign in with their account's email and password.
     const local = ["0.0.0.0", "::", ""].includes(ctx.config.host)
