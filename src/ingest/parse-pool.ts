@@ -183,7 +183,8 @@ export function createParsePool(opts: ParsePoolOptions) {
       return;
     }
     finishJob(slot);
-    if (!m.ok) p.reject(appError(m.code in errorCatalogue ? m.code : "document_unreadable"));
+    if (!m.ok)
+      p.reject(m.code in errorCatalogue ? appError(m.code, m.message ? { message: m.message } : {}) : appError("document_unreadable"));
     else if (m.inline !== undefined) p.resolve({ meta: m.meta, inline: m.inline });
     else p.resolve({ meta: m.meta, file: { path: p.job.output, offsets: m.offsets ?? [0] } });
     afterJob(slot);

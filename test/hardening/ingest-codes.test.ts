@@ -58,6 +58,37 @@ describe("with the default parse limits", () => {
   }, 120_000);
 });
 
+describe("files that are not what their name or content says (new users' mistakes)", () => {
+  let srv: TestServer;
+  let key: string;
+  beforeAll(async () => {
+    srv = await startTestServer();
+    key = (await srv.seed()).apiKey;
+  });
+  afterAll(() => srv.stop());
+
+  test("a text file named fake.pdf is refused with 415 saying it holds plain text, not stored as TXT", async () => {
+    const r = await push(srv, key, new File(["Opening hours are nine to five."], "fake.pdf"));
+    expect(r.status).toBe(415);
+    const { error } = (await r.json()) as { error: { code: string; message: string } };
+    expect(error.code).toBe("unsupported_document");
+    expect(error.message).toContain("named .pdf but holds plain text");
+    // the same text under its real name is welcome
+    expect((await push(srv, key, new File(["Opening hours are nine to five."], "hours.txt"))).status).toBe(201);
+  });
+
+  test("an HTML page is refused with 415 naming what to upload instead, whatever it is called", async () => {
+    const page = "<!DOCTYPE html>\n<html><head><title>Hours</title></head><body><p>Open nine to five.</p></body></html>";
+    for (const name of ["hours.html", "hours.txt"]) {
+      const r = await push(srv, key, new File([page], name));
+      expect(r.status).toBe(415);
+      const { error } = (await r.json()) as { error: { code: string; message: string } };
+      expect(error).toMatchObject({ code: "unsupported_document" });
+      expect(error.message).toContain("HTML pages are not supported");
+    }
+  });
+});
+
 test("a document that needs more memory than a parse may take is 422 document_too_complex, not no_extractable_text", async () => {
   const srv = await startTestServer({ DOCCHAT_PARSE_MEMORY_MB: "160", DOCCHAT_PARSE_WORKERS: "1" });
   try {

@@ -117,7 +117,7 @@ describe("chunkDocument", () => {
       expect(c.rowStart).toBe(1);
     }
     expect(chunks.at(-1)?.text.endsWith(`c${columns - 1}: v${columns - 1}`)).toBe(true);
-  });
+  }, 60_000);
 
   test("no chunk of any format passes the hard cap, whatever its blocks look like", () => {
     const long = "word ".repeat(20_000);
