@@ -5,7 +5,14 @@ import type { Config } from "../config/index.ts";
 import { appError } from "../errors/index.ts";
 import { discardPrepared, type PreparedDocument, type PrepareRequest, preparedParts } from "../ingest/parse-pool.ts";
 import { yieldToLoop } from "../shared/yield-to-loop.ts";
-import type { DeploymentsStore, DocumentRecord, DocumentsStore, NewDocument, TrainingStore } from "../store/contract/index.ts";
+import type {
+  DeploymentsStore,
+  DocumentOrigin,
+  DocumentRecord,
+  DocumentsStore,
+  NewDocument,
+  TrainingStore,
+} from "../store/contract/index.ts";
 import type { TrainingWorker } from "./training.worker.ts";
 
 export type PrepareFn = (request: PrepareRequest) => Promise<PreparedDocument>;
@@ -18,6 +25,12 @@ export interface PushInput {
   bytes?: Uint8Array;
   train: boolean;
   replace: boolean;
+  /**
+   * owner: the console or the CLI; key: the deployment key (public in the widget), which may replace only what
+   * was pushed with a key, is compared only with that (`unchanged`), and is bounded by the deployment's push share.
+   * Default: owner (every caller but the public push endpoint acts for the owner).
+   */
+  origin?: DocumentOrigin;
   /** pages parsed so far (or, "ocr", scanned pages read so far), while the parse pool works on it */
   onProgress?: (done: number, total: number, phase?: "ocr") => void;
 }
@@ -93,9 +106,14 @@ export function createDocumentsService(deps: {
   let readingSeq = 0;
   const spoolPath = () => join(deps.spoolDir, `upload-${process.pid}-${++spoolSeq}-${randomBytes(6).toString("hex")}`);
 
-  /** Same name, same content, not failed: nothing to add. */
+  /**
+   * Same name, same content, not failed: nothing to add. A key push is compared only with key pushes, so
+   * `unchanged` never confirms a guess about the owner's documents.
+   */
   async function unchangedResult(input: PushInput, name: string, hash: string): Promise<PushResult | null> {
-    const same = (await documents.findByName(input.deploymentId, name)).find((d) => d.contentHash === hash && d.status !== "failed");
+    const same = (await documents.findByName(input.deploymentId, name)).find(
+      (d) => d.contentHash === hash && d.status !== "failed" && (input.origin !== "key" || d.origin === "key"),
+    );
     if (!same) return null;
     if (input.train && same.status === "stored") {
       await documents.queueDeployment(input.deploymentId);
@@ -136,6 +154,7 @@ export function createDocumentsService(deps: {
         kind: prepared.meta.kind,
         contentHash: hash,
         size,
+        origin: input.origin ?? "owner",
         pages: prepared.meta.pages,
         queue: input.train,
         replaceOnTrain: input.replace,
@@ -220,11 +239,31 @@ export function createDocumentsService(deps: {
     });
   }
 
-  /** Per-account quotas, checked before the file is parsed or stored. A replacing push doesn't count what it replaces. */
+  /**
+   * Quotas, checked before the file is parsed or stored; a replacing push doesn't count what it replaces. The
+   * owner's uploads count against the account's quota; key pushes against the deployment's push share only, so
+   * a public key can never fill the owner's storage.
+   */
   async function checkQuota(input: PushInput, name: string, size: number): Promise<void> {
-    const accountId = (await deps.deployments.findById(input.deploymentId))?.accountId;
-    if (accountId === undefined) throw appError("not_found", { message: "No such deployment.", param: "deployment" });
-    const used = await documents.accountUsage(accountId, input.replace ? { deploymentId: input.deploymentId, name } : null);
+    const deployment = await deps.deployments.findById(input.deploymentId);
+    if (!deployment) throw appError("not_found", { message: "No such deployment.", param: "deployment" });
+    if (input.origin === "key") {
+      const used = await documents.pushUsage(input.deploymentId, input.replace ? name : null);
+      const maxDocuments = deployment.pushMaxDocuments ?? config.pushMaxDocuments;
+      const maxBytes = deployment.pushMaxBytes ?? config.pushMaxBytes;
+      if (used.documents + 1 > maxDocuments)
+        throw appError("push_quota_exceeded", {
+          param: "documents",
+          message: `Documents pushed with this key are limited to ${maxDocuments} in this deployment. Remove pushed documents to add more.`,
+        });
+      if (used.bytes + size > maxBytes)
+        throw appError("push_quota_exceeded", {
+          param: "bytes",
+          message: `Documents pushed with this key are limited to ${maxBytes} bytes in this deployment. Remove pushed documents to make room.`,
+        });
+      return;
+    }
+    const used = await documents.accountUsage(deployment.accountId, input.replace ? { deploymentId: input.deploymentId, name } : null);
     if (used.documents + 1 > config.accountMaxDocuments) {
       throw appError("storage_quota_exceeded", {
         param: "documents",
@@ -241,7 +280,11 @@ export function createDocumentsService(deps: {
 
   return {
     waitFor,
-    async push(input: PushInput, opts: { waitMs?: number } = {}): Promise<PushResult> {
+    /**
+     * Stores one document; `admit` (upload admission) is awaited before it is parsed and its release called once
+     * it is stored, so the slot is not held while the push waits for training.
+     */
+    async push(input: PushInput, opts: { waitMs?: number; admit?: () => Promise<() => void> } = {}): Promise<PushResult> {
       const key = ++readingSeq;
       const entry = {
         deploymentId: input.deploymentId,
@@ -256,13 +299,19 @@ export function createDocumentsService(deps: {
         input.onProgress?.(done, total, phase);
       };
       let staged: Staged | PushResult;
+      let doc: DocumentRecord;
+      const release = (await opts.admit?.()) ?? (() => {});
       try {
-        staged = await withFile(input, (path) => stage({ ...input, onProgress }, path));
+        try {
+          staged = await withFile(input, (path) => stage({ ...input, onProgress }, path));
+        } finally {
+          reading.delete(key);
+        }
+        if (!("record" in staged)) return staged;
+        doc = await documents.insert(staged.record);
       } finally {
-        reading.delete(key);
+        release();
       }
-      if (!("record" in staged)) return staged;
-      const doc = await documents.insert(staged.record);
       if (!input.train) return { document: doc, unchanged: false, outcome: "stored" };
       await deps.trainingStore.refreshStatus(input.deploymentId);
       deps.training.kick();
@@ -358,9 +407,10 @@ export function createDocumentsService(deps: {
       if (!d) throw appError("not_found", { message: "No such document.", param: "document" });
       return d;
     },
-    /** Removes the document and all its index rows in one transaction. */
-    async remove(id: string, deploymentId: string): Promise<DocumentRecord> {
+    /** Removes the document and all its index rows in one transaction. The key removes only key pushes. */
+    async remove(id: string, deploymentId: string, by: DocumentOrigin = "owner"): Promise<DocumentRecord> {
       const d = await this.getOrThrow(id, deploymentId);
+      if (by === "key" && d.origin !== "key") throw appError("owner_document", { param: "document" });
       await deps.trainingStore.removeDocument(id, deploymentId);
       return d;
     },

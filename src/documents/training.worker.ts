@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { hostname } from "node:os";
 import { chunkDocument } from "../ingest/chunk.ts";
-import { readPreparedLines } from "../ingest/prepare.ts";
+import { readPreparedLines } from "../ingest/prepared-lines.ts";
 import type { ChunkDraft, ParsedDocument } from "../ingest/types.ts";
 import type { Logger } from "../log.ts";
 import type { Embedder } from "../rag/embedder.ts";

@@ -30,6 +30,8 @@ export interface Block {
   row?: number;
   /** heading level 1..6 for heading blocks; 0 for a document's title, above its sections */
   level?: number;
+  /** a long CSV row's non-empty cells, so the chunker can cut it between cells (row-split.ts) */
+  cells?: { name: string; value: string }[];
 }
 
 /**

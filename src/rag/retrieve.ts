@@ -19,6 +19,17 @@ const SEARCH_TERMS = { maxTerms: 12, maxRows: 15_000, minTerms: 3 };
  */
 const QUESTION_POOL = 20;
 
+/**
+ * Chunks are capped at ingest (chunk.ts), but a data dir indexed before the cap may hold a chunk of megabytes:
+ * a hit is read only up to this many characters, so no question scores, quotes or sends more than that per hit.
+ */
+export const PASSAGE_MAX_CHARS = 6000;
+const clampPassage = (text: string) => {
+  if (text.length <= PASSAGE_MAX_CHARS) return text;
+  const space = text.lastIndexOf(" ", PASSAGE_MAX_CHARS);
+  return text.slice(0, space > PASSAGE_MAX_CHARS / 2 ? space : PASSAGE_MAX_CHARS);
+};
+
 /** What retrieval reads from the store's chunk index. */
 export type ChunkIndex = Pick<ChunkIndexStore, "keywordSearch" | "vectorSearch" | "getChunks" | "hasVectors">;
 
@@ -131,7 +142,7 @@ export function createRetriever(deps: {
         hits.push({
           chunkId: row.id,
           documentId: row.documentId,
-          text: row.text,
+          text: clampPassage(row.text),
           source: row.source,
           headingPath: row.headingPath,
           pageStart: row.pageStart,

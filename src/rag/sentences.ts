@@ -1,4 +1,11 @@
-import sbd from "sbd";
+import type Sbd from "sbd";
+
+/** sbd (and the HTML sanitiser it brings) loads with the first answer, not at start. */
+let sbdModule: typeof Sbd | null = null;
+const sbd = (): typeof Sbd => {
+  sbdModule ??= require("sbd") as typeof Sbd;
+  return sbdModule;
+};
 
 /**
  * Splits a retrieved passage into the pieces an answer is made of: sentences (sbd: abbreviations, initials,
@@ -47,7 +54,7 @@ const PATH_DOT = /(?<=[/~])\.(?=[\p{L}\p{N}_])/gu;
 const HIDDEN_DOT = "\u2024";
 
 export function splitSentences(text: string): string[] {
-  return sbd
+  return sbd()
     .sentences(text.replace(/\s+/g, " ").trim().replace(PATH_DOT, HIDDEN_DOT), SBD_OPTIONS)
     .map((s) => s.trim().replaceAll(HIDDEN_DOT, "."))
     .filter((s) => /[\p{L}\p{N}]/u.test(s));

@@ -6,6 +6,7 @@ import { parseBody } from "./body.ts";
 import { endpointFor, endpointPath, endpoints, isNative } from "./endpoints.ts";
 import { toErrorResponse } from "./error-response.ts";
 import { createGate, extractKey, type GateResult } from "./gate.ts";
+import { MAX_HEAD_BYTES } from "./head-limit.ts";
 import { readCookie, SESSION_COOKIE } from "./owner-guard.ts";
 import { pathOf } from "./path-of.ts";
 import { createRequestState } from "./request-state.ts";
@@ -22,6 +23,7 @@ import { mcpRoutes } from "./routes/mcp.routes.ts";
 import { isOwnerUpload, ownerRoutes } from "./routes/owner.routes.ts";
 import { responsesRoutes } from "./routes/responses.routes.ts";
 import { widgetRoutes } from "./routes/widget.routes.ts";
+import { queryOf, refuseUnstorable } from "./unstorable-text.ts";
 import { readUploadBody, releaseUpload } from "./upload-body.ts";
 
 const CORS = {
@@ -32,11 +34,6 @@ const CORS = {
   "access-control-max-age": "600",
 };
 
-/**
- * Bun refuses a request head over its own limit (16 KiB, or --max-http-header-size) with a bare 431; below
- * that, this limit answers in the error shape with rate-limit headers. The binary raises Bun's limit.
- */
-const MAX_HEAD_BYTES = 12 * 1024;
 /** Requests to unknown /api paths, per address per minute. */
 const UNKNOWN_API_LIMIT = 120;
 
@@ -51,23 +48,6 @@ function headBytes(request: Request): number {
 function declaredLength(request: Request): number {
   const n = Number(request.headers.get("content-length") ?? "0");
   return Number.isFinite(n) ? n : 0;
-}
-
-/** Uploads stream to spool files and are parsed and stored in the parse pool: only so many at once. */
-function createUploadSlots(max: number) {
-  let inUse = 0;
-  return {
-    acquire(): () => void {
-      if (inUse >= max)
-        throw appError("overloaded", { message: "Too many uploads at once. Please try again shortly.", headers: { "retry-after": "5" } });
-      inUse++;
-      let released = false;
-      return () => {
-        if (!released) inUse--;
-        released = true;
-      };
-    },
-  };
 }
 
 function hasFormBody(request: Request): boolean {
@@ -90,7 +70,6 @@ export function createServer(services: Services) {
   });
   const state = createRequestState();
   const metricsOn = config.metricsToken !== "";
-  const uploads = createUploadSlots(config.maxConcurrentUploads);
 
   const runGate = async (request: Request, url: URL, headers: Record<string, string | number>, ip: string, bodyKey?: unknown) => {
     const st = state.get(request);
@@ -125,7 +104,10 @@ export function createServer(services: Services) {
         if (api) await gate.limitByAddress({ name: "head", limit: UNKNOWN_API_LIMIT, clientIp: st.clientIp, headers });
         throw appError("request_header_too_large", { message: `The request's address and headers must be under ${MAX_HEAD_BYTES} bytes.` });
       }
-      if (!api) return;
+      if (!api) {
+        if (path.startsWith("/owner/")) refuseUnstorable(queryOf(request.url));
+        return;
+      }
       const limit = st.endpoint ? endpoints[st.endpoint].limit : UNKNOWN_API_LIMIT;
       if (request.method === "OPTIONS") {
         await gate.limitByAddress({ name: st.endpoint ?? "api", limit, clientIp: st.clientIp, headers, peek: true });
@@ -149,25 +131,33 @@ export function createServer(services: Services) {
           throw e;
         }
       }
+      if (st.endpoint) refuseUnstorable(queryOf(request.url));
     })
     .onParse(async ({ request, set }) => {
       const st = state.get(request);
       const path = pathOf(request.url);
       const upload = (st.endpoint === "v1.documents" && request.method === "POST") || isOwnerUpload(path);
       // The owner's session cookie is checked before an upload body is read, as the API key is for visitors.
-      if (isOwnerUpload(path) && !(await services.sessions.authenticate(readCookie(request, SESSION_COOKIE)))) {
-        throw appError("unauthorized", { message: "Your session has ended. Please sign in again." });
-      }
+      const owner = isOwnerUpload(path) ? await services.sessions.authenticate(readCookie(request, SESSION_COOKIE)) : null;
+      if (isOwnerUpload(path) && !owner) throw appError("unauthorized", { message: "Your session has ended. Please sign in again." });
       // Until the gate has passed (the key may be a form field), no more than a small body is read.
       const gated = !st.endpoint || st.gate !== undefined;
       const limit = !gated ? config.maxBodyBytes : upload ? config.maxUploadBytes : config.maxBodyBytes;
-      if (upload && gated) st.release = uploads.acquire();
+      // an upload takes its place in the account's backlog and its share of the spool before a byte is read
+      const uploader = owner?.account.id ?? st.gate?.account.id;
+      if (upload && gated && uploader !== undefined) st.release = services.uploads.enter(uploader, declaredLength(request) || limit);
       let body: Record<string, unknown> = {};
       let failure: unknown = null;
       try {
-        // a gated upload streams to the spool folder instead of memory (deleted after the response); an
-        // ungated one may only be small, since its key can't have been checked yet
-        body = upload && gated ? await readUploadBody(request, limit, services.spoolDir) : await parseBody(request, limit);
+        // a gated upload streams to the spool folder instead of memory (deleted after the response), at a
+        // minimum rate; an ungated one may only be small, since its key can't have been checked yet
+        body =
+          upload && gated
+            ? await readUploadBody(request, limit, services.spoolDir, {
+                bytesPerSecond: config.uploadMinBytesPerSecond,
+                graceMs: config.uploadRateGraceSeconds * 1000,
+              })
+            : await parseBody(request, limit);
       } catch (e) {
         failure = e;
       }
@@ -179,6 +169,7 @@ export function createServer(services: Services) {
         throw e;
       }
       if (failure) throw failure;
+      refuseUnstorable(body);
       return body;
     })
     .onError(({ code, error, request, set }) => {

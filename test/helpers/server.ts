@@ -58,9 +58,11 @@ export async function startTestServer(env: Record<string, string> = {}, opts: { 
 export async function runCliProcess(
   args: string[],
   env: Record<string, string> = {},
+  opts: { cwd?: string } = {},
 ): Promise<{ code: number; stdout: string; stderr: string }> {
   const proc = Bun.spawn([process.execPath, join(import.meta.dir, "../../src/main.ts"), ...args], {
     env: { ...process.env, ...env },
+    cwd: opts.cwd,
     stdout: "pipe",
     stderr: "pipe",
   });

@@ -96,6 +96,7 @@ describe("PostgreSQL migrations", () => {
         "test_results",
         "test_runs",
         "token_ledger",
+        "token_reservations",
         "webhook_deliveries",
         "webhook_endpoints",
       ]);

@@ -15,6 +15,7 @@ export function documentView(d: DocumentRecord) {
     chunk_count: d.chunkCount,
     pages: d.pages,
     size: d.size,
+    origin: d.origin,
     error: d.errorCode ? { code: d.errorCode, message: d.errorMessage } : null,
     // pages read from images (OCR) and their mean confidence 0..100; notes: pages to check (low confidence, no text, not read)
     ocr: d.ocrPages > 0,
@@ -46,9 +47,12 @@ function trainingFailure(d: DocumentRecord) {
 export function documentsRoutes(services: Services, state: RequestStates) {
   return new Elysia({ name: "documents" })
     .post("/api/v1/documents", async ({ request, body, set }) => {
-      const { deployment } = state.gateOf(request);
+      const { deployment, account } = state.gateOf(request);
       const fields = await readPushFields((body ?? {}) as Record<string, unknown>);
-      const r = await services.documents.push({ deploymentId: deployment.id, ...fields });
+      const r = await services.documents.push(
+        { deploymentId: deployment.id, ...fields, origin: "key" },
+        { admit: () => services.uploads.slot(account.id, request.signal) },
+      );
       if (r.outcome === "failed") throw trainingFailure(r.document);
       set.status = statusFor[r.outcome];
       const training = await services.deployments.trainingStatus(deployment.id);
@@ -60,11 +64,15 @@ export function documentsRoutes(services: Services, state: RequestStates) {
     })
     .get("/api/v1/documents/:id", async ({ request, params }) => {
       const { deployment } = state.gateOf(request);
-      return { object: "document", ...documentView(await services.documents.getOrThrow(params.id, deployment.id)) };
+      const d = await services.documents.getOrThrow(params.id, deployment.id);
+      // a push's status_url shows key pushes; the owner's documents only to a key the owner let manage them
+      if (d.origin !== "key" && !deployment.keyManagesDocuments)
+        throw appError("not_found", { message: "No such document.", param: "document" });
+      return { object: "document", ...documentView(d) };
     })
     .delete("/api/v1/documents/:id", async ({ request, params }) => {
       const { deployment } = state.gateOf(request);
-      const d = await services.documents.remove(params.id, deployment.id);
+      const d = await services.documents.remove(params.id, deployment.id, "key");
       return { object: "document", id: d.id, deleted: true };
     });
 }

@@ -35,6 +35,9 @@ export const deploymentSchema = t.Object({
   }),
   push_enabled: t.Boolean({ description: "the deployment key may push documents to POST /api/v1/documents" }),
   push_ip_allow: t.Array(t.String(), { description: "addresses (CIDR) allowed to push; empty: any address the IP allow-list lets in" }),
+  push_max_documents: t.Number({ description: "documents the key may keep pushed in this deployment (its own share, not the account's quota)" }),
+  push_max_bytes: t.Number({ description: "bytes the key may keep pushed in this deployment" }),
+  push_share_custom: t.Boolean({ description: "false: the share is the service default (DOCCHAT_PUSH_MAX_*)" }),
   refusal_threshold: nullable(
     t.Number({ description: "the deployment's own refusal threshold 0..1; null uses the default for the retrieval mode" }),
   ),
@@ -79,6 +82,8 @@ export const patchDeploymentBody = t.Object({
   key_manages_documents: t.Optional(t.Boolean()),
   push_enabled: t.Optional(t.Boolean()),
   push_ip_allow: t.Optional(t.Array(t.String({ maxLength: 64 }), { maxItems: 200 })),
+  push_max_documents: t.Optional(nullable(t.Integer({ minimum: 0, maximum: 10_000_000, description: "null: the service default" }))),
+  push_max_bytes: t.Optional(nullable(t.Integer({ minimum: 0, maximum: 2 ** 50, description: "null: the service default" }))),
   refusal_threshold: t.Optional(nullable(t.Number({ minimum: 0, maximum: 1 }))),
 });
 export const keyResponse = t.Object(keyShownOnce);
@@ -93,6 +98,7 @@ export const documentSchema = t.Object({
   chunk_count: t.Number(),
   pages: nullable(t.Number()),
   size: t.Number(),
+  origin: t.String({ description: "owner (console, CLI) or key (pushed with the deployment key)" }),
   error: nullable(t.Object({ code: t.String(), message: nullable(t.String()) })),
   ocr: t.Boolean({ description: "some pages were read from images (OCR)" }),
   ocr_pages: t.Number(),

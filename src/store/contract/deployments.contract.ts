@@ -29,6 +29,9 @@ export interface Deployment {
   pushEnabled: boolean;
   /** addresses allowed to push (empty: any address the main allow-list lets in) */
   pushIpAllow: string[];
+  /** the key's storage share in this deployment (null: the service default) */
+  pushMaxDocuments: number | null;
+  pushMaxBytes: number | null;
   /** the owner's refusal threshold (0..1); null uses the service default for the retrieval mode */
   refusalThreshold: number | null;
   trainingStatus: TrainingStatus;
@@ -52,6 +55,9 @@ export interface DeploymentPatch {
   pushEnabled?: boolean;
   pushIpAllow?: string[];
   /** null goes back to the service default */
+  pushMaxDocuments?: number | null;
+  pushMaxBytes?: number | null;
+  /** null goes back to the service default */
   refusalThreshold?: number | null;
 }
 
@@ -71,6 +77,8 @@ export interface DeploymentRow {
   key_manages_documents: FlagCell;
   push_enabled: FlagCell;
   push_ip_allow: string;
+  push_max_documents: IntCell | null;
+  push_max_bytes: IntCell | null;
   refusal_threshold: IntCell | null;
   training_status: TrainingStatus;
   trained_at: IntCell | null;
@@ -94,6 +102,8 @@ export const toDeployment = (r: DeploymentRow): Deployment => ({
   keyManagesDocuments: flag(r.key_manages_documents),
   pushEnabled: flag(r.push_enabled),
   pushIpAllow: jsonOf<string[]>(r.push_ip_allow),
+  pushMaxDocuments: numOrNull(r.push_max_documents ?? null),
+  pushMaxBytes: numOrNull(r.push_max_bytes ?? null),
   refusalThreshold: numOrNull(r.refusal_threshold),
   trainingStatus: r.training_status,
   trainedAt: numOrNull(r.trained_at),
@@ -116,6 +126,8 @@ const PATCH_COLUMNS: { [K in keyof DeploymentPatch]-?: (v: NonNullable<Deploymen
   keyManagesDocuments: (v) => ["key_manages_documents", v ? 1 : 0],
   pushEnabled: (v) => ["push_enabled", v ? 1 : 0],
   pushIpAllow: (v) => ["push_ip_allow", JSON.stringify(v)],
+  pushMaxDocuments: (v) => ["push_max_documents", v],
+  pushMaxBytes: (v) => ["push_max_bytes", v],
   refusalThreshold: (v) => ["refusal_threshold", v],
 };
 

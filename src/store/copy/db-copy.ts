@@ -16,6 +16,7 @@ import { serverHoldingDataDir } from "../data-dir-lock.ts";
 import { createPgChunkIndex, type PgChunkIndex } from "../postgres/chunk-index.pg.ts";
 import { migratePg } from "../postgres/migrate.pg.ts";
 import { describePgUrl } from "../postgres/pg-store.ts";
+import { pgConnectOptions } from "../postgres/pg-url.ts";
 import { closeDatabase, openDatabase } from "../sqlite/db.ts";
 
 /**
@@ -284,6 +285,7 @@ async function copyChunks(db: Database, tx: SQL, index: PgChunkIndex, columns: s
   };
   const flush = async (rows: Row[]) => {
     if (rows.length === 0) return;
+    refuseUnstorable("chunks", ["id"], rows);
     const first = rows[0] as Row;
     const deploymentId = first.deployment_id as string;
     if (deploymentId === stagingDeployment(first.document_id as string)) {
@@ -337,6 +339,30 @@ async function copyChunks(db: Database, tx: SQL, index: PgChunkIndex, columns: s
   }
 }
 
+const rowName = (key: string[], r: Row) => key.map((k) => `${k} ${JSON.stringify(r[k])}`).join(", ");
+
+/**
+ * SQLite stores a NUL character in text; PostgreSQL cannot. Older versions let one in (a visitor's question), so
+ * the copy names every such value of the page — table, row and column, with the statement that fixes it in the
+ * data dir — instead of failing somewhere inside one big INSERT.
+ */
+function refuseUnstorable(table: string, key: string[], rows: Row[]): void {
+  const found: string[] = [];
+  for (const r of rows)
+    for (const [column, v] of Object.entries(r))
+      if (typeof v === "string" && v.includes("\0")) found.push(`${table} row ${rowName(key, r)}, column ${column}`);
+  if (found.length === 0) return;
+  const first = rows.find((r) => Object.values(r).some((v) => typeof v === "string" && v.includes("\0"))) as Row;
+  const column = Object.keys(first).find((c) => typeof first[c] === "string" && (first[c] as string).includes("\0")) as string;
+  const where = key
+    .map((k) => `${k} = ${typeof first[k] === "number" ? first[k] : `'${String(first[k]).replace(/'/g, "''")}'`}`)
+    .join(" AND ");
+  throw new CopyRefused(
+    `PostgreSQL cannot store the NUL character found in ${found.slice(0, 10).join("; ")}${found.length > 10 ? ` and ${found.length - 10} more` : ""}. ` +
+      `Nothing was copied. Remove it in the data dir, e.g. sqlite3 docchat.db "UPDATE ${table} SET ${column} = replace(${column}, char(0), '') WHERE ${where}", then run db copy again.`,
+  );
+}
+
 export interface CopyOptions {
   progress?: (line: string) => void;
 }
@@ -359,7 +385,7 @@ export async function copySqliteToPg(dataDir: string, url: string, opts: CopyOpt
     );
   }
   const db = await openDatabase(from);
-  const sql = new SQL(url, { max: 2 });
+  const sql = new SQL(url, { ...pgConnectOptions(url), max: 2 });
   try {
     // one read transaction: every table from the same moment, whatever CLI commands write meanwhile
     db.run("BEGIN");
@@ -427,7 +453,12 @@ export async function copySqliteToPg(dataDir: string, url: string, opts: CopyOpt
               continue;
             }
             await sqlitePages(db, bytea)(table, cols, key, async (rows) => {
-              await tx`INSERT INTO ${tx(table)} ${tx(rows, ...cols)}`;
+              refuseUnstorable(table, key, rows);
+              await tx`INSERT INTO ${tx(table)} ${tx(rows, ...cols)}`.catch((e: unknown) => {
+                throw new Error(
+                  `copying ${table} (${rowName(key, rows[0] as Row)} to ${rowName(key, rows.at(-1) as Row)}): ${(e as Error).message}`,
+                );
+              });
             });
           }
           for (const table of IDENTITY_TABLES) {

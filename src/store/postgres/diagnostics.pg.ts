@@ -1,5 +1,6 @@
 import { SQL } from "bun";
 import { pgMigrations } from "./migrations/index.ts";
+import { pgConnectOptions } from "./pg-url.ts";
 
 /** The oldest PostgreSQL and pgvector docchat runs on (issue 12). */
 export const MIN_SERVER_VERSION_NUM = 150000;
@@ -50,7 +51,7 @@ export function scrubPassword(text: string, url: string): string {
  * the schema's migrations against this binary's list. Reads only; never migrates. Errors become `error`.
  */
 export async function pgDiagnostics(url: string, timeoutMs = 5000): Promise<PgDiagnostics> {
-  const sql = new SQL(url, { max: 1, connectionTimeout: Math.ceil(timeoutMs / 1000) });
+  const sql = new SQL(url, { ...pgConnectOptions(url), max: 1, connectionTimeout: Math.ceil(timeoutMs / 1000) });
   let timer: ReturnType<typeof setTimeout> | undefined;
   const deadline = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);

@@ -66,8 +66,9 @@ export function createPgTrainingStore(sql: SQL, index: PgChunkIndex): TrainingSt
   /** Inside a transaction: swap out older documents of the same name (a kill -9 keeps old or new, never half). */
   async function replaceOlder(tx: SQL, doc: DocumentRecord): Promise<string[]> {
     if (!doc.replaceOnTrain) return [];
+    // a key push replaces only what was pushed with a key (documents.contract.ts replaceable)
     const older = await rows<{ id: string }>(tx`SELECT id FROM documents WHERE deployment_id = ${doc.deploymentId} AND name = ${doc.name}
-      AND id <> ${doc.id} AND created_at <= ${doc.createdAt} ORDER BY created_at`);
+      AND id <> ${doc.id} AND created_at <= ${doc.createdAt} AND (${doc.origin}::text = 'owner' OR origin = 'key') ORDER BY created_at`);
     for (const old of older) await deleteDocument(tx, old.id);
     return older.map((o) => o.id);
   }

@@ -44,7 +44,7 @@ export const chunk = (text: string, ord = 0, vector?: Float32Array): NewChunk =>
 export async function document(
   store: Store,
   deploymentId: string,
-  opts: { name?: string; queue?: boolean; replaceOnTrain?: boolean; text?: string } = {},
+  opts: { name?: string; queue?: boolean; replaceOnTrain?: boolean; text?: string; origin?: "owner" | "key" } = {},
 ): Promise<DocumentRecord> {
   const text = opts.text ?? "walrus tusks are long";
   return store.repos.documents.insert({
@@ -58,5 +58,6 @@ export async function document(
     pages: null,
     queue: opts.queue ?? true,
     replaceOnTrain: opts.replaceOnTrain ?? false,
+    origin: opts.origin,
   });
 }

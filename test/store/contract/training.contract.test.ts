@@ -79,6 +79,33 @@ describeStores("training store", (ctx) => {
     expect((await store.repos.chunkIndex.keywordSearch(d.id, ["new"], 5)).length).toBe(1);
   });
 
+  test("a key push replaces only key pushes of its name; the owner's document of that name stays, an owner upload replaces both", async () => {
+    const store = ctx.store();
+    const d = await deployment(store);
+    const worker = uid("w");
+    const complete = async (id: string, text: string) => {
+      const doc = await claimDoc(store, worker, id);
+      return store.repos.training.completeBatch(worker, [{ doc, chunks: [chunk(text)] }], null);
+    };
+    const owners = await document(store, d.id, { name: "policy.txt" });
+    await complete(owners.id, "owner policy text");
+    const pushed = await document(store, d.id, { name: "policy.txt", replaceOnTrain: true, origin: "key" });
+    await complete(pushed.id, "pushed policy text");
+    await Bun.sleep(2);
+    const again = await document(store, d.id, { name: "policy.txt", replaceOnTrain: true, origin: "key" });
+    expect(await complete(again.id, "again policy text")).toEqual([again.id]);
+    expect((await store.repos.documents.findByName(d.id, "policy.txt")).map((x) => [x.id, x.origin])).toEqual([
+      [owners.id, "owner"],
+      [again.id, "key"],
+    ]);
+    expect((await store.repos.chunkIndex.keywordSearch(d.id, ["owner"], 5)).length).toBe(1);
+    expect(await store.repos.chunkIndex.keywordSearch(d.id, ["pushed"], 5)).toEqual([]);
+    await Bun.sleep(2);
+    const upload = await document(store, d.id, { name: "policy.txt", replaceOnTrain: true, origin: "owner" });
+    await complete(upload.id, "uploaded policy text");
+    expect((await store.repos.documents.findByName(d.id, "policy.txt")).map((x) => x.id)).toEqual([upload.id]);
+  });
+
   test("two uploads of one name completed in the same batch leave only the newer one", async () => {
     const store = ctx.store();
     const d = await deployment(store);

@@ -75,8 +75,8 @@ function insertRow(db: Db, input: NewDocument): DocumentRecord {
   const notes = input.notes && input.notes.length > 0 ? JSON.stringify(input.notes) : null;
   // db.query caches the compiled statement: a bulk load inserts thousands of rows
   db.query(
-    `INSERT INTO documents (id, deployment_id, name, kind, content_hash, size, status, pages, replace_on_train, queued_at, ocr_pages, ocr_confidence, notes, created_at, updated_at)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    `INSERT INTO documents (id, deployment_id, name, kind, content_hash, size, origin, status, pages, replace_on_train, queued_at, ocr_pages, ocr_confidence, notes, created_at, updated_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   ).run(
     input.id,
     input.deploymentId,
@@ -84,6 +84,7 @@ function insertRow(db: Db, input: NewDocument): DocumentRecord {
     input.kind,
     input.contentHash,
     input.size ?? input.bytes?.byteLength ?? 0,
+    input.origin ?? "owner",
     input.queue ? "queued" : "stored",
     input.pages,
     input.replaceOnTrain ? 1 : 0,
@@ -153,9 +154,18 @@ export function createSqliteDocumentsRepo(db: Db): DocumentsStore {
       const r = db
         .query<{ n: number; b: number }, [number, string, string]>(
           `SELECT COUNT(*) AS n, COALESCE(SUM(d.size), 0) AS b FROM documents d JOIN deployments p ON p.id = d.deployment_id
-           WHERE p.account_id = ? AND NOT (d.deployment_id = ? AND d.name = ?)`,
+           WHERE p.account_id = ? AND d.origin = 'owner' AND NOT (d.deployment_id = ? AND d.name = ?)`,
         )
         .get(accountId, except?.deploymentId ?? "", except?.name ?? "");
+      return { documents: r?.n ?? 0, bytes: r?.b ?? 0 };
+    },
+    async pushUsage(deploymentId, exceptName) {
+      const r = db
+        .query<{ n: number; b: number }, [string, string]>(
+          `SELECT COUNT(*) AS n, COALESCE(SUM(size), 0) AS b FROM documents
+           WHERE deployment_id = ? AND origin = 'key' AND name <> ?`,
+        )
+        .get(deploymentId, exceptName ?? "");
       return { documents: r?.n ?? 0, bytes: r?.b ?? 0 };
     },
     findByName: async (deploymentId, name) => documentsNamed(db, deploymentId, name),

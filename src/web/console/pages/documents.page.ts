@@ -65,6 +65,7 @@ function table(docs: DocumentItem[], onRemove: (d: DocumentItem) => void, readin
               { class: "wrap" },
               h("span", { class: "doc-name" }, d.name),
               h("span", { class: "muted small" }, ` ${d.kind.toUpperCase()}`),
+              d.origin === "key" ? h("span", { class: "muted small", title: "Pushed with the API key" }, " · pushed with key") : null,
             ),
             h(
               "td",

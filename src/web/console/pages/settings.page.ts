@@ -83,6 +83,8 @@ function settingsForm(d: Deployment, onSaved: (d: Deployment) => void): HTMLElem
   const pushEnabled = h("input", { type: "checkbox", checked: d.push_enabled });
   const pushIpAllow = h("textarea", { rows: 2, value: d.push_ip_allow.join("\n"), class: "mono", placeholder: "198.51.100.10/32" });
   const keyManages = h("input", { type: "checkbox", checked: d.key_manages_documents });
+  const pushMaxDocuments = h("input", { type: "number", min: 0, step: 1, value: String(d.push_max_documents) });
+  const pushMaxMb = h("input", { type: "number", min: 0, step: 1, value: String(Math.floor(d.push_max_bytes / 1048576)) });
   const qa = qaEditor(d.qa_pairs);
   const threshold = thresholdField(d);
   const status = h("div", { class: "form-status" });
@@ -104,6 +106,8 @@ function settingsForm(d: Deployment, onSaved: (d: Deployment) => void): HTMLElem
           push_enabled: pushEnabled.checked,
           push_ip_allow: lines(pushIpAllow.value),
           key_manages_documents: keyManages.checked,
+          push_max_documents: Math.max(0, Math.floor(Number(pushMaxDocuments.value))),
+          push_max_bytes: Math.max(0, Math.floor(Number(pushMaxMb.value))) * 1048576,
           refusal_threshold: threshold.value(),
         });
         onSaved(saved);
@@ -177,6 +181,13 @@ function settingsForm(d: Deployment, onSaved: (d: Deployment) => void): HTMLElem
         pushIpAllow,
         "Optional. One address or CIDR per line, e.g. your build server; when set, pushes from anywhere else are refused.",
       ),
+      h(
+        "p",
+        { class: "hint" },
+        "Pushes with the key never replace or remove documents you upload here, and they have their own storage share below: they cannot use up your account's storage.",
+      ),
+      field("Pushed documents at most", pushMaxDocuments, "Documents the key may keep pushed in this deployment."),
+      field("Pushed storage at most (MB)", pushMaxMb, "Storage the key's pushes may take in this deployment."),
       h(
         "label",
         { class: "check" },
