@@ -45,7 +45,9 @@ function helpFor(cmd: Command): string {
     ([k, o]) => `  --${k}${o.type === "string" ? " VALUE" : ""}${o.multiple ? " (repeatable)" : ""}\n      ${o.doc}`,
   );
   const more =
-    cmd.path[0] === "serve" ? "" : "\nEvery setting can also come from its DOCCHAT_* variable (docs/configuration.md); `docchat serve --help` lists the server's.\n";
+    cmd.path[0] === "serve"
+      ? ""
+      : "\nEvery setting can also come from its DOCCHAT_* variable (docs/configuration.md); `docchat serve --help` lists the server's.\n";
   return `Usage: docchat ${cmd.usage}\n\n${cmd.summary}\n\nOptions:\n${lines.join("\n")}\n${more}`;
 }
 

@@ -21,7 +21,7 @@ const MONTH =
   /\b(jan(uary)?|feb(ruary)?|mar(ch)?|apr(il)?|may|june?|july?|aug(ust)?|sep(t(ember)?)?|oct(ober)?|nov(ember)?|dec(ember)?)\b/i;
 /** times of day and spans: "7:30", "9am", "noon", "within 14 days" */
 const CLOCK =
-  /\b\d{1,2}[:.]\d{2}\b|\b\d{1,2}\s?(am|pm|a\.m\.|p\.m\.)|\b(noon|midnight|morning|afternoon|evening|night|o['’]clock|daily|weekly|monthly|yearly|annually)\b|\b\d+\s(seconds?|minutes?|hours?|days?|weeks?|months?|years?)\b/i;
+  /\b\d{1,2}[:.]\d{2}\b|\b\d{1,2}\s?(am|pm|a\.m\.|p\.m\.)|\b(noon|midnight|morning|afternoon|evening|night|o['’]clock|daily|weekly|monthly|yearly|annually)\b|\b(\d+|an?|one|two|three|four|five|six|seven|eight|nine|ten|twelve|fifteen|twenty|thirty|a few|several)[\s-](\w+\s)?(seconds?|minutes?|hours?|days?|weeks?|months?|years?)\b/i;
 const ERA =
   /\b(centur(y|ies)|decades?|\d+s|\d+\s*(ad|bc|bce|ce)|today|yesterday|tomorrow|holidays?|weekends?|weekdays?|monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b/i;
 

@@ -16,5 +16,6 @@ test("a subcommand's --help lists its own options and the everyday ones, not the
 test("serve --help lists every setting that has a flag", async () => {
   const r = await runCliProcess(["serve", "--help"]);
   expect(r.code).toBe(0);
-  for (const flag of ["--port", "--host", "--trusted-proxy", "--embeddings-url", "--rerank-url", "--database"]) expect(r.stdout).toContain(flag);
+  for (const flag of ["--port", "--host", "--trusted-proxy", "--embeddings-url", "--rerank-url", "--database"])
+    expect(r.stdout).toContain(flag);
 });

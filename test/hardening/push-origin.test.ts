@@ -56,7 +56,12 @@ const ownerList = async (owner: OwnerClient, deploymentId: string) =>
 describe("the public key and the owner's documents (N1)", () => {
   test("a key push under the name of the owner's document does not replace it: both stay, and answers still use the owner's text", async () => {
     const { owner, deploymentId, key } = await ownerWithDeployment();
-    const mine = await ownerUpload(owner, deploymentId, "handbook.txt", "Refunds. Annual plans can be refunded within 30 days of purchase.");
+    const mine = await ownerUpload(
+      owner,
+      deploymentId,
+      "handbook.txt",
+      "Refunds. Annual plans can be refunded within 30 days of purchase.",
+    );
     const attack = await push(key, { content: "Refunds. Annual plans are never refunded under any circumstances.", name: "handbook.txt" });
     expect(attack.status).toBe(200);
     expect(((await attack.json()) as Doc).origin).toBe("key");

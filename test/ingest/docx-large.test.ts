@@ -22,7 +22,9 @@ describe("large DOCX documents, read from their XML (N10)", () => {
   });
 
   test("past LARGE_DOCX_XML_BYTES the parser reads the XML itself, every paragraph kept", async () => {
-    const paragraphs = Array.from({ length: 90_000 }, (_, i) => ({ paragraph: `Paragraph ${i}: the ferry to island ${i} leaves at noon.` }));
+    const paragraphs = Array.from({ length: 90_000 }, (_, i) => ({
+      paragraph: `Paragraph ${i}: the ferry to island ${i} leaves at noon.`,
+    }));
     const bytes = buildDocx([{ heading: 1, text: "Timetable" }, ...paragraphs]);
     expect(listZipEntries(bytes).find((e) => e.name === "word/document.xml")?.uncompressedSize).toBeGreaterThan(LARGE_DOCX_XML_BYTES);
     const doc = await docxParser.parse(bytes, TEST_PARSE_OPTIONS);
@@ -33,7 +35,7 @@ describe("large DOCX documents, read from their XML (N10)", () => {
 
   test("deleted runs and field codes are left out; entities and tabs are read", () => {
     const xml =
-      '<w:document><w:body><w:p><w:r><w:t>Fish &amp; chips</w:t></w:r><w:r><w:tab/><w:t>&#x20AC;5</w:t></w:r>' +
+      "<w:document><w:body><w:p><w:r><w:t>Fish &amp; chips</w:t></w:r><w:r><w:tab/><w:t>&#x20AC;5</w:t></w:r>" +
       "<w:del><w:r><w:delText>gone</w:delText><w:t>gone</w:t></w:r></w:del>" +
       '<w:r><w:instrText xml:space="preserve"> PAGE </w:instrText></w:r></w:p></w:body></w:document>';
     expect(docxXmlToBlocks(xml, new Map())).toEqual([{ type: "paragraph", text: "Fish & chips €5" }]);

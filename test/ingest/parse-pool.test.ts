@@ -124,7 +124,10 @@ describe("the parse pool", () => {
   });
 
   test("kills a worker that burns the CPU past its limit: the document is too complex (4xx), the event loop never waits", async () => {
-    const p = pool({ command: [bun, "-e", "process.on('message', () => { for (;;) {} }); process.send({ type: 'ready' });"], timeoutMs: 600 });
+    const p = pool({
+      command: [bun, "-e", "process.on('message', () => { for (;;) {} }); process.send({ type: 'ready' });"],
+      timeoutMs: 600,
+    });
     let ticks = 0;
     const ticker = setInterval(() => ticks++, 10);
     const result = await failure(p.prepare({ path: fileOf(new Uint8Array([1])) }));

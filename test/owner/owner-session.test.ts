@@ -64,7 +64,8 @@ describe("owner sign-in", () => {
       },
     });
     await server.services.accounts.create({ email: "counted@example.com", password: "the right one" });
-    const fail = (email: string) => sessions.login({ email, password: "not the password", clientIp: "192.0.2.44" }).catch((e: unknown) => e);
+    const fail = (email: string) =>
+      sessions.login({ email, password: "not the password", clientIp: "192.0.2.44" }).catch((e: unknown) => e);
     await fail("nobody-counted@example.com");
     await fail("counted@example.com");
     expect(verified).toEqual(["argon2id", "argon2id"]);

@@ -102,3 +102,12 @@ describe("focus kinds", () => {
     expect(holdsFocusKind("age", "Posting Date: June 25, 2008", "How old is Alice?")).toBe(false);
   });
 });
+
+describe("times in words", () => {
+  test("a span counted in words answers a when-question", () => {
+    const q = "When do orders leave the warehouse?";
+    expect(holdsAnswerType("time", "Orders leave the warehouse within two working days.", q)).toBe(true);
+    expect(holdsAnswerType("time", "Orders leave the warehouse in a few days.", q)).toBe(true);
+    expect(holdsAnswerType("time", "Orders leave the warehouse by truck.", q)).toBe(false);
+  });
+});

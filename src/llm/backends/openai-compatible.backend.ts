@@ -1,7 +1,7 @@
 import { appError, isAppError } from "../../errors/index.ts";
-import type { CompleteRequest, GenerateEvent, GenerateRequest, LlmBackend, LlmMessage } from "../backend.ts";
 import type { CircuitBreaker } from "../../net/circuit-breaker.ts";
 import { capStream, readCappedText } from "../../net/read-capped.ts";
+import type { CompleteRequest, GenerateEvent, GenerateRequest, LlmBackend, LlmMessage } from "../backend.ts";
 import { estimateTokens } from "../estimate-tokens.ts";
 import { createDeadlines, type Deadlines } from "./deadlines.ts";
 import { buildChatBody, isTokenCount, parseChunk } from "./openai-wire.ts";

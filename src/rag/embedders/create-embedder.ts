@@ -6,8 +6,8 @@
  */
 import { basename } from "node:path";
 import type { Config } from "../../config/index.ts";
-import type { CircuitBreaker } from "../../net/circuit-breaker.ts";
 import { findGgufFiles, inspectGguf } from "../../models/gguf-role.ts";
+import type { CircuitBreaker } from "../../net/circuit-breaker.ts";
 import type { Embedder } from "../embedder.ts";
 import { createInThreadEmbedder, type EmbedderSpec } from "./embedder-spec.ts";
 import { type ModelPrefixes, resolvePrefixes } from "./model-prefixes.ts";

@@ -3,8 +3,8 @@
  * GGUF (told apart by its metadata) in the models folder or at DOCCHAT_RERANK_MODEL, else none.
  */
 import type { Config } from "../../config/index.ts";
-import type { CircuitBreaker } from "../../net/circuit-breaker.ts";
 import { findGgufFiles, inspectGguf } from "../../models/gguf-role.ts";
+import type { CircuitBreaker } from "../../net/circuit-breaker.ts";
 import type { Reranker } from "./reranker.ts";
 
 export type RerankerChoice = { kind: "http"; url: string; model: string } | { kind: "gguf"; modelPath: string };

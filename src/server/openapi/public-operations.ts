@@ -34,7 +34,8 @@ export interface Op {
   jsonRpcErrors?: true;
 }
 
-const MCP_GUIDE = "The Model Context Protocol server of the deployment behind the key (docs/mcp.md): no sessions are kept, so only POST is served.";
+const MCP_GUIDE =
+  "The Model Context Protocol server of the deployment behind the key (docs/mcp.md): no sessions are kept, so only POST is served.";
 
 const CHAT_ERRORS = [400, 401, 402, 403, 404, 429, 503];
 

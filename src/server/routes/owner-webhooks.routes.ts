@@ -1,10 +1,10 @@
 import { Elysia } from "elysia";
 import type { Services } from "../../app.ts";
+import { toSeconds } from "../../shared/wire-time.ts";
 import type { WebhookDelivery, WebhookEndpoint } from "../../store/contract/index.ts";
 import { WEBHOOK_EVENTS } from "../../webhooks/webhook-events.ts";
-import { toSeconds } from "../../shared/wire-time.ts";
 import type { OwnerGuard } from "../owner-guard.ts";
-import { okResponse } from "./owner.schemas.ts";
+import { deploymentParams, okResponse } from "./owner.schemas.ts";
 import {
   createWebhookBody,
   deliveriesQuery,
@@ -16,7 +16,6 @@ import {
   webhookListResponse,
   webhookParams,
 } from "./owner-webhooks.schemas.ts";
-import { deploymentParams } from "./owner.schemas.ts";
 
 const endpointView = (e: WebhookEndpoint) => ({
   id: e.id,

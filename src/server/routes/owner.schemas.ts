@@ -35,7 +35,9 @@ export const deploymentSchema = t.Object({
   }),
   push_enabled: t.Boolean({ description: "the deployment key may push documents to POST /api/v1/documents" }),
   push_ip_allow: t.Array(t.String(), { description: "addresses (CIDR) allowed to push; empty: any address the IP allow-list lets in" }),
-  push_max_documents: t.Number({ description: "documents the key may keep pushed in this deployment (its own share, not the account's quota)" }),
+  push_max_documents: t.Number({
+    description: "documents the key may keep pushed in this deployment (its own share, not the account's quota)",
+  }),
   push_max_bytes: t.Number({ description: "bytes the key may keep pushed in this deployment" }),
   push_share_custom: t.Boolean({ description: "false: the share is the service default (DOCCHAT_PUSH_MAX_*)" }),
   refusal_threshold: nullable(
