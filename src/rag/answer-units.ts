@@ -2,7 +2,7 @@ import { holdsAnswerType } from "./answer-type.ts";
 import { holdsFocusKind } from "./focus-kinds.ts";
 import type { QuestionShape } from "./question-shape.ts";
 import { segmentPassage, type TextUnit } from "./sentences.ts";
-import { stem, stemSet, wordTokens } from "./terms.ts";
+import { langOf, stemSet, stemTokens } from "./terms.ts";
 
 /**
  * The units that can answer a question — sentences, list items, table and CSV rows — scored the same way for the
@@ -84,10 +84,11 @@ export function scoreUnits(
   const out: ScoredUnit[] = [];
   if (total === 0) return out;
   const minTerms = Math.min(2, weights.size);
+  const lang = langOf(weights);
   for (const [p, passage] of passages.entries()) {
-    const head = stemSet(`${passage.source}\n${passage.headingPath}`);
+    const head = stemSet(`${passage.source}\n${passage.headingPath}`, lang);
     const units = segmentPassage(passage.text);
-    const tokens = units.map((u) => wordTokens(u.text).map(stem));
+    const tokens = units.map((u) => stemTokens(u.text, lang));
     const sets = tokens.map((t) => new Set(t));
     let localHead = new Set<string>();
     for (const [i, unit] of units.entries()) {

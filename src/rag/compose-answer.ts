@@ -2,7 +2,7 @@ import { estimateTokens } from "../llm/estimate-tokens.ts";
 import { scoreUnits } from "./answer-units.ts";
 import { type QuestionShape, questionShape } from "./question-shape.ts";
 import { segmentPassage, type TextUnit } from "./sentences.ts";
-import { queryTerms, stem, stemSet, wordTokens } from "./terms.ts";
+import { detectLanguage, type Lang, langOf, queryTerms, stem, stemSet, withLang, wordTokens } from "./terms.ts";
 
 /**
  * The extractive answer: the sentences (or CSV rows, list items) of the best passages that answer the
@@ -42,12 +42,13 @@ interface Candidate {
 const normalise = (s: string) => wordTokens(s).join(" ");
 
 /** Weights for the question's terms: the deployment's IDF when the retriever gave them, else IDF over the passages. */
-function questionWeights(question: string, passages: ComposePassage[], given?: Map<string, number>): Map<string, number> {
+function questionWeights(question: string, passages: ComposePassage[], given?: Map<string, number>, lang?: Lang): Map<string, number> {
   if (given && given.size > 0) return given;
+  const l = lang ?? detectLanguage(question).lang;
   // the question's content words only: "the", "what" and "is" must not pick sentences
-  const terms = [...new Set(queryTerms(question).map(stem))];
-  const sets = passages.map((p) => stemSet(p.text));
-  return new Map(terms.map((t) => [t, Math.log(1 + passages.length / Math.max(1, sets.filter((s) => s.has(t)).length))]));
+  const terms = [...new Set(queryTerms(question, 32, l).map((w) => stem(w, l)))];
+  const sets = passages.map((p) => stemSet(p.text, l));
+  return withLang(new Map(terms.map((t) => [t, Math.log(1 + passages.length / Math.max(1, sets.filter((s) => s.has(t)).length))])), l);
 }
 
 /**
@@ -58,7 +59,7 @@ function questionWeights(question: string, passages: ComposePassage[], given?: M
 /** a row with nothing asked of it shows at most this many cells */
 const MAX_ROW_CELLS = 8;
 
-export function formatRow(row: string, questionTerms?: Set<string>): string {
+export function formatRow(row: string, questionTerms?: Set<string>, lang?: Lang): string {
   const cells = row
     .split("; ")
     .map((pair) => {
@@ -68,7 +69,7 @@ export function formatRow(row: string, questionTerms?: Set<string>): string {
     .filter(
       (p): p is { key: string; value: string } => p !== null && p.value !== "" && !p.value.startsWith("=") && !/^column \d+$/i.test(p.key),
     );
-  const matches = (text: string) => (questionTerms ? [...stemSet(text)].filter((t) => questionTerms.has(t)).length : 0);
+  const matches = (text: string) => (questionTerms ? [...stemSet(text, lang)].filter((t) => questionTerms.has(t)).length : 0);
   // the two cells whose values name the row best ("title: Metropolis (1927)"), and the columns asked for, whose
   // names may be camelCase or snake_case ("ratingCount", "nrOfWins")
   const identifying = cells
@@ -95,9 +96,11 @@ export function composeAnswer(input: {
   maxSentences?: number;
   /** words the answer must mention besides the question's focus (see questionShape) */
   mustMention?: string[];
+  /** the question's language when no weights come with it (detected otherwise) */
+  lang?: Lang;
 }): ComposedAnswer {
   const passages = input.passages.slice(0, MAX_PASSAGES);
-  const weights = questionWeights(input.question, passages, input.weights);
+  const weights = questionWeights(input.question, passages, input.weights, input.lang);
   const shape = questionShape(input.question, input.mustMention);
   const scored = scoreUnits(
     weights,
@@ -120,7 +123,7 @@ export function composeAnswer(input: {
 
   const asked = new Set(weights.keys());
   const render = (c: Candidate) =>
-    c.unit.kind === "row" ? formatRow(c.unit.text, asked) : trimLongSentence(c.unit.text, weights, shape, input.question);
+    c.unit.kind === "row" ? formatRow(c.unit.text, asked, langOf(weights)) : trimLongSentence(c.unit.text, weights, shape, input.question);
   const maxSentences = input.maxSentences ?? DEFAULT_MAX_SENTENCES;
   // a few sentences read as an answer; more read as a page (max_tokens still bounds the first one)
   const softTokens = Math.min(input.maxTokens, SOFT_MAX_TOKENS);

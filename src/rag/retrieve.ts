@@ -41,7 +41,7 @@ export interface RetrievalTermStats {
  */
 async function statsSnapshot(stats: RetrievalTermStats, deploymentId: string, terms: string[]): Promise<TermStats> {
   const [df, n] = await Promise.all([
-    stats.documentFrequencies(deploymentId, [...new Set([...terms, ...terms.map(stem)])]),
+    stats.documentFrequencies(deploymentId, [...new Set([...terms, ...terms.map((t) => stem(t))])]),
     stats.totalChunks(deploymentId),
   ]);
   return { documentFrequencies: () => df, totalChunks: () => n };

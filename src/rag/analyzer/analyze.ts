@@ -1,0 +1,71 @@
+import type { Lang } from "./languages.ts";
+import { foldTerm, tokenize } from "./normalise.ts";
+import { stemWord } from "./stemmers.ts";
+import { stopwords } from "./stopwords.ts";
+
+/**
+ * The one analyzer: text → the terms the keyword index holds and questions are searched with. Normalise (case;
+ * Turkish i), segment (Intl.Segmenter for scripts without spaces), drop the language's stop words, stem (Snowball),
+ * fold diacritics. Indexing, the query, the grounding gate and the composer all call it, so a word is the same
+ * term everywhere.
+ */
+
+/** A single letter of an alphabet is contraction debris ("what's", "l'eau"); a digit or a CJK character is a word. */
+const isDebris = (t: string) => t.length === 1 && /[\p{Script=Latin}\p{Script=Cyrillic}\p{Script=Greek}]/u.test(t);
+
+const isStop = (t: string, lang: Lang) => {
+  const s = stopwords(lang);
+  return s.has(t) || s.has(foldTerm(t));
+};
+
+/** A lower-cased word's term in `lang`: its stem, folded. */
+export const termOf = (word: string, lang: Lang): string => foldTerm(stemWord(word, lang));
+
+/** Index terms of `text` in `lang`, in order, repeats kept (term frequencies count them). */
+export function analyze(text: string, lang: Lang): string[] {
+  const out: string[] = [];
+  for (const t of tokenize(text, { turkish: lang === "tr" })) {
+    if (isDebris(t) || isStop(t, lang)) continue;
+    out.push(termOf(t, lang));
+  }
+  return out;
+}
+
+/** Every word's term in `lang`, stop words included: what a passage "mentions" when the gate compares words. */
+export function termSet(text: string, lang: Lang): Set<string> {
+  return new Set(tokenize(text, { turkish: lang === "tr" }).map((t) => termOf(t, lang)));
+}
+
+/** One content word of a question and the terms it may be indexed under. */
+export interface QueryWord {
+  /** lower-cased as written, diacritics kept */
+  word: string;
+  /** its term in the question's language: what the gate weighs and looks for */
+  key: string;
+  /** its terms in each analysis language, key first, no repeats: what keyword search looks up */
+  forms: string[];
+}
+
+// "how long", "how much": the second word asks for a kind of answer, it is not what the question is about.
+const HOW_WORDS = new Set(["long", "much", "many", "often", "far", "old", "big", "large", "soon", "come"]);
+
+/**
+ * The content words of a question, in first-seen order, at most `max`: a word is dropped when it is a stop word in
+ * any of the analysis languages (a German question detected as English must not search for "die" and "ist").
+ * `langs[0]` is the question's language; the others are the languages of the deployment's documents, so a name
+ * or a number in an English question is also looked up as the German index holds it.
+ */
+export function analyzeQuery(text: string, langs: readonly Lang[], max = 32): QueryWord[] {
+  const lang = langs[0] ?? "en";
+  const out = new Map<string, QueryWord>();
+  const tokens = tokenize(text, { turkish: langs.includes("tr") });
+  for (const [i, t] of tokens.entries()) {
+    if (isDebris(t) || langs.some((l) => isStop(t, l))) continue;
+    if (HOW_WORDS.has(t) && tokens[i - 1] === "how") continue;
+    if (out.has(t)) continue;
+    const key = termOf(t, lang);
+    out.set(t, { word: t, key, forms: [...new Set([key, ...langs.map((l) => termOf(t, l))])] });
+    if (out.size >= max) break;
+  }
+  return [...out.values()];
+}
