@@ -13,7 +13,7 @@ import { mintCompletionId } from "./chat-ids.ts";
 import { resolveThread, type ThreadTurn } from "./conversation.ts";
 import { generateAnswer } from "./generate-answer.ts";
 import { groundQuestion, refineWithModel, thresholdFor } from "./ground-question.ts";
-import { REFUSAL_TEXT } from "./refusal.ts";
+import { refusalText, visitorLanguage } from "./refusal.ts";
 
 export interface CorrectionsLookup {
   findFor(deploymentId: string, question: string): Promise<{ correctionId: number; answer: string } | null>;
@@ -167,7 +167,8 @@ export function createChatService(deps: ChatDeps) {
     };
     let grounding = await groundQuestion(deps.retriever, { deploymentId: dep.id, question: req.question, history: thread.history }, gs);
     if (!grounding.grounded) {
-      yield* fixed(grounding.searchQuery, REFUSAL_TEXT, { refused: true });
+      const lang = visitorLanguage({ lang: req.lang, question: req.question, pinned: dep.languages });
+      yield* fixed(grounding.searchQuery, refusalText(dep, lang), { refused: true });
       return;
     }
     await ensureBalance(req.account.id);

@@ -1,12 +1,13 @@
 import { randomBytes } from "node:crypto";
 import { appError } from "../errors/index.ts";
 import { parseCidr } from "../net/cidr.ts";
+import { parseLanguageList } from "../rag/terms.ts";
 import type { Deployment, DeploymentKind, DeploymentPatch, QaPair } from "../store/repos/deployments.repo.ts";
 import type { DeploymentsStore, KeysStore } from "../store/store.ts";
 import { displayPrefix, generateApiKey, hashApiKey } from "./api-keys.ts";
 
 export const TEMPERATURE_RANGE = { min: 0, max: 2 } as const;
-const LIMITS = { name: 200, persona: 4000, question: 500, answer: 4000, items: 50, cidrs: 200 } as const;
+const LIMITS = { name: 200, persona: 4000, question: 500, answer: 4000, items: 50, cidrs: 200, refusalText: 1000 } as const;
 
 function newDeploymentId(): string {
   return `dep_${randomBytes(9).toString("base64url")}`;
@@ -29,6 +30,15 @@ export function validatePatch(patch: DeploymentPatch): DeploymentPatch {
   ) {
     throw bad("refusal_threshold", "refusal_threshold must be from 0 to 1, or null for the default.");
   }
+  if (patch.languages !== undefined) {
+    try {
+      patch.languages = parseLanguageList(patch.languages.join(","));
+    } catch (e) {
+      throw bad("languages", `${(e as Error).message}.`);
+    }
+  }
+  if (patch.refusalText !== undefined && patch.refusalText !== null && patch.refusalText.length > LIMITS.refusalText)
+    throw bad("refusal_text", `refusal_text must be at most ${LIMITS.refusalText} characters.`);
   if (patch.starterQuestions !== undefined) {
     if (patch.starterQuestions.length > LIMITS.items) throw bad("starter_questions", `at most ${LIMITS.items} starter questions.`);
     for (const q of patch.starterQuestions)

@@ -34,6 +34,8 @@ function toPatch(b: PatchBody): DeploymentPatch {
     pushEnabled: b.push_enabled,
     pushIpAllow: b.push_ip_allow?.map((c) => c.trim()).filter(Boolean),
     refusalThreshold: b.refusal_threshold,
+    languages: b.languages,
+    refusalText: b.refusal_text === undefined ? undefined : b.refusal_text?.trim() || null,
   };
 }
 

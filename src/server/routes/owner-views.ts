@@ -23,6 +23,9 @@ export async function ownerDeploymentView(s: Services, d: Deployment) {
     push_enabled: d.pushEnabled,
     push_ip_allow: d.pushIpAllow,
     refusal_threshold: d.refusalThreshold,
+    languages: d.languages,
+    detected_languages: await s.repos.documents.languages(d.id),
+    refusal_text: d.refusalText,
     retrieval: (() => {
       const m = s.retrievalMode();
       return {

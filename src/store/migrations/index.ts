@@ -8,6 +8,7 @@ import m007 from "./007_per_deployment_keywords.sql" with { type: "text" };
 import m008 from "./008_models.sql" with { type: "text" };
 import m009 from "./009_ingest.sql" with { type: "text" };
 import m010 from "./010_hardening.sql" with { type: "text" };
+import m011 from "./011_languages.sql" with { type: "text" };
 
 /** Imported as text so they ship inside the compiled binary. Append only; never edit a released one. */
 export const migrations: { version: number; name: string; sql: string }[] = [
@@ -21,4 +22,5 @@ export const migrations: { version: number; name: string; sql: string }[] = [
   { version: 8, name: "models", sql: m008 },
   { version: 9, name: "ingest", sql: m009 },
   { version: 10, name: "hardening", sql: m010 },
+  { version: 11, name: "languages", sql: m011 },
 ];

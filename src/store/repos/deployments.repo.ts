@@ -34,6 +34,10 @@ export interface Deployment {
   pushIpAllow: string[];
   /** the owner's refusal threshold (0..1); null uses the service default for the retrieval mode */
   refusalThreshold: number | null;
+  /** ISO 639-1 codes of the languages the owner pinned (empty: detected from the documents) */
+  languages: string[];
+  /** the owner's own refusal text, said in every language (null: docchat's, in the visitor's language) */
+  refusalText: string | null;
   trainingStatus: TrainingStatus;
   trainedAt: number | null;
   createdAt: number;
@@ -56,6 +60,8 @@ export interface DeploymentRow {
   push_enabled: number;
   push_ip_allow: string;
   refusal_threshold: number | null;
+  languages: string;
+  refusal_text: string | null;
   training_status: TrainingStatus;
   trained_at: number | null;
   created_at: number;
@@ -78,6 +84,8 @@ export const toDeployment = (r: DeploymentRow): Deployment => ({
   pushEnabled: r.push_enabled === 1,
   pushIpAllow: JSON.parse(r.push_ip_allow) as string[],
   refusalThreshold: r.refusal_threshold ?? null,
+  languages: r.languages ? r.languages.split(",") : [],
+  refusalText: r.refusal_text ?? null,
   trainingStatus: r.training_status,
   trainedAt: r.trained_at,
   createdAt: r.created_at,
@@ -98,6 +106,10 @@ export interface DeploymentPatch {
   pushIpAllow?: string[];
   /** null goes back to the service default */
   refusalThreshold?: number | null;
+  /** [] goes back to detection */
+  languages?: string[];
+  /** null goes back to docchat's refusal */
+  refusalText?: string | null;
 }
 
 const columns: Record<keyof DeploymentPatch, (v: never) => [string, string | number | null]> = {
@@ -113,6 +125,8 @@ const columns: Record<keyof DeploymentPatch, (v: never) => [string, string | num
   pushEnabled: (v: boolean) => ["push_enabled", v ? 1 : 0],
   pushIpAllow: (v: string[]) => ["push_ip_allow", JSON.stringify(v)],
   refusalThreshold: (v: number | null) => ["refusal_threshold", v],
+  languages: (v: string[]) => ["languages", v.join(",")],
+  refusalText: (v: string | null) => ["refusal_text", v],
 };
 
 export function createDeploymentsRepo(db: Db) {

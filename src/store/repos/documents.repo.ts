@@ -23,8 +23,17 @@ export interface DocumentRecord {
   notes: DocumentNote[];
   /** while processing: parts indexed of the total */
   progress: { done: number; total: number };
+  /** the language its text was analyzed in (ISO 639-1; the most of its chunks'), null until trained */
+  lang: string | null;
   createdAt: number;
   updatedAt: number;
+}
+
+/** One language of a deployment's documents (docchat doctor, the console, the retriever). */
+export interface DocumentLanguage {
+  lang: string;
+  documents: number;
+  chunks: number;
 }
 
 export interface DocumentNote {
@@ -54,6 +63,7 @@ interface Row {
   notes: string | null;
   progress_done: number;
   progress_total: number;
+  lang: string | null;
   created_at: number;
   updated_at: number;
 }
@@ -76,6 +86,7 @@ const toRecord = (r: Row): DocumentRecord => ({
   ocrConfidence: r.ocr_confidence,
   notes: r.notes ? (JSON.parse(r.notes) as DocumentNote[]) : [],
   progress: { done: r.progress_done, total: r.progress_total },
+  lang: r.lang ?? null,
   createdAt: r.created_at,
   updatedAt: r.updated_at,
 });
@@ -292,6 +303,14 @@ export function createDocumentsRepo(db: Db) {
     deleteRow(id: string): void {
       db.run("DELETE FROM document_parts WHERE document_id = ?", [id]);
       db.run("DELETE FROM documents WHERE id = ?", [id]);
+    },
+    /** The languages of the deployment's trained documents, the most chunks first: what its questions are analyzed in too. */
+    languages(deploymentId: string): DocumentLanguage[] {
+      return db
+        .query<DocumentLanguage, [string]>(
+          "SELECT lang, COUNT(*) AS documents, SUM(chunk_count) AS chunks FROM documents WHERE deployment_id = ? AND status = 'completed' AND lang IS NOT NULL GROUP BY lang ORDER BY chunks DESC, lang",
+        )
+        .all(deploymentId);
     },
     statusCounts(deploymentId: string): Record<DocumentStatus, number> {
       const out: Record<DocumentStatus, number> = { stored: 0, queued: 0, processing: 0, completed: 0, failed: 0 };

@@ -1,26 +1,32 @@
+import { fill, type VisitorMessages } from "../../i18n/visitor-messages.ts";
 import { h } from "../shared/dom.ts";
 import type { WidgetClient } from "./widget-client.ts";
 
 /** Offered under a refused answer when the deployment allows handoff: leave an email for a person. */
-export function handoffForm(client: WidgetClient, turn: { conversationId: string | null; chatLogId: number | null }): HTMLElement {
+export function handoffForm(
+  client: WidgetClient,
+  turn: { conversationId: string | null; chatLogId: number | null },
+  t: VisitorMessages,
+): HTMLElement {
+  const m = t.handoff;
   const email = h("input", {
     type: "email",
     name: "email",
     required: true,
     placeholder: "you@example.com",
-    "aria-label": "Your email",
+    "aria-label": m.email,
     maxlength: 254,
   });
-  const name = h("input", { type: "text", name: "name", placeholder: "Your name (optional)", "aria-label": "Your name", maxlength: 200 });
+  const name = h("input", { type: "text", name: "name", placeholder: m.name, "aria-label": m.nameLabel, maxlength: 200 });
   const message = h("textarea", {
     name: "message",
     rows: 2,
-    placeholder: "What would you like to ask? (optional)",
-    "aria-label": "Message",
+    placeholder: m.message,
+    "aria-label": m.messageLabel,
     maxlength: 4000,
   });
   const status = h("p", { class: "form-error", role: "alert" });
-  const submit = h("button", { type: "submit", class: "primary" }, "Send");
+  const submit = h("button", { type: "submit", class: "primary" }, m.send);
   const form: HTMLFormElement = h(
     "form",
     {
@@ -37,14 +43,14 @@ export function handoffForm(client: WidgetClient, turn: { conversationId: string
             ...(turn.conversationId ? { conversation_id: turn.conversationId } : {}),
             ...(turn.chatLogId ? { chat_log_id: turn.chatLogId } : {}),
           });
-          form.replaceWith(h("p", { class: "handoff-done", role: "status" }, `Thanks! A person will email you at ${email.value.trim()}.`));
+          form.replaceWith(h("p", { class: "handoff-done", role: "status" }, fill(m.thanks, { email: email.value.trim() })));
         } catch (err) {
           status.textContent = (err as Error).message;
           submit.disabled = false;
         }
       },
     },
-    h("p", { class: "handoff-title" }, "Would you like a person to email you?"),
+    h("p", { class: "handoff-title" }, m.title),
     email,
     name,
     message,

@@ -1,5 +1,6 @@
 import { h } from "../shared/dom.ts";
 import type { TurnEnd, WidgetClient, WidgetConfig } from "./widget-client.ts";
+import { fill, type VisitorMessages } from "../../i18n/visitor-messages.ts";
 import { handoffForm } from "./widget-handoff.ts";
 
 const CHAT_ICON = "M4 4h16a2 2 0 0 1 2 2v10a2 2 0 0 1-2 2H9l-5 4v-4H4a2 2 0 0 1-2-2V6a2 2 0 0 1 2-2z";
@@ -28,12 +29,14 @@ export function mountWidget(
   client: WidgetClient,
   config: WidgetConfig,
   store: { get(): string | null; set(id: string): void },
+  t: VisitorMessages,
 ): void {
+  const w = t.widget;
   let conversationId = store.get();
   let busy = false;
   const log = h("div", { class: "log", role: "log", "aria-live": "polite" });
-  const input = h("textarea", { rows: 1, placeholder: "Ask a question…", "aria-label": "Your question", maxlength: 4000 });
-  const send = h("button", { type: "submit", class: "send", "aria-label": "Send" }, "Send");
+  const input = h("textarea", { rows: 1, placeholder: w.ask, "aria-label": w.question, maxlength: 4000 });
+  const send = h("button", { type: "submit", class: "send", "aria-label": w.send }, w.send);
   const suggestions = h("div", { class: "suggestions" });
 
   const scroll = () => {
@@ -47,7 +50,7 @@ export function mountWidget(
   };
 
   const rating = (chatLogId: number) => {
-    const row = h("div", { class: "rate" }, h("span", null, "Helpful?"));
+    const row = h("div", { class: "rate" }, h("span", null, w.wasHelpful));
     const vote = (value: 0 | 1, label: string, glyph: string) =>
       h(
         "button",
@@ -60,7 +63,7 @@ export function mountWidget(
             try {
               await client.feedback(chatLogId, value);
               row.replaceChildren(
-                h("span", { class: "thanks" }, value ? "Thanks for the feedback!" : "Thanks — the owner will review this answer."),
+                h("span", { class: "thanks" }, value ? w.thanksFeedback : w.thanksReview),
               );
             } catch (err) {
               row.append(h("span", { class: "form-error" }, (err as Error).message));
@@ -69,7 +72,7 @@ export function mountWidget(
         },
         icon(glyph),
       );
-    row.append(vote(1, "Helpful", THUMB_UP), vote(0, "Not helpful", THUMB_DOWN));
+    row.append(vote(1, w.helpful, THUMB_UP), vote(0, w.notHelpful, THUMB_DOWN));
     return row;
   };
 
@@ -88,7 +91,7 @@ export function mountWidget(
         ),
       );
     if (end.chatLogId) msg.append(rating(end.chatLogId));
-    if (end.refused && config.handoff_enabled) msg.append(handoffForm(client, { conversationId, chatLogId: end.chatLogId }));
+    if (end.refused && config.handoff_enabled) msg.append(handoffForm(client, { conversationId, chatLogId: end.chatLogId }, t));
     scroll();
   };
 
@@ -171,16 +174,16 @@ export function mountWidget(
       "div",
       { class: "head" },
       h("span", { class: "title" }, config.name),
-      h("button", { type: "button", class: "close", "aria-label": "Close chat", onclick: () => toggle(false) }, "×"),
+      h("button", { type: "button", class: "close", "aria-label": w.close, onclick: () => toggle(false) }, "×"),
     ),
     log,
     suggestions,
     form,
-    h("div", { class: "foot" }, "Answers come from this site's documents."),
+    h("div", { class: "foot" }, w.footer),
   );
   const launcher = h(
     "button",
-    { type: "button", class: "launcher", "aria-label": `Chat with ${config.name}`, "aria-expanded": "false" },
+    { type: "button", class: "launcher", "aria-label": fill(w.chatWith, { name: config.name }), "aria-expanded": "false" },
     icon(CHAT_ICON),
   );
   const toggle = (open: boolean) => {
@@ -190,6 +193,6 @@ export function mountWidget(
     if (open) input.focus();
   };
   launcher.addEventListener("click", () => toggle(launcher.getAttribute("aria-expanded") !== "true"));
-  bubble("bot", `Hi! Ask me anything about ${config.name}.`);
+  bubble("bot", fill(w.greeting, { name: config.name }));
   shadow.append(panel, launcher);
 }

@@ -1,10 +1,12 @@
 import css from "./widget.css" with { type: "text" };
+import { visitorMessages } from "../../i18n/visitor-messages.ts";
 import { createWidgetClient } from "./widget-client.ts";
 import { mountWidget } from "./widget-view.ts";
 
 /**
  * `<script src="{base}/widget.js" data-key="…" defer></script>`: finds its own tag, reads the key, and
- * mounts a chat button and panel in a shadow root so the host page's CSS cannot reach them.
+ * mounts a chat button and panel in a shadow root so the host page's CSS cannot reach them. Its own words are in
+ * the page's language (`data-lang="de"`, else `<html lang>`, else the browser's), when docchat speaks it.
  */
 function ownScript(): HTMLScriptElement | null {
   const current = document.currentScript;
@@ -47,7 +49,9 @@ async function start(script: HTMLScriptElement): Promise<void> {
   const style = document.createElement("style");
   style.textContent = css;
   shadow.append(style);
-  mountWidget(shadow, client, config, sessionStore(key));
+  // the page says which language it is in (data-lang on the tag, else <html lang>), else the browser does
+  const lang = script.dataset.lang || document.documentElement.lang || navigator.language;
+  mountWidget(shadow, client, config, sessionStore(key), visitorMessages(lang));
   document.body.append(host);
 }
 

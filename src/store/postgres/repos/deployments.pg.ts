@@ -29,6 +29,8 @@ const columns: { [K in keyof DeploymentPatch]-?: (v: NonNullable<DeploymentPatch
   pushEnabled: (v) => ["push_enabled", v ? 1 : 0],
   pushIpAllow: (v) => ["push_ip_allow", JSON.stringify(v)],
   refusalThreshold: (v) => ["refusal_threshold", v],
+  languages: (v) => ["languages", (v ?? []).join(",")],
+  refusalText: (v) => ["refusal_text", v],
 };
 
 /**

@@ -1,5 +1,5 @@
 import type { SQL } from "bun";
-import type { DocumentNote, DocumentRecord, DocumentStatus, NewDocument } from "../../repos/documents.repo.ts";
+import type { DocumentLanguage, DocumentNote, DocumentRecord, DocumentStatus, NewDocument } from "../../repos/documents.repo.ts";
 import type { DocumentsStore } from "../../store.ts";
 import { numOrNull, type Raw } from "./values.ts";
 
@@ -22,6 +22,7 @@ export const toDocumentRecord = (r: Raw): DocumentRecord => ({
   ocrConfidence: numOrNull(r.ocr_confidence),
   notes: r.notes ? (JSON.parse(r.notes as string) as DocumentNote[]) : [],
   progress: { done: Number(r.progress_done), total: Number(r.progress_total) },
+  lang: (r.lang as string | null) ?? null,
   createdAt: Number(r.created_at),
   updatedAt: Number(r.updated_at),
 });
@@ -152,6 +153,11 @@ export function createPgDocumentsRepo(sql: SQL): DocumentsStore {
         await tx`DELETE FROM document_parts WHERE document_id = ${id}`;
         await tx`DELETE FROM documents WHERE id = ${id}`;
       });
+    },
+    async languages(deploymentId): Promise<DocumentLanguage[]> {
+      const rows = (await sql`SELECT lang, count(*)::int AS documents, sum(chunk_count)::int AS chunks FROM documents
+        WHERE deployment_id = ${deploymentId} AND status = 'completed' AND lang IS NOT NULL GROUP BY lang ORDER BY chunks DESC, lang`) as Raw[];
+      return rows.map((r) => ({ lang: r.lang as string, documents: Number(r.documents), chunks: Number(r.chunks) }));
     },
     async statusCounts(deploymentId) {
       const out: Record<DocumentStatus, number> = { stored: 0, queued: 0, processing: 0, completed: 0, failed: 0 };

@@ -29,6 +29,22 @@ function thresholdField(d: Deployment) {
   return { el: field("Refusal threshold", input, hint), value };
 }
 
+/**
+ * The languages the documents are written in: empty lets docchat detect them per document (what it found is shown);
+ * pinning helps when detection is unsure (short documents, languages close to each other such as Danish and Norwegian).
+ */
+function languagesField(d: Deployment) {
+  const input = h("input", { type: "text", value: d.languages.join(", "), placeholder: "auto", maxlength: 100, class: "mono" });
+  const found = d.detected_languages.map((l) => `${l.lang} (${l.documents} document${l.documents === 1 ? "" : "s"})`).join(", ");
+  const hint = `Comma-separated codes, e.g. "de, en". Empty = detect each document's language${found ? `; detected: ${found}` : ""}. Words are stemmed and stop words dropped per language; a change re-indexes the documents.`;
+  const value = () =>
+    input.value
+      .split(",")
+      .map((c) => c.trim())
+      .filter((c) => c !== "" && c.toLowerCase() !== "auto");
+  return { el: field("Document languages", input, hint), value };
+}
+
 function qaEditor(initial: { question: string; answer: string }[]) {
   const rows = h("div", { class: "qa-rows" });
   const add = (q = "", a = "") => {
@@ -84,6 +100,13 @@ function settingsForm(d: Deployment, onSaved: (d: Deployment) => void): HTMLElem
   const keyManages = h("input", { type: "checkbox", checked: d.key_manages_documents });
   const qa = qaEditor(d.qa_pairs);
   const threshold = thresholdField(d);
+  const languages = languagesField(d);
+  const refusal = h("textarea", {
+    rows: 2,
+    value: d.refusal_text ?? "",
+    maxlength: 1000,
+    placeholder: "Empty = docchat's own, in the visitor's language",
+  });
   const status = h("div", { class: "form-status" });
   const submit = h("button", { class: "btn btn-primary", type: "submit" }, "Save settings");
   return h(
@@ -104,6 +127,8 @@ function settingsForm(d: Deployment, onSaved: (d: Deployment) => void): HTMLElem
           push_ip_allow: lines(pushIpAllow.value),
           key_manages_documents: keyManages.checked,
           refusal_threshold: threshold.value(),
+          languages: languages.value(),
+          refusal_text: refusal.value.trim() === "" ? null : refusal.value,
         });
         onSaved(saved);
       }),
@@ -119,6 +144,12 @@ function settingsForm(d: Deployment, onSaved: (d: Deployment) => void): HTMLElem
     field("Persona", persona, "Sets the tone of answers. Visitors cannot override it."),
     field("Default temperature", temperature, "0 = most precise, 2 = most varied. Requests may override it per call."),
     field("Starter questions", starters, "Shown as one-tap suggestions in the widget. One per line."),
+    languages.el,
+    field(
+      "Refusal message",
+      refusal,
+      "Said when the documents do not answer a question (free, no model call). Your text is used for every visitor; empty = docchat's, in English, German, French, Spanish, Italian, Portuguese or Dutch to match the visitor.",
+    ),
     qa.el,
     h(
       "label",
