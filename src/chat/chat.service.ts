@@ -165,7 +165,11 @@ export function createChatService(deps: ChatDeps) {
       threshold: dep.refusalThreshold ?? s.refusalThreshold,
       rerankThreshold: dep.refusalThreshold ?? s.rerankThreshold,
     };
-    let grounding = await groundQuestion(deps.retriever, { deploymentId: dep.id, question: req.question, history: thread.history }, gs);
+    let grounding = await groundQuestion(
+      deps.retriever,
+      { deploymentId: dep.id, question: req.question, history: thread.history, languages: dep.languages },
+      gs,
+    );
     if (!grounding.grounded) {
       const lang = visitorLanguage({ lang: req.lang, question: req.question, pinned: dep.languages });
       yield* fixed(grounding.searchQuery, refusalText(dep, lang), { refused: true });
@@ -176,7 +180,7 @@ export function createChatService(deps: ChatDeps) {
       deps.backend,
       deps.retriever,
       grounding,
-      { deploymentId: dep.id, question: req.question, history: thread.history, signal, tenant },
+      { deploymentId: dep.id, question: req.question, history: thread.history, signal, tenant, languages: dep.languages },
       { ...gs, timeoutMs: s.rewriteTimeoutMs, maxTokens: s.rewriteMaxTokens },
     );
     grounding = refined.grounding;

@@ -8,7 +8,7 @@ import { fuseByRank } from "./rank-fusion.ts";
 import { rerankHits } from "./rerank/rerank-hits.ts";
 import type { Reranker } from "./rerank/reranker.ts";
 import type { JudgedBy, Retrieval, RetrievalHit, RetrievalMode } from "./retrieval.types.ts";
-import { queryTerms, stem } from "./terms.ts";
+import { analyzeForSearch, type RetrievalTermStats } from "./query-analysis.ts";
 
 /** Which words FTS5 searches (see searchTerms): measured on SciFact and at 100k chunks. */
 const SEARCH_TERMS = { maxTerms: 12, maxRows: 15_000, minTerms: 3 };
@@ -29,23 +29,7 @@ export interface ChunkIndex {
   hasVectors(): boolean;
 }
 
-/** The gate's TermStats, possibly asynchronous (see ChunkIndex). */
-export interface RetrievalTermStats {
-  documentFrequencies(deploymentId: string, terms: string[]): MaybePromise<Map<string, number>>;
-  totalChunks(deploymentId: string): MaybePromise<number>;
-}
-
-/**
- * Reads everything the question needs from the deployment's statistics once (document frequencies of its terms
- * and their folded forms, and N), then answers the gate's synchronous TermStats from that snapshot.
- */
-async function statsSnapshot(stats: RetrievalTermStats, deploymentId: string, terms: string[]): Promise<TermStats> {
-  const [df, n] = await Promise.all([
-    stats.documentFrequencies(deploymentId, [...new Set([...terms, ...terms.map((t) => stem(t))])]),
-    stats.totalChunks(deploymentId),
-  ]);
-  return { documentFrequencies: () => df, totalChunks: () => n };
-}
+export type { RetrievalTermStats };
 
 export interface RetrievalSettings {
   /** RRF weight of the BM25 ranking */
@@ -70,6 +54,8 @@ export interface RetrieveInput {
   mode?: RetrievalMode;
   /** words an answering sentence must mention besides the question's focus (what an elliptic follow-up changed) */
   mustMention?: string[];
+  /** the deployment's pinned languages (ISO 639-1); none: the languages detected in its documents */
+  languages?: readonly string[];
 }
 
 /**
@@ -116,11 +102,10 @@ export function createRetriever(deps: {
   return {
     async retrieve(input: RetrieveInput): Promise<Retrieval> {
       const mode = input.mode ?? "hybrid";
-      const terms = queryTerms(input.query);
       const pool = isQuestion(input.query) ? Math.max(input.topK, QUESTION_POOL) : input.topK;
-      const stats = await statsSnapshot(deps.stats, input.deploymentId, terms);
-      const match =
-        mode === "vector" ? null : matchExpression(searchTerms(terms, stats.documentFrequencies(input.deploymentId, terms), SEARCH_TERMS));
+      const q = await analyzeForSearch(deps.stats, input.deploymentId, input.query, { languages: input.languages });
+      const { stats, words: terms } = q;
+      const match = mode === "vector" ? null : matchExpression(searchTerms(q.forms, stats.documentFrequencies(input.deploymentId, q.forms), SEARCH_TERMS));
       const keyword = match ? (await index.keywordSearch(input.deploymentId, match, settings.candidates)).map((r) => r.id) : [];
       const vector =
         mode === "keyword" || (mode === "hybrid" && settings.vectorWeight <= 0)
@@ -132,7 +117,7 @@ export function createRetriever(deps: {
         { ids: vector?.ids ?? [], weight: mode === "keyword" ? 0 : mode === "vector" ? 1 : settings.vectorWeight },
       ]).slice(0, reranker ? Math.max(input.topK, settings.rerankCandidates ?? input.topK) : pool);
       const rows = new Map((await index.getChunks(fused.map((f) => f.id))).map((r) => [r.id, r]));
-      const weights = termWeights(input.deploymentId, terms, stats, settings.minIdfCorpus);
+      const weights = termWeights(input.deploymentId, terms, stats, settings.minIdfCorpus, q.langs);
       const calibration = vector ? settings.calibration(vector.embedderId) : null;
       const hits: RetrievalHit[] = [];
       for (const f of fused) {

@@ -512,6 +512,12 @@ export function createPgTermStats(sql: SQL) {
       for (const t of wanted) out.set(t, df.get(termOf(t)) ?? 0);
       return out;
     },
+    /** The languages of the deployment's trained documents, the most chunks first. */
+    async languages(deploymentId: string): Promise<string[]> {
+      const rows = (await sql`SELECT lang FROM documents WHERE deployment_id = ${deploymentId} AND status = 'completed'
+        AND lang IS NOT NULL GROUP BY lang ORDER BY sum(chunk_count) DESC, lang`) as Raw[];
+      return rows.map((r) => r.lang as string);
+    },
     async totalChunks(deploymentId: string): Promise<number> {
       const r = ((await sql`SELECT chunks FROM kw_stats WHERE deployment_id = ${deploymentId}`) as Raw[])[0];
       return r ? num(r.chunks) : 0;

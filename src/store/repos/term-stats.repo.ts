@@ -11,6 +11,10 @@ export function createTermStatsRepo(db: Db, opts: { cacheMs?: number; now?: () =
   const now = opts.now ?? Date.now;
   const count = db.query<{ n: number }, [string]>("SELECT count(*) AS n FROM chunks WHERE deployment_id = ?");
   const totals = new Map<string, { n: number; at: number }>();
+  const langs = new Map<string, { l: string[]; at: number }>();
+  const langQuery = db.query<{ lang: string }, [string]>(
+    "SELECT lang FROM documents WHERE deployment_id = ? AND status = 'completed' AND lang IS NOT NULL GROUP BY lang ORDER BY SUM(chunk_count) DESC, lang",
+  );
   return {
     /** Chunks of the deployment containing each term; absent terms are 0. One indexed lookup per term. */
     documentFrequencies(deploymentId: string, terms: string[]): Map<string, number> {
@@ -19,6 +23,16 @@ export function createTermStatsRepo(db: Db, opts: { cacheMs?: number; now?: () =
       const df = kw ? db.query<{ doc: number }, [string]>(`SELECT doc FROM ${kw.vocab} WHERE term = ?`) : null;
       for (const t of new Set(terms)) out.set(t, df?.get(t)?.doc ?? 0);
       return out;
+    },
+    /** The languages of the deployment's trained documents, the most chunks first; cached briefly like the total. */
+    languages(deploymentId: string): string[] {
+      const t = now();
+      const hit = langs.get(deploymentId);
+      if (hit && t - hit.at <= cacheMs) return hit.l;
+      const l = langQuery.all(deploymentId).map((r) => r.lang);
+      if (langs.size > 10_000) langs.clear();
+      langs.set(deploymentId, { l, at: t });
+      return l;
     },
     /** The deployment's indexed chunks, cached briefly: it only scales the weights, and counting 100k rows per question adds up. */
     totalChunks(deploymentId: string): number {
