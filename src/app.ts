@@ -93,6 +93,7 @@ export async function createServices(config: Config, opts: { log?: Logger } = {}
     log,
     chunking: DEFAULT_CHUNK_OPTIONS,
     leaseMs: config.trainingLeaseSeconds * 1000,
+    pinnedLanguages: async (id) => (await repos.deployments.findById(id))?.languages ?? [],
   });
   const spoolDir = join(config.dataDir, "spool");
   // Parser processes start on first use, so commands that never parse stay fast.

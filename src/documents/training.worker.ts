@@ -6,6 +6,7 @@ import type { ChunkDraft, ParsedDocument } from "../ingest/types.ts";
 import type { Logger } from "../log.ts";
 import { retryDelayMs } from "../mail/backoff.ts";
 import type { Embedder } from "../rag/embedder.ts";
+import { chunkTerms, documentLanguage, type Lang } from "../rag/terms.ts";
 import type { NewChunk } from "../store/repos/chunk-index.repo.ts";
 import type { DocumentRecord } from "../store/repos/documents.repo.ts";
 import type { ChunkIndexStore, ChunkVector, DocumentsStore, TrainingStore } from "../store/store.ts";
@@ -45,6 +46,8 @@ export interface TrainingDeps {
   chunking: { maxTokens: number; overlapTokens: number };
   /** how long a claim holds without renewal before another node may take the document over (default 60 s) */
   leaseMs?: number;
+  /** the languages the deployment's owner pinned (none: detect each document's) */
+  pinnedLanguages?: (deploymentId: string) => Promise<string[]>;
 }
 
 /** This process's name on the documents it claims: host, pid and a random part (a restarted pid is another worker). */
@@ -106,10 +109,26 @@ export function createTrainingWorker(deps: TrainingDeps) {
     return readPreparedLines(text);
   }
 
+  /** A document's language, detected from its first part (a large document's later parts keep it). */
+  const docLangs = new Map<string, { lang: Lang; pinned: string[] }>();
+  async function languageOf(doc: DocumentRecord, drafts: ChunkDraft[]) {
+    const key = `${doc.id}:${doc.attempts}`;
+    let known = docLangs.get(key);
+    if (!known) {
+      const pinned = (await deps.pinnedLanguages?.(doc.deploymentId)) ?? [];
+      known = { lang: documentLanguage(drafts.map((d) => d.text).join("\n"), pinned), pinned };
+      if (docLangs.size > 1000) docLangs.clear();
+      docLangs.set(key, known);
+    }
+    return known;
+  }
+
   async function toChunks(doc: DocumentRecord, drafts: ChunkDraft[], embedder: Embedder | null): Promise<NewChunk[]> {
     const source = sourceName(doc.name);
     const hashed = drafts.map((d) => ({ text: d.text, hash: textHash(d.text) }));
     const vectors = embedder ? await embedAll(embedder, hashed) : [];
+    const { lang, pinned } = await languageOf(doc, drafts);
+    const analyzed = chunkTerms(drafts, lang, pinned);
     return drafts.map((d, i) => ({
       ord: d.ord,
       source,
@@ -122,6 +141,7 @@ export function createTrainingWorker(deps: TrainingDeps) {
       tokenCount: d.tokenCount,
       textHash: (hashed[i] as { hash: string }).hash,
       vector: vectors[i],
+      ...(analyzed[i] as { lang: Lang; terms: string; headingTerms: string }),
     }));
   }
 

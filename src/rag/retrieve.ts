@@ -2,7 +2,7 @@ import type { Logger } from "../log.ts";
 import type { ChunkRow } from "../store/repos/chunk-index.repo.ts";
 import { isQuestion } from "./answer-type.ts";
 import type { Embedder } from "./embedder.ts";
-import { answerability, blendRelevance, type CosineCalibration, type TermStats, termWeights } from "./grounding-gate.ts";
+import { answerability, blendRelevance, type CosineCalibration, termWeights } from "./grounding-gate.ts";
 import { matchExpression, searchTerms } from "./keyword-query.ts";
 import { fuseByRank } from "./rank-fusion.ts";
 import { rerankHits } from "./rerank/rerank-hits.ts";

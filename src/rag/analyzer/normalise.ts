@@ -35,10 +35,24 @@ export function lowerCase(text: string, turkish = false): string {
   return turkish ? text.toLocaleLowerCase("tr") : text.toLowerCase();
 }
 
+const NON_ASCII = /[^\x00-\x7f]/;
+const SEGMENTED = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\p{Script=Thai}\p{Script=Lao}\p{Script=Khmer}\p{Script=Myanmar}ー々〆]/u;
+const WORD_BREAK = /[^\p{L}\p{M}\p{N}_]+/u;
+
 /** Word tokens of `text`, lower-cased, diacritics kept, in order. */
 export function tokenize(text: string, opts: { turkish?: boolean } = {}): string[] {
   const out: string[] = [];
-  for (const m of lowerCase(text.normalize("NFC"), opts.turkish).matchAll(RUN)) {
+  const nonAscii = NON_ASCII.test(text);
+  const lower = lowerCase(nonAscii ? text.normalize("NFC") : text, opts.turkish);
+  // most text needs no segmenter: a plain split is several times faster than matching runs
+  if (!nonAscii || !SEGMENTED.test(lower)) {
+    for (const w of lower.split(WORD_BREAK)) {
+      const t = nonAscii ? w.replace(/^\p{M}+/u, "") : w;
+      if (t !== "") out.push(t);
+    }
+    return out;
+  }
+  for (const m of lower.matchAll(RUN)) {
     if (m[1]) {
       for (const s of segmenter(localeOf(m[1])).segment(m[1])) if (s.isWordLike) out.push(s.segment);
     } else if (m[2]) {

@@ -50,7 +50,7 @@ export function hasStemmer(lang: Lang): boolean {
 /** The stem of a lower-cased word (diacritics kept); words with digits and very short words stay as they are. */
 export function stemWord(word: string, lang: Lang): string {
   const f = SNOWBALL[lang];
-  if (!f || word.length < 3 || /\d/.test(word)) return word;
+  if (!f || word.length < 3) return word;
   let memo = memos.get(lang);
   if (!memo) {
     memo = new Map();
@@ -58,7 +58,7 @@ export function stemWord(word: string, lang: Lang): string {
   }
   let s = memo.get(word);
   if (s === undefined) {
-    s = f(word);
+    s = /\d/.test(word) ? word : f(word);
     if (memo.size >= MEMO_LIMIT) memo.clear();
     memo.set(word, s);
   }

@@ -105,8 +105,8 @@ export async function createPgChunkIndex(sql: SQL, opts: { efSearch?: (k: number
         (r) => num(r.id),
       );
     const col = <T>(f: (c: NewChunk) => T) => chunks.map(f);
-    await tx`INSERT INTO chunks (id, deployment_id, document_id, ord, source, text, heading_path, page_start, page_end, row_start, row_end, token_count, text_hash, kw_length)
-      SELECT u.id, ${deploymentId}, u.doc, u.ord, u.source, u.text, u.heading, u.ps, u.pe, u.rs, u.re, u.tc, u.hash, u.len
+    await tx`INSERT INTO chunks (id, deployment_id, document_id, ord, source, text, heading_path, page_start, page_end, row_start, row_end, token_count, text_hash, kw_length, lang)
+      SELECT u.id, ${deploymentId}, u.doc, u.ord, u.source, u.text, u.heading, u.ps, u.pe, u.rs, u.re, u.tc, u.hash, u.len, u.lang
       FROM unnest(${sql.array(ids, "INT8")}::bigint[], ${sql.array(documentIds, "TEXT")}::text[], ${sql.array(
         col((c) => c.ord),
         "INT4",
@@ -142,8 +142,11 @@ export async function createPgChunkIndex(sql: SQL, opts: { efSearch?: (k: number
                     col((c) => c.textHash),
                     "TEXT",
                   )}::text[],
-                  ${sql.array(lengths, "INT4")}::int[])
-           AS u(id, doc, ord, source, text, heading, ps, pe, rs, re, tc, hash, len)`;
+                  ${sql.array(lengths, "INT4")}::int[], ${sql.array(
+                    col((c) => c.lang ?? null),
+                    "TEXT",
+                  )}::text[])
+           AS u(id, doc, ord, source, text, heading, ps, pe, rs, re, tc, hash, len, lang)`;
     return ids;
   }
 

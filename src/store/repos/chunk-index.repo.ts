@@ -29,6 +29,10 @@ export interface NewChunk {
   tokenCount: number;
   textHash: string;
   vector?: Float32Array;
+  /** the language the chunk was analyzed in (ISO 639-1) and its analyzed terms, space-separated (rag/analyzer) */
+  lang?: string;
+  terms?: string;
+  headingTerms?: string;
 }
 
 const VEC_TABLE = "chunks_vec";
@@ -48,8 +52,8 @@ export function createChunkIndexRepo(db: Db) {
   const hasVecTable = () => db.query("SELECT 1 FROM sqlite_master WHERE name = ?").get(VEC_TABLE) !== null;
   let vec = hasVecTable();
   const insertChunk = db.query<{ id: number }, (string | number | null)[]>(
-    `INSERT INTO chunks (deployment_id, document_id, ord, source, text, heading_path, page_start, page_end, row_start, row_end, token_count, text_hash)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
+    `INSERT INTO chunks (deployment_id, document_id, ord, source, text, heading_path, page_start, page_end, row_start, row_end, token_count, text_hash, lang)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
   );
   const insertRow = (deploymentId: string, documentId: string, c: NewChunk): number =>
     (
@@ -66,6 +70,7 @@ export function createChunkIndexRepo(db: Db) {
         c.rowEnd ?? null,
         c.tokenCount,
         c.textHash,
+        c.lang ?? null,
       ) as { id: number }
     ).id;
   return {

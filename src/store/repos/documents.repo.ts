@@ -278,7 +278,8 @@ export function createDocumentsRepo(db: Db) {
     },
     markCompleted(id: string, chunkCount: number): void {
       db.run(
-        "UPDATE documents SET status = 'completed', chunk_count = ?, progress_done = progress_total, error_code = NULL, error_message = NULL, updated_at = ? WHERE id = ?",
+        // the document's language: the one most of its chunks were analyzed in
+        "UPDATE documents SET status = 'completed', chunk_count = ?, progress_done = progress_total, error_code = NULL, error_message = NULL, lang = (SELECT c.lang FROM chunks c WHERE c.document_id = documents.id AND c.lang IS NOT NULL GROUP BY c.lang ORDER BY count(*) DESC, c.lang LIMIT 1), updated_at = ? WHERE id = ?",
         [chunkCount, Date.now(), id],
       );
     },
