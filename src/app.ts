@@ -18,6 +18,7 @@ import { createDeploymentsService } from "./owner/deployments.service.ts";
 import { createReportsService } from "./owner/reports.service.ts";
 import { createSessionsService } from "./owner/sessions.service.ts";
 import type { Embedder } from "./rag/embedder.ts";
+import { ANALYZER_VERSION } from "./rag/terms.ts";
 import { createEmbedder, embedderConfig } from "./rag/embedders/create-embedder.ts";
 import { ModelServerUnavailableError } from "./rag/remote/model-server.ts";
 import { createReranker } from "./rag/rerank/create-reranker.ts";
@@ -39,6 +40,9 @@ export async function createServices(config: Config, opts: { log?: Logger } = {}
     ? await createPgStore(config.databaseUrl, { max: config.databasePool })
     : await createSqliteStore(config.dataDir);
   const repos = store.repos;
+  // keyword indexes built from now on record this analysis; those built by another are rebuilt (keyword-reindex.ts)
+  if ((await repos.chunkIndex.meta("keyword_analyzer")) !== ANALYZER_VERSION)
+    await repos.chunkIndex.setMeta("keyword_analyzer", ANALYZER_VERSION);
   const mail = createMail({ config, log, outbox: repos.outbox });
   /** The Prometheus registry of this service (GET /metrics when DOCCHAT_METRICS_TOKEN is set). */
   const metrics = createMetrics({ depths: repos.queueDepths });
@@ -120,7 +124,14 @@ export async function createServices(config: Config, opts: { log?: Logger } = {}
     corrections,
     log,
   });
-  const deployments = createDeploymentsService({ deployments: repos.deployments, keys: repos.keys });
+  const deployments = createDeploymentsService({
+    deployments: repos.deployments,
+    keys: repos.keys,
+    languagesChanged: async (id) => {
+      await repos.chunkIndex.keywordReindexRequest(id);
+      training.kick();
+    },
+  });
   const services = {
     version: VERSION,
     config,

@@ -15,6 +15,7 @@ import type { CosineCalibration } from "../../src/rag/grounding-gate.ts";
 import { createRetriever, type Retriever } from "../../src/rag/retrieve.ts";
 import type { NewChunk } from "../../src/store/repos/chunk-index.repo.ts";
 import { createTermStatsRepo } from "../../src/store/repos/term-stats.repo.ts";
+import { withTerms } from "../../test/helpers/analyzed.ts";
 
 export interface BenchDeployment {
   services: Services;
@@ -81,7 +82,7 @@ export function loadPassages(b: BenchDeployment, passages: BenchPassage[], opts:
             replaceOnTrain: false,
           });
           const hash = createHash("sha256").update(p.text).digest("hex");
-          const chunk: NewChunk = {
+          const chunk: NewChunk = withTerms({
             ord: 0,
             source: p.source,
             text: p.text,
@@ -89,7 +90,7 @@ export function loadPassages(b: BenchDeployment, passages: BenchPassage[], opts:
             tokenCount: Math.ceil(p.text.length / 4),
             textHash: hash,
             vector: p.vector,
-          };
+          });
           index.insert(deploymentId, id, [chunk]);
           services.sync.documents.markCompleted(id, 1);
         }

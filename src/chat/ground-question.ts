@@ -74,7 +74,14 @@ export async function refineWithModel(
   backend: LlmBackend,
   retriever: Retriever,
   g: Grounding,
-  input: { deploymentId: string; question: string; history: ThreadTurn[]; signal: AbortSignal; tenant?: Tenant; languages?: readonly string[] },
+  input: {
+    deploymentId: string;
+    question: string;
+    history: ThreadTurn[];
+    signal: AbortSignal;
+    tenant?: Tenant;
+    languages?: readonly string[];
+  },
   s: GroundingSettings & { timeoutMs: number; maxTokens: number },
 ): Promise<{ grounding: Grounding; promptTokens: number; completionTokens: number }> {
   const none = { grounding: g, promptTokens: 0, completionTokens: 0 };
@@ -95,7 +102,8 @@ export async function refineWithModel(
   if (!r) return none;
   const used = { promptTokens: r.promptTokens, completionTokens: r.completionTokens };
   if (r.query === g.searchQuery) return { grounding: g, ...used };
-  const search = (query: string) => retriever.retrieve({ deploymentId: input.deploymentId, query, topK: s.topK, languages: input.languages });
+  const search = (query: string) =>
+    retriever.retrieve({ deploymentId: input.deploymentId, query, topK: s.topK, languages: input.languages });
   const retrieval = await search(r.query);
   if (isGrounded(retrieval.relevance, thresholdFor(s, retrieval)))
     return { grounding: { retrieval, searchQuery: r.query, mustMention: [], grounded: true, retrievalFallback: false }, ...used };

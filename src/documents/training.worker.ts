@@ -7,6 +7,7 @@ import type { Logger } from "../log.ts";
 import { retryDelayMs } from "../mail/backoff.ts";
 import type { Embedder } from "../rag/embedder.ts";
 import { chunkTerms, documentLanguage, type Lang } from "../rag/terms.ts";
+import { reindexKeywords } from "./keyword-reindex.ts";
 import type { NewChunk } from "../store/repos/chunk-index.repo.ts";
 import type { DocumentRecord } from "../store/repos/documents.repo.ts";
 import type { ChunkIndexStore, ChunkVector, DocumentsStore, TrainingStore } from "../store/store.ts";
@@ -26,6 +27,8 @@ const BATCH_BYTES = 512 * 1024;
 const MERGE_AFTER_DOCS = 100;
 /** Upload parts without a document row after this long were left by a crash, not by an upload still running. */
 const ORPHAN_AGE_MS = 24 * 3600 * 1000;
+/** How often an idle worker looks for keyword indexes to rebuild (a pinned-language change kicks it at once). */
+const REINDEX_CHECK_MS = 30_000;
 /** Staged chunks moved into their deployment per short transaction. */
 const PUBLISH_BATCH = 50;
 /** Lets the event loop serve requests between two bounded pieces of work. */
@@ -317,6 +320,31 @@ export function createTrainingWorker(deps: TrainingDeps) {
     return deferred ? "deferred" : "done";
   }
 
+  /**
+   * Keyword indexes another analysis built (an upgrade) or whose owner pinned other languages are rebuilt when no
+   * document waits, in short batches; the old index answers until the new one replaces it. Progress is logged.
+   */
+  let lastReport = 0;
+  /** when the indexes were last found up to date: looking again costs a query per deployment, so not at every poll */
+  let checkedAt = 0;
+  async function reindexKeywordsIfDue(force = false): Promise<void> {
+    if (!force && Date.now() - checkedAt < REINDEX_CHECK_MS) return;
+    const n = await reindexKeywords(
+      { index: deps.index, pinnedLanguages: deps.pinnedLanguages ?? (async () => []), log: deps.log },
+      {
+        pause: yieldToLoop,
+        shouldStop: () => stopped,
+        onProgress: (p) => {
+          if (Date.now() - lastReport < 5000 && p.done < p.total) return;
+          lastReport = Date.now();
+          deps.log.info("re-indexing keywords", { deployment: p.deploymentId, done: p.done, total: p.total, deploymentsLeft: p.left });
+        },
+      },
+    );
+    if (n > 0) sinceMerge += MERGE_AFTER_DOCS;
+    checkedAt = Date.now();
+  }
+
   /** FTS maintenance once a bulk load has drained: merge segments in short steps. */
   async function mergeIfDue(): Promise<void> {
     if (sinceMerge < MERGE_AFTER_DOCS) return;
@@ -331,6 +359,7 @@ export function createTrainingWorker(deps: TrainingDeps) {
      */
     async runUntilIdle(opts: { merge?: boolean } = {}): Promise<void> {
       while ((await step()) === "done") {}
+      await reindexKeywordsIfDue(true);
       if (opts.merge !== false) await mergeIfDue();
     },
     /** Background loop for the server: resumes interrupted work, then waits for new work. */
@@ -352,7 +381,10 @@ export function createTrainingWorker(deps: TrainingDeps) {
             deps.log.error("training loop error", { error: String(e) });
             return "idle" as const;
           });
-          if (did === "idle") await mergeIfDue().catch((e) => deps.log.error("index merge failed", { error: String(e) }));
+          if (did === "idle") {
+            await reindexKeywordsIfDue().catch((e) => deps.log.error("keyword re-index failed", { error: String(e) }));
+            await mergeIfDue().catch((e) => deps.log.error("index merge failed", { error: String(e) }));
+          }
           const ms = did === "deferred" ? retryDelayMs(waits, { baseMs: retryFirstMs, maxMs: WAIT_MAX_MS }) : did === "idle" ? pollMs : 0;
           if (ms > 0) await pause.sleep(ms);
         }
@@ -360,6 +392,7 @@ export function createTrainingWorker(deps: TrainingDeps) {
     },
     /** New work: start on it now instead of at the next poll (kept if the loop is busy, never lost). */
     kick(): void {
+      checkedAt = 0;
       pause.wake();
     },
     async stop(): Promise<void> {

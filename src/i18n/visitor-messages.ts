@@ -19,7 +19,16 @@ export interface VisitorMessages {
   somethingWentWrong: string;
   handoffDisabled: string;
   handoffNotOffered: string;
-  handoff: { title: string; email: string; name: string; nameLabel: string; message: string; messageLabel: string; send: string; thanks: string };
+  handoff: {
+    title: string;
+    email: string;
+    name: string;
+    nameLabel: string;
+    message: string;
+    messageLabel: string;
+    send: string;
+    thanks: string;
+  };
   widget: {
     ask: string;
     question: string;
@@ -86,7 +95,8 @@ const de: VisitorMessages = {
   ipRestricted: "Anfragen von dieser Adresse sind für diesen Assistenten nicht erlaubt.",
   somethingWentWrong: "Etwas ist schiefgelaufen. Bitte versuchen Sie es noch einmal.",
   handoffDisabled: "Die Kontaktaufnahme mit einer Person ist für diesen Assistenten nicht verfügbar.",
-  handoffNotOffered: "Eine Kontaktaufnahme mit einer Person wird nur nach einer Frage angeboten, die der Assistent nicht beantworten konnte.",
+  handoffNotOffered:
+    "Eine Kontaktaufnahme mit einer Person wird nur nach einer Frage angeboten, die der Assistent nicht beantworten konnte.",
   handoff: {
     title: "Möchten Sie, dass Ihnen eine Person per E-Mail antwortet?",
     email: "Ihre E-Mail-Adresse",
@@ -152,8 +162,7 @@ const fr: VisitorMessages = {
 };
 
 const es: VisitorMessages = {
-  refusal:
-    "Lo siento, no he encontrado una respuesta a eso en mis documentos. ¿Podría reformular la pregunta o preguntar por otra cosa?",
+  refusal: "Lo siento, no he encontrado una respuesta a eso en mis documentos. ¿Podría reformular la pregunta o preguntar por otra cosa?",
   notAvailable: "Este asistente no está disponible.",
   temporarilyUnavailable: "El asistente no está disponible en este momento. Inténtelo de nuevo en breve.",
   busy: "El asistente está ocupado. Inténtelo de nuevo en breve.",
@@ -228,8 +237,7 @@ const it: VisitorMessages = {
 };
 
 const pt: VisitorMessages = {
-  refusal:
-    "Desculpe, não encontrei resposta para isso nos meus documentos. Pode reformular a pergunta ou perguntar outra coisa?",
+  refusal: "Desculpe, não encontrei resposta para isso nos meus documentos. Pode reformular a pergunta ou perguntar outra coisa?",
   notAvailable: "Este assistente não está disponível.",
   temporarilyUnavailable: "O assistente está temporariamente indisponível. Tente novamente em breve.",
   busy: "O assistente está ocupado. Tente novamente em breve.",
@@ -266,8 +274,7 @@ const pt: VisitorMessages = {
 };
 
 const nl: VisitorMessages = {
-  refusal:
-    "Sorry, ik heb daar in mijn documenten geen antwoord op gevonden. Kunt u de vraag anders formuleren of iets anders vragen?",
+  refusal: "Sorry, ik heb daar in mijn documenten geen antwoord op gevonden. Kunt u de vraag anders formuleren of iets anders vragen?",
   notAvailable: "Deze assistent is niet beschikbaar.",
   temporarilyUnavailable: "De assistent is tijdelijk niet beschikbaar. Probeer het zo opnieuw.",
   busy: "De assistent is bezet. Probeer het zo opnieuw.",

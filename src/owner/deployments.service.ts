@@ -63,7 +63,12 @@ export function validatePatch(patch: DeploymentPatch): DeploymentPatch {
   return patch;
 }
 
-export function createDeploymentsService(deps: { deployments: DeploymentsStore; keys: KeysStore }) {
+export function createDeploymentsService(deps: {
+  deployments: DeploymentsStore;
+  keys: KeysStore;
+  /** the owner pinned other languages: the deployment's keyword index is re-analyzed (documents/keyword-reindex.ts) */
+  languagesChanged?: (deploymentId: string) => Promise<void>;
+}) {
   const { deployments, keys } = deps;
   const issueKey = async (deploymentId: string) => {
     const apiKey = generateApiKey();
@@ -100,8 +105,10 @@ export function createDeploymentsService(deps: { deployments: DeploymentsStore; 
       return d;
     },
     async update(id: string, patch: DeploymentPatch, accountId?: number): Promise<Deployment> {
-      await this.getOrThrow(id, accountId);
-      return (await deployments.update(id, validatePatch(patch))) as Deployment;
+      const before = await this.getOrThrow(id, accountId);
+      const after = (await deployments.update(id, validatePatch(patch))) as Deployment;
+      if (after.languages.join(",") !== before.languages.join(",")) await deps.languagesChanged?.(id);
+      return after;
     },
     async regenerateKey(id: string, accountId?: number): Promise<string> {
       await this.getOrThrow(id, accountId);

@@ -3,7 +3,7 @@ import type { ChunkRow } from "../store/repos/chunk-index.repo.ts";
 import { isQuestion } from "./answer-type.ts";
 import type { Embedder } from "./embedder.ts";
 import { answerability, blendRelevance, type CosineCalibration, termWeights } from "./grounding-gate.ts";
-import { matchExpression, searchTerms } from "./keyword-query.ts";
+import { searchTerms } from "./keyword-query.ts";
 import { fuseByRank } from "./rank-fusion.ts";
 import { rerankHits } from "./rerank/rerank-hits.ts";
 import type { Reranker } from "./rerank/reranker.ts";
@@ -23,7 +23,8 @@ type MaybePromise<T> = T | Promise<T>;
 
 /** What retrieval reads from an index: the SQLite repos answer synchronously, the PostgreSQL ones asynchronously. */
 export interface ChunkIndex {
-  keywordSearch(deploymentId: string, match: string, limit: number): MaybePromise<{ id: number; score: number }[]>;
+  /** BM25 over analyzed terms (each driver builds its own query from them) */
+  keywordSearch(deploymentId: string, terms: string[], limit: number): MaybePromise<{ id: number; score: number }[]>;
   vectorSearch(deploymentId: string, query: Float32Array, k: number): MaybePromise<{ id: number; distance: number }[]>;
   getChunks(ids: number[]): MaybePromise<ChunkRow[]>;
   hasVectors(): boolean;
@@ -105,8 +106,9 @@ export function createRetriever(deps: {
       const pool = isQuestion(input.query) ? Math.max(input.topK, QUESTION_POOL) : input.topK;
       const q = await analyzeForSearch(deps.stats, input.deploymentId, input.query, { languages: input.languages });
       const { stats, words: terms } = q;
-      const match = mode === "vector" ? null : matchExpression(searchTerms(q.forms, stats.documentFrequencies(input.deploymentId, q.forms), SEARCH_TERMS));
-      const keyword = match ? (await index.keywordSearch(input.deploymentId, match, settings.candidates)).map((r) => r.id) : [];
+      const searched = mode === "vector" ? [] : searchTerms(q.forms, stats.documentFrequencies(input.deploymentId, q.forms), SEARCH_TERMS);
+      const keyword =
+        searched.length > 0 ? (await index.keywordSearch(input.deploymentId, searched, settings.candidates)).map((r) => r.id) : [];
       const vector =
         mode === "keyword" || (mode === "hybrid" && settings.vectorWeight <= 0)
           ? null
@@ -170,7 +172,7 @@ export function createRetriever(deps: {
         hits: kept,
         relevance,
         weights,
-        used: { keyword: match !== null, vector: vector !== null, reranker: reranked !== null },
+        used: { keyword: searched.length > 0, vector: vector !== null, reranker: reranked !== null },
         judgedBy,
       };
     },

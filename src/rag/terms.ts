@@ -6,9 +6,9 @@ import { foldTerm, tokenize } from "./analyzer/normalise.ts";
  * The analyzer's entry points for the rest of rag/ (the analyzer itself is rag/analyzer/): the index, the query,
  * the gate and the composer all reach words through here, so a word is the same term everywhere.
  */
-export { analyze, analyzeQuery, type QueryWord } from "./analyzer/analyze.ts";
+export { ANALYZER_VERSION, analyze, analyzeQuery, type QueryWord } from "./analyzer/analyze.ts";
 export { type Detection, detectLanguage } from "./analyzer/detect-language.ts";
-export { type ChunkTerms, chunkTerms, documentLanguage } from "./analyzer/index-terms.ts";
+export { type ChunkTerms, chunkTerms, documentLanguage, reanalyze } from "./analyzer/index-terms.ts";
 export { DEFAULT_LANG, isLang, LANGUAGE_CODES, LANGUAGES, type Lang, parseLanguageList, toLang } from "./analyzer/languages.ts";
 
 /** Word tokens, lower-cased and folded (é → e), no stop word removed, no stemming: for comparing wording. */
@@ -27,7 +27,8 @@ export function stem(word: string, lang: Lang = DEFAULT_LANG): string {
 }
 
 /** The terms of a text's words in `lang`, in order (stemSet keeps each once). */
-export const stemTokens = (text: string, lang: Lang = DEFAULT_LANG): string[] => tokenize(text, { turkish: lang === "tr" }).map((t) => termOf(t, lang));
+export const stemTokens = (text: string, lang: Lang = DEFAULT_LANG): string[] =>
+  tokenize(text, { turkish: lang === "tr" }).map((t) => termOf(t, lang));
 
 /** The terms of a text's words in `lang`, as the gate and the composer compare them. */
 export const stemSet = (text: string, lang: Lang = DEFAULT_LANG): Set<string> => termSet(text, lang);

@@ -13,7 +13,12 @@ beforeAll(async () => {
   server = await startTestServer();
   const signed = await signedInOwner(server);
   owner = signed.client;
-  const created = await server.services.deployments.create({ accountId: signed.accountId, name: "Languages", kind: "docs", published: true });
+  const created = await server.services.deployments.create({
+    accountId: signed.accountId,
+    name: "Languages",
+    kind: "docs",
+    published: true,
+  });
   deploymentId = created.deployment.id;
   apiKey = created.apiKey;
   const bytes = new TextEncoder().encode("Refund policy\n\nAnnual plans can be refunded within 30 days of purchase.");
@@ -75,7 +80,9 @@ describe("the visitor's language", () => {
   });
 
   test("fixed error messages follow Accept-Language and the stream's lang; the code never changes", async () => {
-    const bad = await fetch(`${server.url}/api/v1/models`, { headers: { authorization: "Bearer dck_nope", "accept-language": "fr-CH, fr;q=0.9" } });
+    const bad = await fetch(`${server.url}/api/v1/models`, {
+      headers: { authorization: "Bearer dck_nope", "accept-language": "fr-CH, fr;q=0.9" },
+    });
     expect(bad.status).toBe(401);
     const body = (await bad.json()) as { error: { code: string; message: string } };
     expect(body.error.code).toBe("bad_key");

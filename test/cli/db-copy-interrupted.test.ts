@@ -11,6 +11,7 @@ import { createChunkIndexRepo, stagingDeployment } from "../../src/store/repos/c
 import { type ServeProcess, startServeProcess } from "../helpers/serve-process.ts";
 import { cliJson, runCliProcess, tempDir } from "../helpers/server.ts";
 import { freshPgDatabase, stopSharedCluster } from "../helpers/stores.ts";
+import { withTerms } from "../helpers/analyzed.ts";
 
 setDefaultTimeout(90_000);
 const dirs: string[] = [];
@@ -41,7 +42,14 @@ test("staged chunks of a document interrupted mid-training are copied unindexed,
   // the server recorded its (keyword-only) embedder when it started; the CLI's --no-train never did
   db.run("INSERT OR IGNORE INTO index_meta (key, value) VALUES ('embedder', 'none')");
   createChunkIndexRepo(db).insertStaged(documentId, [
-    { ord: 0, source: "pump-manual.txt", text: "Pump manual. Prime the centrifugal pump", headingPath: "", tokenCount: 7, textHash: "h0" },
+    withTerms({
+      ord: 0,
+      source: "pump-manual.txt",
+      text: "Pump manual. Prime the centrifugal pump",
+      headingPath: "",
+      tokenCount: 7,
+      textHash: "h0",
+    }),
   ]);
   closeDatabase(db);
 

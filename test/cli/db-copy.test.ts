@@ -16,6 +16,7 @@ import { type FakeModelServer, startFakeModelServer } from "../helpers/fake-mode
 import { startServeProcess } from "../helpers/serve-process.ts";
 import { runCliProcess, startTestServer, tempDir } from "../helpers/server.ts";
 import { freshPgDatabase, stopSharedCluster } from "../helpers/stores.ts";
+import { searched } from "../helpers/analyzed.ts";
 
 setDefaultTimeout(60_000);
 
@@ -220,13 +221,13 @@ describe("docchat db copy", () => {
       Number(x.id),
     );
     expect(chunkOf).toHaveLength(1);
-    const kw = await index.keywordSearch(deploymentId, '"returned"', 5);
+    const kw = await index.keywordSearch(deploymentId, searched("returned"), 5);
     expect(kw.map((h) => h.id)).toEqual(chunkOf);
     // and ranks like the SQLite index it came from
     const lite = await openDatabaseFile(join(data, "docchat.db"), { vecDir: data, readonly: true });
     try {
       const liteIndex = createChunkIndexRepo(lite);
-      for (const q of ['"shoes" OR "leather" OR "delivery"', '"the" OR "receipt"']) {
+      for (const q of [searched("shoes leather delivery"), ["the", ...searched("receipt")]]) {
         const [a, b] = [liteIndex.keywordSearch(deploymentId, q, 10), await index.keywordSearch(deploymentId, q, 10)];
         expect(b.map((h) => h.id)).toEqual(a.map((h) => h.id));
         for (const [i, h] of b.entries()) expect(h.score).toBeCloseTo((a[i] as { score: number }).score, 6);

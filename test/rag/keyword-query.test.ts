@@ -1,27 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { buildMatchQuery, searchTerms } from "../../src/rag/keyword-query.ts";
+import { searchTerms } from "../../src/rag/keyword-query.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
-
-describe("buildMatchQuery", () => {
-  test("quotes each content word and ORs them, dropping stopwords and question fillers", () => {
-    expect(buildMatchQuery("What is the refund policy for annual plans?")).toBe('"refund" OR "policy" OR "annual" OR "plans"');
-  });
-
-  test("turns FTS5 operators typed by a visitor into plain quoted words", () => {
-    const q = buildMatchQuery('refund NEAR(policy) AND text:"x" OR -plans* ^annual') ?? "";
-    // single letters ("x") are dropped like contraction debris
-    expect(q).toBe('"refund" OR "near" OR "policy" OR "text" OR "plans" OR "annual"');
-  });
-
-  test("returns null when nothing searchable is left", () => {
-    expect(buildMatchQuery("What is it?")).toBeNull();
-    expect(buildMatchQuery("?!* ()")).toBeNull();
-  });
-
-  test("drops the word after 'how' in how-long / how-much questions", () => {
-    expect(buildMatchQuery("How long are backups kept?")).toBe('"backups" OR "kept"');
-  });
-});
 
 describe("keyword search with hostile input", () => {
   let server: TestServer;
@@ -54,6 +33,14 @@ describe("keyword search with hostile input", () => {
     const r = await server.services.retriever.retrieve({ deploymentId, query: "refund*", topK: 5 });
     expect(r.hits[0]?.source).toBe("policy");
   });
+
+  test("the SQLite store quotes every term itself: operators and quotes passed as terms are plain words", async () => {
+    for (const terms of [['"'], ["near("], ["refund", "OR", "*"], ['a" OR "b'], ["text:annual"], [""]]) {
+      const hits = await server.services.repos.chunkIndex.keywordSearch(deploymentId, terms, 5);
+      expect(Array.isArray(hits)).toBe(true);
+    }
+    expect((await server.services.repos.chunkIndex.keywordSearch(deploymentId, ["refund", 'a" OR "b'], 5)).length).toBe(1);
+  });
 });
 
 describe("searchTerms", () => {
@@ -68,6 +55,10 @@ describe("searchTerms", () => {
 
   test("keeps the rarest words, in the question's order, within the row budget", () => {
     expect(searchTerms(terms, df, { maxTerms: 12, maxRows: 5000, minTerms: 2 })).toEqual(["tumour", "apoptosis", "mice"]);
+  });
+
+  test("leaves out terms the deployment does not hold: they match nothing and would take a rare word's place", () => {
+    expect(searchTerms(["unheard", ...terms], df, { maxTerms: 2, maxRows: 1e9, minTerms: 1 })).toEqual(["tumour", "apoptosis"]);
   });
 
   test("keeps at least minTerms and at most maxTerms", () => {

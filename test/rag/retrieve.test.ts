@@ -4,6 +4,7 @@ import type { Embedder } from "../../src/rag/embedder.ts";
 import { createRetriever } from "../../src/rag/retrieve.ts";
 import { createTermStatsRepo } from "../../src/store/repos/term-stats.repo.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
+import { withTerms } from "../helpers/analyzed.ts";
 
 /** A real, deterministic embedder: hashed bag of words, L2-normalised, with "synonym" buckets shared. */
 function hashedEmbedder(dimension = 64): Embedder {
@@ -57,7 +58,7 @@ beforeAll(async () => {
         replaceOnTrain: false,
       });
       index.insert(dep, id, [
-        { ord: 0, source, text, headingPath: "", pageStart: 2, pageEnd: 3, tokenCount: 10, textHash: id, vector: vectors[i] },
+        withTerms({ ord: 0, source, text, headingPath: "", pageStart: 2, pageEnd: 3, tokenCount: 10, textHash: id, vector: vectors[i] }),
       ]);
     }
   }

@@ -56,7 +56,10 @@ const ENDINGS: [string[], Lang[]][] = [
 ];
 /** letter groups typical of a language, anywhere in a word */
 const INFIXES: [string[], Lang[]][] = [
-  [["aa", "ää", "yy", "ii", "uu", "öö"], ["fi", "nl"]],
+  [
+    ["aa", "ää", "yy", "ii", "uu", "öö"],
+    ["fi", "nl"],
+  ],
   [["nh", "lh"], ["pt"]],
   [["gli", "cch", "zz"], ["it"]],
   [["sch", "tz"], ["de"]],
@@ -120,7 +123,7 @@ const MAX_WORDS = 3000;
 
 export function detectLanguage(
   text: string,
-  opts: { candidates?: readonly Lang[]; fallback?: Lang; /** words read at most */ maxWords?: number } = {},
+  opts: { candidates?: readonly Lang[]; fallback?: Lang /** words read at most */; maxWords?: number } = {},
 ): Detection {
   const candidates = opts.candidates && opts.candidates.length > 0 ? opts.candidates : LANGUAGE_CODES;
   const fallback = opts.fallback ?? (candidates.includes("en") ? "en" : (candidates[0] as Lang));

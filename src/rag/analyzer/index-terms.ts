@@ -28,6 +28,30 @@ export function documentLanguage(sample: string, pinned: readonly string[] = [])
 }
 
 /**
+ * Chunks of several documents re-analyzed together (keyword reindex, db copy): each document's language is the
+ * owner's pinned one, else the one it was analyzed in before, else detected from its chunks here.
+ */
+export function reanalyze(
+  chunks: { documentId: string; text: string; headingPath: string; lang: string | null }[],
+  pinned: readonly string[] = [],
+): ChunkTerms[] {
+  const docs = new Map<string, typeof chunks>();
+  for (const c of chunks) docs.set(c.documentId, [...(docs.get(c.documentId) ?? []), c]);
+  const out = new Map<(typeof chunks)[number], ChunkTerms>();
+  for (const group of docs.values()) {
+    const known = pinned.length === 0 ? group.map((c) => toLang(c.lang ?? "")).find((l) => l !== null) : undefined;
+    const lang = known ?? documentLanguage(group.map((c) => c.text).join("\n"), pinned);
+    // chunks analyzed before keep their language: what a section was, it still is
+    const fresh = chunkTerms(group, lang, pinned);
+    group.forEach((c, i) => {
+      const before = pinned.length === 0 ? toLang(c.lang ?? "") : null;
+      out.set(c, before && before !== lang ? (chunkTerms([c], before, [before])[0] as ChunkTerms) : (fresh[i] as ChunkTerms));
+    });
+  }
+  return chunks.map((c) => out.get(c) as ChunkTerms);
+}
+
+/**
  * Each chunk's language and terms. A chunk long enough to tell, and clearly in another language than its document,
  * is analyzed in its own (a German manual with an English licence section); the rest take the document's.
  */

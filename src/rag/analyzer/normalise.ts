@@ -36,7 +36,8 @@ export function lowerCase(text: string, turkish = false): string {
 }
 
 const NON_ASCII = /[^\x00-\x7f]/;
-const SEGMENTED = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\p{Script=Thai}\p{Script=Lao}\p{Script=Khmer}\p{Script=Myanmar}ー々〆]/u;
+const SEGMENTED =
+  /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\p{Script=Thai}\p{Script=Lao}\p{Script=Khmer}\p{Script=Myanmar}ー々〆]/u;
 const WORD_BREAK = /[^\p{L}\p{M}\p{N}_]+/u;
 
 /** Word tokens of `text`, lower-cased, diacritics kept, in order. */

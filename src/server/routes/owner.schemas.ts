@@ -108,7 +108,9 @@ export const documentSchema = t.Object({
     }),
   ),
   progress: nullable(t.Object({ done: t.Number(), total: t.Number() }, { description: "while processing: parts indexed of the total" })),
-  lang: nullable(t.String({ description: "the language the document was analyzed in (ISO 639-1), detected or pinned; null until trained" })),
+  lang: nullable(
+    t.String({ description: "the language the document was analyzed in (ISO 639-1), detected or pinned; null until trained" }),
+  ),
   status_url: t.String(),
   created_at: t.Number(),
 });

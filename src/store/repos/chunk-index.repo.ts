@@ -1,5 +1,17 @@
 import type { Db } from "../db.ts";
-import { allKeywordTables, ensureKeywordTable, findKeywordTable } from "../keyword-tables.ts";
+import {
+  allKeywordTables,
+  deleteKeywordRows,
+  ensureKeywordTable,
+  ensureRebuildTable,
+  findKeywordTable,
+  type KeywordTable,
+  LEGACY_ANALYZER,
+  markStale,
+  pendingRebuilds,
+  rebuilding,
+  swapInRebuilt,
+} from "../keyword-tables.ts";
 
 export interface ChunkRow {
   id: number;
@@ -29,10 +41,28 @@ export interface NewChunk {
   tokenCount: number;
   textHash: string;
   vector?: Float32Array;
-  /** the language the chunk was analyzed in (ISO 639-1) and its analyzed terms, space-separated (rag/analyzer) */
-  lang?: string;
-  terms?: string;
-  headingTerms?: string;
+  /** the language the chunk was analyzed in (ISO 639-1; null: not recorded) and its analyzed terms, space-separated (rag/analyzer) */
+  lang: string | null;
+  terms: string;
+  headingTerms: string;
+}
+
+/** A chunk to re-analyze for the keyword index (keyword reindex). */
+export interface ReindexChunk {
+  id: number;
+  documentId: string;
+  text: string;
+  headingPath: string;
+  /** the language it was analyzed in before; null when trained before languages were recorded */
+  lang: string | null;
+}
+
+/** A re-analyzed chunk for the rebuilt keyword index. */
+export interface ReanalyzedChunk {
+  id: number;
+  lang: string;
+  terms: string;
+  headingTerms: string;
 }
 
 const VEC_TABLE = "chunks_vec";
@@ -52,10 +82,22 @@ export function createChunkIndexRepo(db: Db) {
   const hasVecTable = () => db.query("SELECT 1 FROM sqlite_master WHERE name = ?").get(VEC_TABLE) !== null;
   let vec = hasVecTable();
   const insertChunk = db.query<{ id: number }, (string | number | null)[]>(
-    `INSERT INTO chunks (deployment_id, document_id, ord, source, text, heading_path, page_start, page_end, row_start, row_end, token_count, text_hash, lang)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
+    `INSERT INTO chunks (deployment_id, document_id, ord, source, text, heading_path, page_start, page_end, row_start, row_end, token_count, text_hash, lang, staged_terms, staged_heading_terms)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
   );
-  const insertRow = (deploymentId: string, documentId: string, c: NewChunk): number =>
+  /**
+   * Writes one chunk's keyword row: its analyzed terms into a table built for them, its text into a table from before
+   * the analyzer (external content over `chunks`), so a deployment stays searchable until the keyword reindex rebuilds it.
+   */
+  const keywordInsert = (kw: KeywordTable) => {
+    if (kw.analyzer === LEGACY_ANALYZER) {
+      const q = db.query(`INSERT INTO ${kw.fts} (rowid, text, heading_path) VALUES (?, ?, ?)`);
+      return (id: number, _terms: string, _heading: string, text: string, headingPath: string) => q.run(id, text, headingPath);
+    }
+    const q = db.query(`INSERT INTO ${kw.fts} (rowid, terms, heading) VALUES (?, ?, ?)`);
+    return (id: number, terms: string, heading: string) => q.run(id, terms, heading);
+  };
+  const insertRow = (deploymentId: string, documentId: string, c: NewChunk, staged = false): number =>
     (
       insertChunk.get(
         deploymentId,
@@ -70,7 +112,9 @@ export function createChunkIndexRepo(db: Db) {
         c.rowEnd ?? null,
         c.tokenCount,
         c.textHash,
-        c.lang ?? null,
+        c.lang,
+        staged ? c.terms : null,
+        staged ? c.headingTerms : null,
       ) as { id: number }
     ).id;
   return {
@@ -95,10 +139,10 @@ export function createChunkIndexRepo(db: Db) {
       const ids: number[] = [];
       if (chunks.length === 0) return ids;
       const kw = ensureKeywordTable(db, deploymentId);
-      const insertFts = db.query(`INSERT INTO ${kw.fts} (rowid, text, heading_path) VALUES (?, ?, ?)`);
+      const insertFts = keywordInsert(kw);
       for (const c of chunks) {
         const id = insertRow(deploymentId, documentId, c);
-        insertFts.run(id, c.text, c.headingPath);
+        insertFts(id, c.terms, c.headingTerms, c.text, c.headingPath);
         if (vec && c.vector)
           db.run(`INSERT INTO ${VEC_TABLE} (rowid, deployment_id, embedding) VALUES (?, ?, ?)`, [id, deploymentId, c.vector]);
         ids.push(id);
@@ -108,7 +152,7 @@ export function createChunkIndexRepo(db: Db) {
     /** Writes part of a large document's chunks where no search sees them yet (no keyword rows); returns their ids. */
     insertStaged(documentId: string, chunks: NewChunk[]): number[] {
       const staging = stagingDeployment(documentId);
-      return chunks.map((c) => insertRow(staging, documentId, c));
+      return chunks.map((c) => insertRow(staging, documentId, c, true));
     },
     /**
      * Moves up to `limit` staged chunks of a document into its deployment and its keyword table; returns how many
@@ -116,17 +160,20 @@ export function createChunkIndexRepo(db: Db) {
      */
     publishStaged(documentId: string, deploymentId: string, limit: number): number {
       const rows = db
-        .query<{ id: number; text: string; heading_path: string }, [string, string, number]>(
-          "SELECT id, text, heading_path FROM chunks WHERE document_id = ? AND deployment_id = ? LIMIT ?",
+        .query<
+          { id: number; text: string; heading_path: string; terms: string | null; heading_terms: string | null },
+          [string, string, number]
+        >(
+          "SELECT id, text, heading_path, staged_terms AS terms, staged_heading_terms AS heading_terms FROM chunks WHERE document_id = ? AND deployment_id = ? LIMIT ?",
         )
         .all(documentId, stagingDeployment(documentId), limit);
       if (rows.length === 0) return 0;
       const kw = ensureKeywordTable(db, deploymentId);
-      const move = db.query("UPDATE chunks SET deployment_id = ? WHERE id = ?");
-      const insertFts = db.query(`INSERT INTO ${kw.fts} (rowid, text, heading_path) VALUES (?, ?, ?)`);
+      const move = db.query("UPDATE chunks SET deployment_id = ?, staged_terms = NULL, staged_heading_terms = NULL WHERE id = ?");
+      const insertFts = keywordInsert(kw);
       for (const r of rows) {
         move.run(deploymentId, r.id);
-        insertFts.run(r.id, r.text, r.heading_path);
+        insertFts(r.id, r.terms ?? "", r.heading_terms ?? "", r.text, r.heading_path);
       }
       return rows.length;
     },
@@ -164,29 +211,76 @@ export function createChunkIndexRepo(db: Db) {
           "SELECT id, deployment_id, text, heading_path FROM chunks WHERE document_id = ?",
         )
         .all(documentId);
-      const tables = new Map<string, ReturnType<typeof findKeywordTable>>();
-      for (const r of rows) {
-        if (!tables.has(r.deployment_id)) tables.set(r.deployment_id, findKeywordTable(db, r.deployment_id));
-        const kw = tables.get(r.deployment_id);
-        if (kw)
-          db.query(`INSERT INTO ${kw.fts} (${kw.fts}, rowid, text, heading_path) VALUES ('delete', ?, ?, ?)`).run(
-            r.id,
-            r.text,
-            r.heading_path,
-          );
-        if (vec) db.run(`DELETE FROM ${VEC_TABLE} WHERE rowid = ?`, [r.id]);
+      for (const d of new Set(rows.map((r) => r.deployment_id))) {
+        const mine = rows.filter((r) => r.deployment_id === d);
+        const kw = findKeywordTable(db, d);
+        if (kw) deleteKeywordRows(db, kw, mine);
+        // a rebuild under way has copied some of them already
+        const next = rebuilding(db, d);
+        if (next) deleteKeywordRows(db, next, mine);
       }
+      if (vec) for (const r of rows) db.run(`DELETE FROM ${VEC_TABLE} WHERE rowid = ?`, [r.id]);
       db.run("DELETE FROM chunks WHERE document_id = ?", [documentId]);
     },
-    /** BM25 over the deployment's own keyword table: its statistics only (lower = better, as FTS5 returns it). */
-    keywordSearch(deploymentId: string, match: string, limit: number): { id: number; score: number }[] {
+    /**
+     * BM25 over the deployment's own keyword table: its statistics only (lower = better, as FTS5 returns it). `terms`
+     * are analyzed terms (rag/analyzer); each is quoted, so no FTS5 operator a visitor typed ever reaches MATCH.
+     */
+    keywordSearch(deploymentId: string, terms: string[], limit: number): { id: number; score: number }[] {
       const kw = findKeywordTable(db, deploymentId);
-      if (!kw) return [];
+      const match = [...new Set(terms)].map((t) => `"${t.replaceAll('"', '""')}"`).join(" OR ");
+      if (!kw || match === "") return [];
       return db
         .query<{ id: number; score: number }, [string, number]>(
           `SELECT rowid AS id, bm25(${kw.fts}, 1.0, 0.5) AS score FROM ${kw.fts} WHERE ${kw.fts} MATCH ? ORDER BY score LIMIT ?`,
         )
         .all(match, limit);
+    },
+    /** Deployments whose keyword index must be rebuilt for `analyzer` (built by another, stale or missing). */
+    keywordReindexPending(analyzer: string): { deploymentId: string; chunks: number }[] {
+      return pendingRebuilds(db, analyzer);
+    },
+    /** The next chunks of a deployment to re-analyze: those after the last one written (a killed rebuild resumes). */
+    keywordReindexNext(deploymentId: string, analyzer: string, limit: number): ReindexChunk[] {
+      const next = rebuilding(db, deploymentId);
+      const after = next && next.analyzer === analyzer ? next.lastId : 0;
+      return db
+        .query<ReindexChunk, [string, number, number]>(
+          "SELECT id, document_id AS documentId, text, heading_path AS headingPath, lang FROM chunks WHERE deployment_id = ? AND id > ? ORDER BY id LIMIT ?",
+        )
+        .all(deploymentId, after, limit);
+    },
+    /** One re-analyzed batch into the rebuild table (created on the first), with the chunks' language and the progress. */
+    keywordReindexWrite(deploymentId: string, analyzer: string, batch: ReanalyzedChunk[]): void {
+      if (batch.length === 0) return;
+      const t = ensureRebuildTable(db, deploymentId, analyzer);
+      const rows = batch.filter((r) => r.id > t.lastId);
+      if (rows.length === 0) return;
+      const put = db.query(`INSERT INTO ${t.fts} (rowid, terms, heading) VALUES (?, ?, ?)`);
+      const setLang = db.query("UPDATE chunks SET lang = ? WHERE id = ?");
+      for (const r of rows) {
+        put.run(r.id, r.terms, r.headingTerms);
+        setLang.run(r.lang, r.id);
+      }
+      db.run("UPDATE keyword_reindex SET last_id = ? WHERE deployment_id = ?", [Math.max(...rows.map((r) => r.id)), deploymentId]);
+    },
+    /**
+     * The rebuilt table replaces the live one, and the deployment's documents take the language most of their chunks
+     * have; false when chunks arrived after the last batch (read on). An empty deployment just drops its table.
+     */
+    keywordReindexFinish(deploymentId: string, analyzer: string): boolean {
+      const t = ensureRebuildTable(db, deploymentId, analyzer);
+      if (db.query("SELECT 1 FROM chunks WHERE deployment_id = ? AND id > ? LIMIT 1").get(deploymentId, t.lastId)) return false;
+      swapInRebuilt(db, deploymentId);
+      db.run(
+        "UPDATE documents SET lang = (SELECT c.lang FROM chunks c WHERE c.document_id = documents.id AND c.lang IS NOT NULL GROUP BY c.lang ORDER BY count(*) DESC, c.lang LIMIT 1) WHERE deployment_id = ? AND status = 'completed'",
+        [deploymentId],
+      );
+      return true;
+    },
+    /** Asks for a rebuild of the deployment's keyword index (its owner pinned other languages). */
+    keywordReindexRequest(deploymentId: string): void {
+      markStale(db, deploymentId);
     },
     vectorSearch(deploymentId: string, query: Float32Array, k: number): { id: number; distance: number }[] {
       if (!vec) return [];

@@ -62,9 +62,7 @@ export function mountWidget(
           onclick: async () => {
             try {
               await client.feedback(chatLogId, value);
-              row.replaceChildren(
-                h("span", { class: "thanks" }, value ? w.thanksFeedback : w.thanksReview),
-              );
+              row.replaceChildren(h("span", { class: "thanks" }, value ? w.thanksFeedback : w.thanksReview));
             } catch (err) {
               row.append(h("span", { class: "form-error" }, (err as Error).message));
             }

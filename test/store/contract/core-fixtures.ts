@@ -5,6 +5,7 @@ import type { NewChunk } from "../../../src/store/repos/chunk-index.repo.ts";
 import type { Deployment } from "../../../src/store/repos/deployments.repo.ts";
 import type { DocumentRecord } from "../../../src/store/repos/documents.repo.ts";
 import type { Store } from "../../../src/store/store.ts";
+import { withTerms } from "../../helpers/analyzed.ts";
 
 export const uid = (prefix: string) => `${prefix}_${randomBytes(9).toString("base64url")}`;
 
@@ -33,15 +34,16 @@ export async function deployment(store: Store, opts: { accountId?: number; publi
   });
 }
 
-export const chunk = (text: string, ord = 0, vector?: Float32Array): NewChunk => ({
-  ord,
-  source: "doc",
-  text,
-  headingPath: "",
-  tokenCount: text.split(" ").length,
-  textHash: `h:${text}`,
-  vector,
-});
+export const chunk = (text: string, ord = 0, vector?: Float32Array): NewChunk =>
+  withTerms({
+    ord,
+    source: "doc",
+    text,
+    headingPath: "",
+    tokenCount: text.split(" ").length,
+    textHash: `h:${text}`,
+    vector,
+  });
 
 /** A queued (or stored) small document whose prepared chunks are one part. */
 export async function document(
