@@ -29,12 +29,24 @@ export const termOf = (word: string, lang: Lang): string => foldTerm(stemWord(wo
 
 /** Index terms of `text` in `lang`, in order, repeats kept (term frequencies count them). */
 export function analyze(text: string, lang: Lang): string[] {
-  const out: string[] = [];
+  return analyzeCounting(text, lang).terms;
+}
+
+/** analyze(), and how many of the text's words were the language's stop words (a text in another language has few). */
+export function analyzeCounting(text: string, lang: Lang): { terms: string[]; words: number; stops: number } {
+  const terms: string[] = [];
+  let words = 0;
+  let stops = 0;
   for (const t of tokenize(text, { turkish: lang === "tr" })) {
-    if (isDebris(t) || isStop(t, lang)) continue;
-    out.push(termOf(t, lang));
+    words++;
+    if (isDebris(t)) continue;
+    if (isStop(t, lang)) {
+      stops++;
+      continue;
+    }
+    terms.push(termOf(t, lang));
   }
-  return out;
+  return { terms, words, stops };
 }
 
 /** Every word's term in `lang`, stop words included: what a passage "mentions" when the gate compares words. */

@@ -1,4 +1,4 @@
-import { analyze } from "./analyze.ts";
+import { analyze, analyzeCounting } from "./analyze.ts";
 import { detectLanguage } from "./detect-language.ts";
 import { type Lang, toLang } from "./languages.ts";
 
@@ -15,6 +15,8 @@ const SECTION_WORDS = 30;
 const SECTION_CONFIDENCE = 0.5;
 /** a section's language shows in its first words; reading more only costs ingest time */
 const SECTION_SAMPLE_WORDS = 120;
+/** below this share of the document language's stop words, a section may be in another language */
+const SECTION_STOP_SHARE = 0.15;
 
 const langsOf = (codes: readonly string[]): Lang[] => [...new Set(codes.map(toLang).filter((l): l is Lang => l !== null))];
 
@@ -59,10 +61,15 @@ export function chunkTerms(chunks: { text: string; headingPath: string }[], docL
   const candidates = langsOf(pinned);
   return chunks.map((c) => {
     let lang = docLang;
-    if (candidates.length !== 1 && c.text.split(/\s+/).length >= SECTION_WORDS) {
+    let text = analyzeCounting(c.text, lang);
+    // a section in the document's language is full of its function words; only one that is not is looked at again
+    if (candidates.length !== 1 && text.words >= SECTION_WORDS && text.stops < text.words * SECTION_STOP_SHARE) {
       const d = detectLanguage(c.text, { candidates, maxWords: SECTION_SAMPLE_WORDS });
-      if (d.reliable && d.confidence >= SECTION_CONFIDENCE) lang = d.lang;
+      if (d.reliable && d.confidence >= SECTION_CONFIDENCE && d.lang !== lang) {
+        lang = d.lang;
+        text = analyzeCounting(c.text, lang);
+      }
     }
-    return { lang, terms: analyze(c.text, lang).join(" "), headingTerms: analyze(c.headingPath, lang).join(" ") };
+    return { lang, terms: text.terms.join(" "), headingTerms: analyze(c.headingPath, lang).join(" ") };
   });
 }

@@ -117,6 +117,28 @@ export function createChunkIndexRepo(db: Db) {
         staged ? c.headingTerms : null,
       ) as { id: number }
     ).id;
+  function writeRebuildBatch(deploymentId: string, analyzer: string, batch: ReanalyzedChunk[]): void {
+    const t = ensureRebuildTable(db, deploymentId, analyzer);
+    const rows = batch.filter((r) => r.id > t.lastId);
+    if (rows.length === 0) return;
+    const put = db.query(`INSERT INTO ${t.fts} (rowid, terms, heading) VALUES (?, ?, ?)`);
+    const setLang = db.query("UPDATE chunks SET lang = ? WHERE id = ?");
+    for (const r of rows) {
+      put.run(r.id, r.terms, r.headingTerms);
+      setLang.run(r.lang, r.id);
+    }
+    db.run("UPDATE keyword_reindex SET last_id = ? WHERE deployment_id = ?", [Math.max(...rows.map((r) => r.id)), deploymentId]);
+  }
+  function finishRebuild(deploymentId: string, analyzer: string): boolean {
+    const t = ensureRebuildTable(db, deploymentId, analyzer);
+    if (db.query("SELECT 1 FROM chunks WHERE deployment_id = ? AND id > ? LIMIT 1").get(deploymentId, t.lastId)) return false;
+    swapInRebuilt(db, deploymentId);
+    db.run(
+      "UPDATE documents SET lang = (SELECT c.lang FROM chunks c WHERE c.document_id = documents.id AND c.lang IS NOT NULL GROUP BY c.lang ORDER BY count(*) DESC, c.lang LIMIT 1) WHERE deployment_id = ? AND status = 'completed'",
+      [deploymentId],
+    );
+    return true;
+  }
   return {
     hasVectors: () => vec,
     meta(key: string): string | null {
@@ -253,36 +275,22 @@ export function createChunkIndexRepo(db: Db) {
     /** One re-analyzed batch into the rebuild table (created on the first), with the chunks' language and the progress. */
     keywordReindexWrite(deploymentId: string, analyzer: string, batch: ReanalyzedChunk[]): void {
       if (batch.length === 0) return;
-      const t = ensureRebuildTable(db, deploymentId, analyzer);
-      const rows = batch.filter((r) => r.id > t.lastId);
-      if (rows.length === 0) return;
-      const put = db.query(`INSERT INTO ${t.fts} (rowid, terms, heading) VALUES (?, ?, ?)`);
-      const setLang = db.query("UPDATE chunks SET lang = ? WHERE id = ?");
-      for (const r of rows) {
-        put.run(r.id, r.terms, r.headingTerms);
-        setLang.run(r.lang, r.id);
-      }
-      db.run("UPDATE keyword_reindex SET last_id = ? WHERE deployment_id = ?", [Math.max(...rows.map((r) => r.id)), deploymentId]);
+      // one short transaction per batch: its rows and its progress commit together
+      db.transaction(() => writeRebuildBatch(deploymentId, analyzer, batch)).immediate();
     },
     /**
      * The rebuilt table replaces the live one, and the deployment's documents take the language most of their chunks
      * have; false when chunks arrived after the last batch (read on). An empty deployment just drops its table.
      */
     keywordReindexFinish(deploymentId: string, analyzer: string): boolean {
-      const t = ensureRebuildTable(db, deploymentId, analyzer);
-      if (db.query("SELECT 1 FROM chunks WHERE deployment_id = ? AND id > ? LIMIT 1").get(deploymentId, t.lastId)) return false;
-      swapInRebuilt(db, deploymentId);
-      db.run(
-        "UPDATE documents SET lang = (SELECT c.lang FROM chunks c WHERE c.document_id = documents.id AND c.lang IS NOT NULL GROUP BY c.lang ORDER BY count(*) DESC, c.lang LIMIT 1) WHERE deployment_id = ? AND status = 'completed'",
-        [deploymentId],
-      );
-      return true;
+      return db.transaction(() => finishRebuild(deploymentId, analyzer)).immediate();
     },
     /** Asks for a rebuild of the deployment's keyword index (its owner pinned other languages). */
     keywordReindexRequest(deploymentId: string): void {
       markStale(db, deploymentId);
     },
-    vectorSearch(deploymentId: string, query: Float32Array, k: number): { id: number; distance: number }[] {
+    vectorSearch(deploymentId: string, query: Float32Array, k: number)
+: { id: number; distance: number }[] {
       if (!vec) return [];
       return db
         .query<{ id: number; distance: number }, [Float32Array, number, string]>(
