@@ -202,6 +202,7 @@ export function createChatService(deps: ChatDeps) {
       messages,
       passages,
       question: req.question,
+      lang: req.lang,
       searchQuery: grounding.searchQuery,
       mustMention: grounding.mustMention,
       termWeights: grounding.retrieval.weights,

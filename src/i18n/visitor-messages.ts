@@ -19,6 +19,10 @@ export interface VisitorMessages {
   somethingWentWrong: string;
   handoffDisabled: string;
   handoffNotOffered: string;
+  /** the lead-in of an extractive answer that is only the closest passage found */
+  closestPassage: string;
+  /** said when there is nothing to quote and no language model */
+  noModel: string;
   handoff: {
     title: string;
     email: string;
@@ -58,6 +62,9 @@ const en: VisitorMessages = {
   somethingWentWrong: "Something went wrong. Please try again.",
   handoffDisabled: "Contacting a person is not available for this assistant.",
   handoffNotOffered: "Contacting a person is offered only after a question the assistant could not answer.",
+  closestPassage: "I'm not sure this answers it; the closest passage I found: ",
+  noModel:
+    "I am a document assistant and no language model is configured here, so I can only answer questions from the documents I have been given.",
   handoff: {
     title: "Would you like a person to email you?",
     email: "Your email",
@@ -97,6 +104,9 @@ const de: VisitorMessages = {
   handoffDisabled: "Die Kontaktaufnahme mit einer Person ist für diesen Assistenten nicht verfügbar.",
   handoffNotOffered:
     "Eine Kontaktaufnahme mit einer Person wird nur nach einer Frage angeboten, die der Assistent nicht beantworten konnte.",
+  closestPassage: "Ich bin nicht sicher, ob das die Frage beantwortet; die passendste Stelle, die ich gefunden habe: ",
+  noModel:
+    "Ich bin ein Dokumenten-Assistent, und hier ist kein Sprachmodell eingerichtet; ich kann nur Fragen zu den Dokumenten beantworten, die ich erhalten habe.",
   handoff: {
     title: "Möchten Sie, dass Ihnen eine Person per E-Mail antwortet?",
     email: "Ihre E-Mail-Adresse",
@@ -135,6 +145,9 @@ const fr: VisitorMessages = {
   somethingWentWrong: "Une erreur s'est produite. Veuillez réessayer.",
   handoffDisabled: "Le contact avec une personne n'est pas disponible pour cet assistant.",
   handoffNotOffered: "Le contact avec une personne n'est proposé qu'après une question à laquelle l'assistant n'a pas pu répondre.",
+  closestPassage: "Je ne suis pas sûr que cela réponde à la question ; le passage le plus proche que j'ai trouvé : ",
+  noModel:
+    "Je suis un assistant documentaire et aucun modèle de langage n'est configuré ici : je ne peux répondre qu'à partir des documents qui m'ont été fournis.",
   handoff: {
     title: "Souhaitez-vous qu'une personne vous réponde par e-mail ?",
     email: "Votre e-mail",
@@ -172,6 +185,9 @@ const es: VisitorMessages = {
   somethingWentWrong: "Algo ha salido mal. Inténtelo de nuevo.",
   handoffDisabled: "El contacto con una persona no está disponible para este asistente.",
   handoffNotOffered: "El contacto con una persona solo se ofrece después de una pregunta que el asistente no pudo responder.",
+  closestPassage: "No estoy seguro de que esto responda a la pregunta; el pasaje más cercano que he encontrado: ",
+  noModel:
+    "Soy un asistente de documentos y aquí no hay ningún modelo de lenguaje configurado; solo puedo responder a partir de los documentos que me han dado.",
   handoff: {
     title: "¿Quiere que una persona le responda por correo electrónico?",
     email: "Su correo electrónico",
@@ -210,6 +226,9 @@ const it: VisitorMessages = {
   somethingWentWrong: "Qualcosa è andato storto. Riprovi.",
   handoffDisabled: "Il contatto con una persona non è disponibile per questo assistente.",
   handoffNotOffered: "Il contatto con una persona è offerto solo dopo una domanda a cui l'assistente non ha saputo rispondere.",
+  closestPassage: "Non sono sicuro che questo risponda alla domanda; il passaggio più vicino che ho trovato: ",
+  noModel:
+    "Sono un assistente per documenti e qui non è configurato alcun modello linguistico: posso rispondere solo a partire dai documenti che mi sono stati forniti.",
   handoff: {
     title: "Desidera che una persona le risponda via e-mail?",
     email: "La sua e-mail",
@@ -247,6 +266,9 @@ const pt: VisitorMessages = {
   somethingWentWrong: "Algo correu mal. Tente novamente.",
   handoffDisabled: "O contacto com uma pessoa não está disponível para este assistente.",
   handoffNotOffered: "O contacto com uma pessoa só é oferecido depois de uma pergunta que o assistente não conseguiu responder.",
+  closestPassage: "Não tenho a certeza de que isto responda à pergunta; a passagem mais próxima que encontrei: ",
+  noModel:
+    "Sou um assistente de documentos e aqui não está configurado nenhum modelo de linguagem: só posso responder a partir dos documentos que me foram dados.",
   handoff: {
     title: "Quer que uma pessoa lhe responda por e-mail?",
     email: "O seu e-mail",
@@ -284,6 +306,9 @@ const nl: VisitorMessages = {
   somethingWentWrong: "Er ging iets mis. Probeer het opnieuw.",
   handoffDisabled: "Contact met een persoon is niet beschikbaar voor deze assistent.",
   handoffNotOffered: "Contact met een persoon wordt alleen aangeboden na een vraag die de assistent niet kon beantwoorden.",
+  closestPassage: "Ik weet niet zeker of dit de vraag beantwoordt; de passage die er het dichtst bij komt: ",
+  noModel:
+    "Ik ben een documentassistent en hier is geen taalmodel ingesteld; ik kan alleen vragen beantwoorden uit de documenten die ik heb gekregen.",
   handoff: {
     title: "Wilt u dat een persoon u per e-mail antwoordt?",
     email: "Uw e-mailadres",

@@ -27,6 +27,8 @@ export interface GenerateRequest {
   hedge?: boolean;
   /** the question's term weights in this deployment (stemmed term → IDF), for choosing sentences */
   termWeights?: Map<string, number>;
+  /** the language the visitor asked for (the native stream's `lang`); else the question's */
+  lang?: string;
 }
 
 /** What an extractive answer quotes, known before it streams: the passages used become the answer's sources. */

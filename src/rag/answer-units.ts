@@ -89,7 +89,7 @@ export function scoreUnits(
     const head = stemSet(`${passage.source}\n${passage.headingPath}`, lang);
     const units = segmentPassage(passage.text);
     const tokens = units.map((u) => stemTokens(u.text, lang));
-    const sets = tokens.map((t) => new Set(t));
+    const sets = units.map((u) => stemSet(u.text, lang));
     let localHead = new Set<string>();
     for (const [i, unit] of units.entries()) {
       const terms = sets[i] as Set<string>;

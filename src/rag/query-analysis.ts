@@ -71,8 +71,9 @@ export async function analyzeForSearch(
       words.push(w.word);
       continue;
     }
-    const both = candidates.find((s) => known(stem(s.head, s.l)) && known(stem(s.tail, s.l)));
-    const head = candidates.find((s) => s.tail.length >= 4 && known(stem(s.tail, s.l)));
+    const both = candidates.find((s) => s.head.length >= 4 && known(stem(s.head, s.l)) && known(stem(s.tail, s.l)));
+    // the last part alone only when both parts are words of their own length ("Kündigungs|frist", not "Sem|ester")
+    const head = candidates.find((s) => s.head.length >= 4 && s.tail.length >= 5 && known(stem(s.tail, s.l)));
     if (both) words.push(both.head, both.tail);
     else if (head) words.push(head.tail);
     else words.push(w.word);

@@ -41,11 +41,20 @@ export function isCsvRow(line: string): boolean {
 const PATH_DOT = /(?<=[/~])\.(?=[\p{L}\p{N}_])/gu;
 const HIDDEN_DOT = "\u2024";
 
+const open = (s: string) => (s.match(/\(/g)?.length ?? 0) - (s.match(/\)/g)?.length ?? 0);
+
 export function splitSentences(text: string): string[] {
-  return sbd
+  const parts = sbd
     .sentences(text.replace(/\s+/g, " ").trim().replace(PATH_DOT, HIDDEN_DOT), SBD_OPTIONS)
-    .map((s) => s.trim().replaceAll(HIDDEN_DOT, "."))
-    .filter((s) => /[\p{L}\p{N}]/u.test(s));
+    .map((s) => s.trim().replaceAll(HIDDEN_DOT, "."));
+  // a sentence does not end inside parentheses: "(2. Auflage)", "(ca. 3 Std.)" are split by sbd's ordinal rules
+  const out: string[] = [];
+  for (const p of parts) {
+    const last = out.at(-1);
+    if (last !== undefined && open(last) > 0) out[out.length - 1] = `${last} ${p}`;
+    else out.push(p);
+  }
+  return out.filter((s) => /[\p{L}\p{N}]/u.test(s));
 }
 
 export function segmentPassage(text: string): TextUnit[] {

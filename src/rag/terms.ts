@@ -1,4 +1,5 @@
-import { analyzeQuery, termOf, termSet } from "./analyzer/analyze.ts";
+import { analyzeQuery, termOf } from "./analyzer/analyze.ts";
+import { COMPOUNDING } from "./analyzer/decompound.ts";
 import { DEFAULT_LANG, type Lang } from "./analyzer/languages.ts";
 import { foldTerm, tokenize } from "./analyzer/normalise.ts";
 
@@ -30,8 +31,25 @@ export function stem(word: string, lang: Lang = DEFAULT_LANG): string {
 export const stemTokens = (text: string, lang: Lang = DEFAULT_LANG): string[] =>
   tokenize(text, { turkish: lang === "tr" }).map((t) => termOf(t, lang));
 
-/** The terms of a text's words in `lang`, as the gate and the composer compare them. */
-export const stemSet = (text: string, lang: Lang = DEFAULT_LANG): Set<string> => termSet(text, lang);
+/** The terms of a text's words in `lang`, as the gate and the composer compare them (compound tails included). */
+export function stemSet(text: string, lang: Lang = DEFAULT_LANG): Set<string> {
+  const out = new Set<string>();
+  const compounding = COMPOUNDING.has(lang);
+  for (const t of tokenize(text, { turkish: lang === "tr" })) {
+    out.add(termOf(t, lang));
+    if (compounding && t.length >= COMPOUND_CHARS && !/\d/.test(t))
+      for (let i = 3; i <= t.length - TAIL_CHARS; i++) out.add(termOf(t.slice(i), lang));
+  }
+  return out;
+}
+
+/**
+ * A word this long may be a compound whose last part the question asks for: each of its tails counts as a word,
+ * stemmed as one ("Wintersemester" also holds "Semester"), in languages that write compounds as one word. Only for
+ * comparing a question with a passage (the gate, the composer): the index keeps whole words.
+ */
+const COMPOUND_CHARS = 9;
+const TAIL_CHARS = 4;
 
 /** Term weights that remember the language their keys were stemmed in, so passages are stemmed alike. */
 export type TermWeights = Map<string, number> & { readonly lang?: Lang };

@@ -24,8 +24,17 @@ const isStop = (t: string, lang: Lang) => {
   return s.has(t) || s.has(foldTerm(t));
 };
 
+/**
+ * German participles of separable verbs put "ge" between the particle and the verb (nach-ge-lesen, auf-ge-führt),
+ * which Snowball leaves in: without it "nachgelesen" meets "nachlesen" and "aufgeführt" meets "aufführen".
+ */
+const SEPARABLE_GE = /^(ab|an|auf|aus|bei|durch|ein|fest|fort|her|hin|los|mit|nach|vor|weg|zu|zurück|zurueck|zusammen|dar|heim|nieder|weiter|wieder)ge(.{3,})$/;
+
 /** A lower-cased word's term in `lang`: its stem, folded. */
-export const termOf = (word: string, lang: Lang): string => foldTerm(stemWord(word, lang));
+export const termOf = (word: string, lang: Lang): string => {
+  const stem = stemWord(word, lang);
+  return foldTerm(lang === "de" ? stem.replace(SEPARABLE_GE, "$1$2") : stem);
+};
 
 /** Index terms of `text` in `lang`, in order, repeats kept (term frequencies count them). */
 export function analyze(text: string, lang: Lang): string[] {
