@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { configFor, createServices } from "../../src/app.ts";
 import { ANALYZER_VERSION } from "../../src/rag/terms.ts";
 import { withTerms } from "../helpers/analyzed.ts";
-import { runCliProcess, tempDir } from "../helpers/server.ts";
+import { cliJson, runCliProcess, tempDir } from "../helpers/server.ts";
 
 setDefaultTimeout(120_000);
 const dirs: string[] = [];
@@ -23,14 +23,18 @@ function makeLegacy(dir: string): void {
   const db = new Database(join(dir, "docchat.db"));
   // the closed server's checkpoint thread may still be finishing its last checkpoint
   db.run("PRAGMA busy_timeout = 10000");
-  for (const { n, deployment_id } of db.query<{ n: number; deployment_id: string }, []>("SELECT n, deployment_id FROM keyword_tables").all()) {
+  for (const { n, deployment_id } of db
+    .query<{ n: number; deployment_id: string }, []>("SELECT n, deployment_id FROM keyword_tables")
+    .all()) {
     db.run(`DROP TABLE kw_${n}_vocab`);
     db.run(`DROP TABLE kw_${n}`);
     db.run(
       `CREATE VIRTUAL TABLE kw_${n} USING fts5(text, heading_path, content='chunks', content_rowid='id', tokenize = "unicode61 remove_diacritics 2 tokenchars '_'")`,
     );
     db.run(`CREATE VIRTUAL TABLE kw_${n}_vocab USING fts5vocab(kw_${n}, 'row')`);
-    db.run(`INSERT INTO kw_${n} (rowid, text, heading_path) SELECT id, text, heading_path FROM chunks WHERE deployment_id = ?`, [deployment_id]);
+    db.run(`INSERT INTO kw_${n} (rowid, text, heading_path) SELECT id, text, heading_path FROM chunks WHERE deployment_id = ?`, [
+      deployment_id,
+    ]);
   }
   db.run("UPDATE keyword_tables SET analyzer = 'unicode61'");
   db.run("UPDATE chunks SET lang = NULL");
@@ -51,10 +55,19 @@ test("an upgraded data dir answers from its old index at once, then from the ana
     ["fähre.txt", "Fährplan\n\nDie Fähren zur Papageientaucherinsel fahren um neun Uhr ab."],
   ];
   for (const [name, text] of docs)
-    await s.documents.push({ deploymentId: deployment.id, name, bytes: new TextEncoder().encode(text), train: true, replace: true }, { waitMs: 0 });
+    await s.documents.push(
+      { deploymentId: deployment.id, name, bytes: new TextEncoder().encode(text), train: true, replace: true },
+      { waitMs: 0 },
+    );
   await s.training.runUntilIdle();
   await s.close();
   makeLegacy(dir);
+  // doctor says what waits, and which languages the documents are in (legacy: not known yet)
+  const doctor = await cliJson(["doctor", "--offline"], { data: dir });
+  expect(doctor.languages).toMatchObject({
+    status: "warn",
+    keyword_index: { pending_deployments: 1, pending_chunks: 2, languages: [{ lang: "?", documents: 2, chunks: 2 }] },
+  });
 
   s = await createServices(config);
   try {
@@ -73,6 +86,14 @@ test("an upgraded data dir answers from its old index at once, then from the ana
       ["ferries.txt", "en"],
       ["fähre.txt", "de"],
     ]);
+    const healthy = await cliJson(["doctor", "--offline"], { data: dir });
+    expect(healthy.languages).toMatchObject({
+      status: "ok",
+      keyword_index: {
+        pending_deployments: 0,
+        languages: expect.arrayContaining([expect.objectContaining({ lang: "de" }), expect.objectContaining({ lang: "en" })]),
+      },
+    });
   } finally {
     await s.close();
   }
