@@ -18,9 +18,9 @@ import { parseArgs } from "node:util";
 import { MIN_IDF_CORPUS } from "../src/chat/create-chat.ts";
 import { composeAnswer } from "../src/rag/compose-answer.ts";
 import { isGrounded, termCoverage, termWeights } from "../src/rag/grounding-gate.ts";
+import { statsSnapshot } from "../src/rag/retrieve.ts";
 import { queryTerms } from "../src/rag/terms.ts";
 import { createServer } from "../src/server/create-server.ts";
-import { createTermStatsRepo } from "../src/store/repos/term-stats.repo.ts";
 import { replaceSection } from "./lib/benchmarks-md.ts";
 import { describeMachine } from "./lib/machine-info.ts";
 import { percentile } from "./lib/percentiles.ts";
@@ -50,7 +50,7 @@ const squad = await loadSquad();
 const sb = await openBenchDeployment();
 await pushSquadArticles(sb.services, sb.deploymentId, squad.articles);
 const retriever = benchRetriever(sb, { embedder: null });
-const stats = createTermStatsRepo(sb.services.db);
+const stats = sb.services.repos.termStats;
 interface SquadRecord {
   q: SquadQuestion;
   answerability: number;
@@ -61,7 +61,8 @@ interface SquadRecord {
 const records: SquadRecord[] = [];
 for (const q of squad.questions) {
   const r = await retriever.retrieve({ deploymentId: sb.deploymentId, query: q.question, topK: TOP_K });
-  const weights = termWeights(sb.deploymentId, queryTerms(q.question), stats, MIN_IDF_CORPUS);
+  const terms = queryTerms(q.question);
+  const weights = termWeights(sb.deploymentId, terms, await statsSnapshot(stats, sb.deploymentId, terms), MIN_IDF_CORPUS);
   const topicCoverage = Math.max(0, ...r.hits.map((h) => termCoverage(weights, `${h.source}\n${h.headingPath}\n${h.text}`)));
   const passages = r.hits.map((h) => ({ text: h.text, source: h.source, headingPath: h.headingPath }));
   const composed =
@@ -188,7 +189,7 @@ const ndcg = (run: Map<string, string[]>) =>
 async function scifactRun(topK: number) {
   const fb = await openBenchDeployment({ DOCCHAT_TOP_K: String(topK) });
   await fb.services.embedder(); // records the (keyword-only) index meta, as the first training does
-  loadPassages(
+  await loadPassages(
     fb,
     ds.corpus.map((p) => ({ source: p.id, text: passageText(p) })),
   );
@@ -226,7 +227,7 @@ async function scifactRun(topK: number) {
   const apiMs = (performance.now() - t0) / ds.queries.length;
   await app.stop(true);
   // another tenant in the same data dir receives the SQuAD articles: this deployment's ranking must not move
-  const owner = fb.services.sync.deployments.findById(fb.deploymentId)?.accountId ?? 1;
+  const owner = (await fb.services.repos.deployments.findById(fb.deploymentId))?.accountId ?? 1;
   const other = await fb.services.deployments.create({ accountId: owner, name: "Other tenant", kind: "docs", published: true });
   await pushSquadArticles(fb.services, other.deployment.id, squad.articles);
   const afterOther = await bm25Ranking();

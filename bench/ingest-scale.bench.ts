@@ -14,6 +14,8 @@ import { parseArgs } from "node:util";
 import { configFor, createServices, type Services } from "../src/app.ts";
 import { parseDocument } from "../src/ingest/parse.ts";
 import { readResidentBytesNow } from "../src/ingest/worker-watchdog.ts";
+import { createChunkIndexWriter } from "../src/store/sqlite/chunk-index.sqlite.ts";
+import { markCompleted } from "../src/store/sqlite/repos/documents.sqlite.ts";
 import { replaceSection } from "./lib/benchmarks-md.ts";
 import { INGEST_MIX } from "./lib/ingest-mix.ts";
 import { analyze } from "../src/rag/terms.ts";
@@ -86,23 +88,31 @@ await a.services.close();
 const raw = await freshServices("raw");
 t0 = performance.now();
 const entries = [...docsOf.entries()];
+const writer = createChunkIndexWriter(raw.services.db);
 for (let i = 0; i < entries.length; ) {
+  const batch: [string, Record<string, unknown>[]][] = [];
+  for (let n = 0; n < 500 && i < entries.length; i++) {
+    const entry = entries[i] as [string, Record<string, unknown>[]];
+    batch.push(entry);
+    n += entry[1].length;
+  }
+  await raw.services.repos.documents.insertMany(
+    batch.map(([id]) => ({
+      id,
+      deploymentId: raw.deploymentId,
+      name: `${id}.txt`,
+      kind: "txt",
+      contentHash: id,
+      size: 0,
+      pages: null,
+      queue: false,
+      replaceOnTrain: false,
+    })),
+  );
   raw.services.db
     .transaction(() => {
-      for (let n = 0; n < 500 && i < entries.length; i++) {
-        const [id, rows] = entries[i] as [string, Record<string, unknown>[]];
-        raw.services.sync.documents.insert({
-          id,
-          deploymentId: raw.deploymentId,
-          name: `${id}.txt`,
-          kind: "txt",
-          contentHash: id,
-          size: 0,
-          pages: null,
-          queue: false,
-          replaceOnTrain: false,
-        });
-        raw.services.sync.chunkIndex.insert(
+      for (const [id, rows] of batch) {
+        writer.insert(
           raw.deploymentId,
           id,
           rows.map((c) => ({
@@ -118,8 +128,7 @@ for (let i = 0; i < entries.length; ) {
             headingTerms: analyze(c.heading_path as string, "en").join(" "),
           })),
         );
-        raw.services.sync.documents.markCompleted(id, rows.length);
-        n += rows.length;
+        markCompleted(raw.services.db, id, rows.length);
       }
     })
     .immediate();

@@ -48,7 +48,7 @@ const ds = await loadScifact();
 {
   const b = await openBenchDeployment();
   await b.services.embedder();
-  loadPassages(
+  await loadPassages(
     b,
     ds.corpus.map((p) => ({ source: p.id, text: passageText(p) })),
   );

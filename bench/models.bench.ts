@@ -14,7 +14,7 @@ import { configFor, createServices } from "../src/app.ts";
 import { MIN_IDF_CORPUS } from "../src/chat/create-chat.ts";
 import { createHttpReranker } from "../src/rag/rerank/http.reranker.ts";
 import { createRetriever } from "../src/rag/retrieve.ts";
-import { createTermStatsRepo } from "../src/store/repos/term-stats.repo.ts";
+import { createSqliteTermStats } from "../src/store/sqlite/term-stats.sqlite.ts";
 import { startFakeModelServer } from "../test/helpers/fake-model-server.ts";
 import { replaceSection } from "./lib/benchmarks-md.ts";
 import { describeMachine, loadAverage } from "./lib/machine-info.ts";
@@ -81,7 +81,7 @@ const settings = {
   calibration: () => null,
   rerankCandidates: 20,
 };
-const base = { index: services.sync.chunkIndex, stats: createTermStatsRepo(services.db), settings };
+const base = { index: services.repos.chunkIndex, stats: createSqliteTermStats(services.db), settings };
 const variants = [
   { name: "keyword only", retriever: createRetriever({ ...base, embedder: async () => null }) },
   { name: "+ query embedding (hybrid)", retriever: createRetriever({ ...base, embedder: async () => embedder }) },

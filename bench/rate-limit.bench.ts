@@ -11,10 +11,10 @@
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { SQL } from "bun";
+import type { RateLimitStore } from "../src/store/contract/index.ts";
 import { migratePg } from "../src/store/postgres/migrate.pg.ts";
 import { createPgRateLimits } from "../src/store/postgres/rate-limits.pg.ts";
-import { createMemoryRateLimits } from "../src/store/sqlite/sqlite-store.ts";
-import type { RateLimitStore } from "../src/store/store.ts";
+import { createMemoryRateLimits } from "../src/store/sqlite/memory-rate-limits.ts";
 import { startPostgres } from "../test/helpers/postgres.ts";
 import { replaceSection } from "./lib/benchmarks-md.ts";
 import { describeMachine } from "./lib/machine-info.ts";

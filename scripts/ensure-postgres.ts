@@ -11,7 +11,7 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { ensureTools, type Tool } from "./test.ts";
+import { ensureTools, type Tool } from "./lib/ensure-tools.ts";
 
 export const PG_MAJOR = 15;
 export const PG_BIN = `/usr/lib/postgresql/${PG_MAJOR}/bin`;

@@ -1,6 +1,7 @@
 import { join } from "node:path";
 import { createChatStack } from "./chat/create-chat.ts";
 import { llmBackendConfig } from "./chat/llm-config.ts";
+import { observeChat, observeDebits } from "./chat/observe-chat.ts";
 import { type Config, loadConfig } from "./config/index.ts";
 import { createDocumentsService } from "./documents/documents.service.ts";
 import { createTrainingWorker } from "./documents/training.worker.ts";
@@ -12,11 +13,18 @@ import { createLlmBackend } from "./llm/create-backend.ts";
 import { createLogger, type Logger } from "./log.ts";
 import { createMail } from "./mail/create-mail.ts";
 import { createMetrics } from "./metrics/metrics.ts";
-import { observeChat, observeDebits } from "./metrics/observe-chat.ts";
 import { createAccountsService } from "./owner/accounts.service.ts";
+import { createChatLogsService } from "./owner/chat-logs.service.ts";
+import { createCitationsService } from "./owner/citations.service.ts";
+import { createContentGapsService } from "./owner/content-gaps.service.ts";
+import { createConversationsService } from "./owner/conversations.service.ts";
+import { createOwnerJobs } from "./owner/owner-jobs.ts";
+import { createPrivacyService } from "./owner/privacy.service.ts";
+import { createTestQuestionsService } from "./owner/test-questions.service.ts";
 import { createDeploymentsService } from "./owner/deployments.service.ts";
 import { createReportsService } from "./owner/reports.service.ts";
 import { createSessionsService } from "./owner/sessions.service.ts";
+import { composeAnswer } from "./rag/compose-answer.ts";
 import type { Embedder } from "./rag/embedder.ts";
 import { ANALYZER_VERSION } from "./rag/terms.ts";
 import { createEmbedder, embedderConfig } from "./rag/embedders/create-embedder.ts";
@@ -24,10 +32,10 @@ import { ModelServerUnavailableError } from "./rag/remote/model-server.ts";
 import { createReranker } from "./rag/rerank/create-reranker.ts";
 import type { Reranker } from "./rag/rerank/reranker.ts";
 import { type RetrievalModeInfo, retrievalMode } from "./rag/retrieval-mode.ts";
-import type { Db } from "./store/db.ts";
+import type { Store } from "./store/contract/index.ts";
 import { createPgStore } from "./store/postgres/pg-store.ts";
-import { createSqliteStore, type SqliteStore, type SqliteSyncRepos } from "./store/sqlite/sqlite-store.ts";
-import type { Store } from "./store/store.ts";
+import type { Db } from "./store/sqlite/db.ts";
+import { createSqliteStore, type SqliteStore } from "./store/sqlite/sqlite-store.ts";
 import { VERSION } from "./version.ts";
 import { createCorrectionsService } from "./visitor/corrections.service.ts";
 import { createFeedbackService } from "./visitor/feedback.service.ts";
@@ -114,7 +122,7 @@ export async function createServices(config: Config, opts: { log?: Logger } = {}
     ocr: { enabled: config.ocr, maxPages: config.ocrMaxPages, timeoutMs: config.ocrTimeoutMs },
   });
   const corrections = createCorrectionsService({ corrections: repos.corrections, chatLogs: repos.chatLogFeedback });
-  const llm = createLlmBackend(llmBackendConfig(config), { queueObserver: metrics.modelQueue });
+  const llm = createLlmBackend(llmBackendConfig(config), { queueObserver: metrics.modelQueue, composer: composeAnswer });
   const answers = createChatStack({
     config,
     repos: { ...repos, chatLogs: observeDebits(repos.chatLogs, metrics) },
@@ -122,6 +130,7 @@ export async function createServices(config: Config, opts: { log?: Logger } = {}
     reranker,
     backend: llm,
     corrections,
+    peekCorrections: { findFor: corrections.peek },
     log,
   });
   const deployments = createDeploymentsService({
@@ -132,6 +141,15 @@ export async function createServices(config: Config, opts: { log?: Logger } = {}
       training.kick();
     },
   });
+  const privacy = createPrivacyService({ data: repos.visitorData, deployments: repos.deployments, log });
+  const testQuestions = createTestQuestionsService({
+    tests: repos.testQuestions,
+    deployments: repos.deployments,
+    accounts: repos.accounts,
+    dry: answers.dry,
+    log,
+  });
+  const ownerJobs = createOwnerJobs({ tests: testQuestions, privacy, log });
   const services = {
     version: VERSION,
     config,
@@ -140,10 +158,6 @@ export async function createServices(config: Config, opts: { log?: Logger } = {}
     /** The SQLite database (tests and SQLite-only tools); PostgreSQL has none. */
     get db(): Db {
       return sqliteOnly(store, "db").db;
-    },
-    /** The same repos, synchronous: SQLite only (tools and tests). */
-    get sync(): SqliteSyncRepos {
-      return sqliteOnly(store, "sync").sync;
     },
     repos,
     /** Requests per rolling minute, shared by every node of the store. */
@@ -194,6 +208,8 @@ export async function createServices(config: Config, opts: { log?: Logger } = {}
       maxMs: config.sessionMaxSeconds * 1000,
     }),
     reports: createReportsService({ reports: repos.reports }),
+    /** The owner's reading of chat logs. */
+    chatLogs: createChatLogsService({ chatLogs: repos.ownerChatLogs }),
     /** `corrections.findFor(deploymentId, question)` is what the chat pipeline asks before retrieval. */
     corrections,
     /** The answer backend (extractive, openai-compatible or local llama) behind its bounded queue. */
@@ -202,6 +218,16 @@ export async function createServices(config: Config, opts: { log?: Logger } = {}
     chat: observeChat(answers.chat, metrics),
     metrics,
     retriever: answers.retriever,
+    /** The answering pipeline for the owner's own checks: records and charges nothing. */
+    dryChat: answers.dry,
+    /** issue 22: chat logs as conversations, content gaps, test questions, retention and erasure */
+    conversations: createConversationsService({ logs: repos.conversationLogs, leads: repos.leads }),
+    contentGaps: createContentGapsService({ logs: repos.conversationLogs, dry: answers.dry, corrections }),
+    testQuestions,
+    privacy,
+    ownerJobs,
+    /** the citation viewer: the owner's, and visitors' signed links to the cited page */
+    citations: createCitationsService({ data: repos.visitorData, logs: repos.conversationLogs, documents: repos.documents }),
     shutdownHooks: [] as (() => Promise<void> | void)[],
     /** Background work for `serve`: the training queue (and, as they land, the mail outbox). */
     async startWorkers() {
@@ -218,6 +244,12 @@ export async function createServices(config: Config, opts: { log?: Logger } = {}
       services.shutdownHooks.push(() => training.stop());
       mail.start();
       services.shutdownHooks.push(() => mail.stop());
+      ownerJobs.start();
+      const unsubscribe = training.onChange(() => ownerJobs.wake());
+      services.shutdownHooks.push(() => {
+        unsubscribe();
+        return ownerJobs.stop();
+      });
     },
     async close() {
       for (const hook of services.shutdownHooks.reverse()) await hook();

@@ -36,7 +36,7 @@ export async function collectGateRecords(
     const { services, deploymentId } = b;
     const embedder: Embedder | null = await services.embedder();
     await pushSquadArticles(services, deploymentId, data.articles);
-    const chunks = services.sync.documents.list(deploymentId).reduce((n, d) => n + d.chunkCount, 0);
+    const chunks = (await services.repos.documents.list(deploymentId)).reduce((n, d) => n + d.chunkCount, 0);
     const runs: GateRun[] = [];
     for (const minIdfCorpus of opts.minIdfCorpus) {
       const retriever = benchRetriever(b, { embedder, calibration: null, minIdfCorpus });

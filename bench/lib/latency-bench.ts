@@ -61,7 +61,7 @@ export async function retrievalLatency(
     const qv = new Map(queries.map((q) => [q.text, unitVector(opts.dimension, next)]));
     const embedder = precomputedEmbedder("bench-random", opts.dimension, qv);
     let loaded = 0;
-    b.services.sync.chunkIndex.createVectorTable(opts.dimension);
+    await b.services.repos.chunkIndex.createVectorTable(opts.dimension);
     for (const size of sizes) {
       const t0 = performance.now();
       const passages = Array.from({ length: size - loaded }, (_, i) => ({
@@ -69,7 +69,7 @@ export async function retrievalLatency(
         text: synth(),
         vector: unitVector(opts.dimension, next),
       }));
-      loadPassages(b, passages);
+      await loadPassages(b, passages);
       loaded = size;
       opts.log?.({ loaded, loadSeconds: Math.round((performance.now() - t0) / 1000) });
       for (const mode of ["keyword", "hybrid"] as const) {

@@ -13,8 +13,10 @@ import { calibrationFor } from "../../src/rag/cosine-calibration.ts";
 import type { Embedder } from "../../src/rag/embedder.ts";
 import type { CosineCalibration } from "../../src/rag/grounding-gate.ts";
 import { createRetriever, type Retriever } from "../../src/rag/retrieve.ts";
-import type { NewChunk } from "../../src/store/repos/chunk-index.repo.ts";
-import { createTermStatsRepo } from "../../src/store/repos/term-stats.repo.ts";
+import type { NewChunk } from "../../src/store/contract/index.ts";
+import { createChunkIndexWriter } from "../../src/store/sqlite/chunk-index.sqlite.ts";
+import { markCompleted } from "../../src/store/sqlite/repos/documents.sqlite.ts";
+import { createSqliteTermStats } from "../../src/store/sqlite/term-stats.sqlite.ts";
 import { withTerms } from "../../test/helpers/analyzed.ts";
 
 export interface BenchDeployment {
@@ -57,47 +59,57 @@ export interface BenchPassage {
   vector?: Float32Array;
 }
 
-/** Writes passages as one-chunk documents in batches; creates the vector table when vectors are given. */
-export function loadPassages(b: BenchDeployment, passages: BenchPassage[], opts: { dimension?: number; batch?: number } = {}): void {
+/**
+ * Writes passages as one-chunk documents in batches (each batch's rows one commit, its chunks another, as a bulk
+ * load would); creates the vector table when vectors are given.
+ */
+export async function loadPassages(
+  b: BenchDeployment,
+  passages: BenchPassage[],
+  opts: { dimension?: number; batch?: number } = {},
+): Promise<void> {
   const { services, deploymentId } = b;
-  const index = services.sync.chunkIndex;
-  if (opts.dimension) index.createVectorTable(opts.dimension);
+  if (opts.dimension) await services.repos.chunkIndex.createVectorTable(opts.dimension);
+  const writer = createChunkIndexWriter(services.db);
   const batch = opts.batch ?? 2000;
   for (let i = 0; i < passages.length; i += batch) {
+    const docs = passages.slice(i, i + batch).map((p) => {
+      const bytes = new TextEncoder().encode(p.text);
+      const chunk: NewChunk = withTerms({
+        ord: 0,
+        source: p.source,
+        text: p.text,
+        headingPath: "",
+        tokenCount: Math.ceil(p.text.length / 4),
+        textHash: createHash("sha256").update(p.text).digest("hex"),
+        vector: p.vector,
+      });
+      return { id: `doc_${randomBytes(9).toString("base64url")}`, source: p.source, bytes, chunk };
+    });
+    await services.repos.documents.insertMany(
+      docs.map((d) => ({
+        id: d.id,
+        deploymentId,
+        name: d.source,
+        kind: "txt",
+        contentHash: createHash("sha256").update(d.bytes).digest("hex"),
+        bytes: d.bytes,
+        parsed: "{}",
+        pages: null,
+        queue: false,
+        replaceOnTrain: false,
+      })),
+    );
     services.db
       .transaction(() => {
-        for (const p of passages.slice(i, i + batch)) {
-          const id = `doc_${randomBytes(9).toString("base64url")}`;
-          const bytes = new TextEncoder().encode(p.text);
-          services.sync.documents.insert({
-            id,
-            deploymentId,
-            name: p.source,
-            kind: "txt",
-            contentHash: createHash("sha256").update(bytes).digest("hex"),
-            bytes,
-            parsed: "{}",
-            pages: null,
-            queue: false,
-            replaceOnTrain: false,
-          });
-          const hash = createHash("sha256").update(p.text).digest("hex");
-          const chunk: NewChunk = withTerms({
-            ord: 0,
-            source: p.source,
-            text: p.text,
-            headingPath: "",
-            tokenCount: Math.ceil(p.text.length / 4),
-            textHash: hash,
-            vector: p.vector,
-          });
-          index.insert(deploymentId, id, [chunk]);
-          services.sync.documents.markCompleted(id, 1);
+        for (const d of docs) {
+          writer.insert(deploymentId, d.id, [d.chunk]);
+          markCompleted(services.db, d.id, 1);
         }
       })
       .immediate();
   }
-  services.sync.deployments.setTrainingStatus(deploymentId, "completed");
+  await services.repos.deployments.setTrainingStatus(deploymentId, "completed");
 }
 
 /** An embedder answering from precomputed query vectors (the embedding cost is measured elsewhere). */
@@ -122,8 +134,8 @@ export function benchRetriever(
   },
 ): Retriever {
   return createRetriever({
-    index: b.services.sync.chunkIndex,
-    stats: createTermStatsRepo(b.services.db),
+    index: b.services.repos.chunkIndex,
+    stats: createSqliteTermStats(b.services.db),
     embedder: async () => opts.embedder,
     settings: {
       keywordWeight: 1,

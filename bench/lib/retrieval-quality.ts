@@ -43,7 +43,7 @@ export async function scifactQuality(
 ): Promise<QualityRow[]> {
   const rows: QualityRow[] = [];
   const keywordDep = await openBenchDeployment();
-  loadPassages(
+  await loadPassages(
     keywordDep,
     ds.corpus.map((p) => ({ source: p.id, text: passageText(p) })),
   );
@@ -65,7 +65,7 @@ export async function scifactQuality(
       continue;
     }
     const dep = await openBenchDeployment();
-    loadPassages(
+    await loadPassages(
       dep,
       ds.corpus.map((p, i) => ({ source: p.id, text: passageText(p), vector: vectors.corpus[i] })),
       { dimension: vectors.dimension },

@@ -4,10 +4,10 @@ import type { Logger } from "../log.ts";
 import { buildAnswerPrompt, buildPersonaPrompt } from "../rag/prompt.ts";
 import type { RetrievalHit } from "../rag/retrieval.types.ts";
 import type { Retriever } from "../rag/retrieve.ts";
-import type { NewTurn } from "../store/repos/chat-logs.repo.ts";
-import type { AccountsStore, ChatLogsStore, ConversationsStore } from "../store/store.ts";
+import type { AccountsStore, ChatLogsStore, ConversationsStore, NewTurn } from "../store/contract/index.ts";
 import { visitorEmail } from "../visitor/validate.ts";
 import type { ChatEvent, ChatRequest, SourcesEvent } from "./chat.types.ts";
+import { citationsOf } from "./citations.ts";
 import { checkHistory, checkMaxTokens, checkQuestion, checkTemperature, checkThreadKey } from "./chat-bounds.ts";
 import { mintCompletionId } from "./chat-ids.ts";
 import { resolveThread, type ThreadTurn } from "./conversation.ts";
@@ -202,14 +202,17 @@ export function createChatService(deps: ChatDeps) {
       messages,
       passages,
       question: req.question,
-      lang: req.lang,
+      lang: visitorLanguage({ lang: req.lang, question: req.question, pinned: dep.languages }),
       searchQuery: grounding.searchQuery,
       mustMention: grounding.mustMention,
       termWeights: grounding.retrieval.weights,
       hedge: confidence === "low",
     };
     const quoted = deps.backend.compose?.(genReq);
-    const sources = distinctSources(quoted ? quoted.used.flatMap((i) => given[i] ?? []) : given);
+    const cited = quoted ? quoted.used.flatMap((i) => given[i] ?? []) : given;
+    const sources = distinctSources(cited);
+    // content gaps count an answer given with low confidence (the closest passage only came near) as weak
+    const weak = confidence === "low";
     const ev: SourcesEvent = {
       type: "sources",
       ...base,
@@ -223,7 +226,7 @@ export function createChatService(deps: ChatDeps) {
       correctionId: null,
     };
     yield ev;
-    yield* generated(genReq, { searchQuery: grounding.searchQuery, sources, extra: refined }, record);
+    yield* generated(genReq, { searchQuery: grounding.searchQuery, sources, extra: refined, citations: citationsOf(cited), weak }, record);
   }
 
   async function ensureBalance(accountId: number): Promise<void> {
@@ -232,7 +235,13 @@ export function createChatService(deps: ChatDeps) {
 
   async function* generated(
     req: Parameters<typeof generateAnswer>[1],
-    turn: { searchQuery: string; sources: string[]; extra: { promptTokens: number; completionTokens: number } },
+    turn: {
+      searchQuery: string;
+      sources: string[];
+      extra: { promptTokens: number; completionTokens: number };
+      citations?: TurnFields["citations"];
+      weak?: boolean;
+    },
     record: (t: TurnFields) => Promise<{ chatLogId: number }>,
   ): AsyncGenerator<ChatEvent> {
     for await (const step of generateAnswer(deps.backend, req)) {
@@ -257,6 +266,8 @@ export function createChatService(deps: ChatDeps) {
         completionTokens,
         refused: false,
         correctionId: null,
+        citations: turn.citations,
+        weak: turn.weak,
       });
       if (!step.complete) return;
       yield {

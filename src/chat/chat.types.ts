@@ -1,7 +1,6 @@
 import type { AppError } from "../errors/index.ts";
 import type { RetrievalHit } from "../rag/retrieval.types.ts";
-import type { Account } from "../store/repos/accounts.repo.ts";
-import type { Deployment } from "../store/repos/deployments.repo.ts";
+import type { Account, Deployment } from "../store/contract/index.ts";
 
 export interface ChatMessageIn {
   role: "user" | "assistant" | "system";

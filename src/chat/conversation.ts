@@ -1,4 +1,4 @@
-import type { ChatLogsStore, ConversationsStore } from "../store/store.ts";
+import type { ChatLogsStore, ConversationsStore } from "../store/contract/index.ts";
 import type { ChatMessageIn } from "./chat.types.ts";
 import { COMPLETION_PREFIX, CONVERSATION_PREFIX, mintConversationId, scopedConversationId } from "./chat-ids.ts";
 

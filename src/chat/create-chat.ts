@@ -5,7 +5,7 @@ import { calibrationFor } from "../rag/cosine-calibration.ts";
 import type { Embedder } from "../rag/embedder.ts";
 import type { Reranker } from "../rag/rerank/reranker.ts";
 import { createRetriever } from "../rag/retrieve.ts";
-import type { ChatLogsStore, Repos } from "../store/store.ts";
+import type { ChatLogsStore, Repos } from "../store/contract/index.ts";
 import { type CorrectionsLookup, createChatService } from "./chat.service.ts";
 
 /** The gate's IDF smoothing (termWeights), measured in bench/retrieval.bench.ts. */
@@ -19,6 +19,8 @@ export function createChatStack(deps: {
   reranker?: () => Promise<Reranker | null>;
   backend: LlmBackend;
   corrections?: CorrectionsLookup;
+  /** corrections as the owner's own checks see them: looked up without counting a serving */
+  peekCorrections?: CorrectionsLookup;
   log?: Logger;
 }) {
   const { config, repos } = deps;
@@ -38,14 +40,14 @@ export function createChatStack(deps: {
     },
     log: deps.log,
   });
-  const chatOver = (chatLogs: ChatLogsStore) =>
+  const chatOver = (chatLogs: ChatLogsStore, corrections = deps.corrections) =>
     createChatService({
       retriever,
       backend: deps.backend,
       accounts: repos.accounts,
       chatLogs,
       conversations: repos.conversations,
-      corrections: deps.corrections,
+      corrections,
       log: deps.log,
       settings: {
         topK: config.topK,
@@ -61,5 +63,11 @@ export function createChatStack(deps: {
   const unrecorded: ChatLogsStore = Object.assign(Object.create(repos.chatLogs), {
     record: async () => ({ chatLogId: 0, balance: null, debited: 0 }),
   });
-  return { chat: chatOver(repos.chatLogs), evalChat: chatOver(unrecorded), retriever };
+  return {
+    chat: chatOver(repos.chatLogs),
+    evalChat: chatOver(unrecorded),
+    // the owner's test questions and content-gap checks: unrecorded, and they don't count a correction as served
+    dry: chatOver(unrecorded, deps.peekCorrections),
+    retriever,
+  };
 }

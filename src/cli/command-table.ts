@@ -9,6 +9,7 @@ import { evalCommand } from "./commands/eval.command.ts";
 import { internalCommands } from "./commands/internal.commands.ts";
 import { modelsCommand } from "./commands/models.command.ts";
 import { serveCommand } from "./commands/serve.command.ts";
+import { privacyCommands } from "./commands/privacy.commands.ts";
 import { visitorCommands } from "./commands/visitor.commands.ts";
 
 export const commands: Command[] = [
@@ -19,6 +20,7 @@ export const commands: Command[] = [
   modelsCommand,
   ...visitorCommands,
   evalCommand,
+  ...privacyCommands,
   doctorCommand,
   ...backupCommands,
   ...dbCommands,

@@ -8,6 +8,8 @@ export interface CommandContext {
   positionals: string[];
   json: boolean;
   config: Config;
+  /** The environment main.ts was given: commands read it here, not from the process. */
+  env: Record<string, string | undefined>;
   /** Opens the data dir (migrating it) once; closed by the runner afterwards. */
   services(): Promise<Services>;
   /** Prints the command's result: one JSON object with --json, readable lines otherwise. */

@@ -93,6 +93,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       positionals: parsed.positionals,
       json,
       config,
+      env: io.env,
       services: async () => {
         services ??= await createServices(config);
         return services;

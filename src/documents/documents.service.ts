@@ -4,9 +4,9 @@ import { join } from "node:path";
 import type { Config } from "../config/index.ts";
 import { appError } from "../errors/index.ts";
 import { discardPrepared, type PreparedDocument, type PrepareRequest, preparedParts } from "../ingest/parse-pool.ts";
-import type { DocumentRecord, NewDocument } from "../store/repos/documents.repo.ts";
-import type { DeploymentsStore, DocumentsStore, TrainingStore } from "../store/store.ts";
-import { type TrainingWorker, yieldToLoop } from "./training.worker.ts";
+import { yieldToLoop } from "../shared/yield-to-loop.ts";
+import type { DeploymentsStore, DocumentRecord, DocumentsStore, NewDocument, TrainingStore } from "../store/contract/index.ts";
+import type { TrainingWorker } from "./training.worker.ts";
 
 export type PrepareFn = (request: PrepareRequest) => Promise<PreparedDocument>;
 
@@ -348,6 +348,10 @@ export function createDocumentsService(deps: {
     },
     list(deploymentId: string): Promise<DocumentRecord[]> {
       return documents.list(deploymentId);
+    },
+    /** How many of the deployment's documents are in each status. */
+    statusCounts(deploymentId: string) {
+      return documents.statusCounts(deploymentId);
     },
     async getOrThrow(id: string, deploymentId: string): Promise<DocumentRecord> {
       const d = await documents.getScoped(id, deploymentId);

@@ -1,6 +1,6 @@
 import type { Logger } from "../log.ts";
 import { ANALYZER_VERSION, reanalyze } from "../rag/terms.ts";
-import type { ChunkIndexStore } from "../store/store.ts";
+import type { ChunkIndexStore } from "../store/contract/index.ts";
 
 /** Chunks re-analyzed per transaction: short writes, so a server keeps answering (and keeps writing chat logs). */
 const BATCH = 500;

@@ -1,17 +1,17 @@
-import { createHash, randomBytes } from "node:crypto";
+import { randomBytes } from "node:crypto";
 import { hostname } from "node:os";
 import { chunkDocument } from "../ingest/chunk.ts";
 import { readPreparedLines } from "../ingest/prepare.ts";
 import type { ChunkDraft, ParsedDocument } from "../ingest/types.ts";
 import type { Logger } from "../log.ts";
-import { retryDelayMs } from "../mail/backoff.ts";
 import type { Embedder } from "../rag/embedder.ts";
 import { chunkTerms, documentLanguage, type Lang } from "../rag/terms.ts";
+import { retryDelayMs } from "../shared/backoff.ts";
+import { sha256Hex } from "../shared/sha256.ts";
+import { createWakeableSleep } from "../shared/wakeable-sleep.ts";
+import { yieldToLoop } from "../shared/yield-to-loop.ts";
+import type { ChunkIndexStore, ChunkVector, DocumentRecord, DocumentsStore, NewChunk, TrainingStore } from "../store/contract/index.ts";
 import { reindexKeywords } from "./keyword-reindex.ts";
-import type { NewChunk } from "../store/repos/chunk-index.repo.ts";
-import type { DocumentRecord } from "../store/repos/documents.repo.ts";
-import type { ChunkIndexStore, ChunkVector, DocumentsStore, TrainingStore } from "../store/store.ts";
-import { createWakeableSleep } from "../wakeable-sleep.ts";
 
 const MAX_ATTEMPTS = 3;
 /** After an embeddings-server outage the queue is retried after this long, doubling up to the maximum. */
@@ -31,14 +31,13 @@ const ORPHAN_AGE_MS = 24 * 3600 * 1000;
 const REINDEX_CHECK_MS = 30_000;
 /** Staged chunks moved into their deployment per short transaction. */
 const PUBLISH_BATCH = 50;
-/** Lets the event loop serve requests between two bounded pieces of work. */
-export const yieldToLoop = () => new Promise<void>((r) => setImmediate(r));
 
 export function sourceName(name: string): string {
   return name.replace(/\.(pdf|docx|txt|csv|tsv|md)$/i, "");
 }
 
-export const textHash = (t: string) => createHash("sha256").update(t).digest("hex");
+/** The embedding cache's key for a chunk's text. */
+export const textHash = sha256Hex;
 
 export interface TrainingDeps {
   documents: DocumentsStore;
@@ -349,7 +348,7 @@ export function createTrainingWorker(deps: TrainingDeps) {
   async function mergeIfDue(): Promise<void> {
     if (sinceMerge < MERGE_AFTER_DOCS) return;
     sinceMerge = 0;
-    await deps.index.mergeFts?.({ pause: yieldToLoop });
+    await deps.index.mergeFts({ pause: yieldToLoop });
   }
 
   return {

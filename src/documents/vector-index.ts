@@ -1,6 +1,6 @@
 import { appError } from "../errors/index.ts";
 import type { Embedder } from "../rag/embedder.ts";
-import type { ChunkIndexStore } from "../store/store.ts";
+import type { ChunkIndexStore } from "../store/contract/index.ts";
 
 export class IndexMismatchError extends Error {
   override name = "IndexMismatchError";
@@ -21,8 +21,7 @@ export async function checkVectorIndex(
   if ((await index.meta("embedder")) === want) return;
   // Nodes starting together on an empty PostgreSQL index: one creates the vector table, the others wait and then
   // find it (read again under the lock), so none drops a table another has begun to fill.
-  const once = index.exclusive ?? (<T>(fn: () => Promise<T>) => fn());
-  const have = await once(async () => {
+  const have = await index.exclusive(async () => {
     await index.refresh();
     const now = await index.meta("embedder");
     if (now !== null || (await hasChunks())) return now;
@@ -59,8 +58,8 @@ export async function reindexVectors(
       for (const [j, c] of part.entries()) {
         const v = vectors[j];
         if (!v) throw appError("internal_error");
-        await index.setVector(c.id, c.deployment_id, v);
-        await index.cacheVector(embedder.id, c.text_hash, v);
+        await index.setVector(c.id, c.deploymentId, v);
+        await index.cacheVector(embedder.id, c.textHash, v);
       }
       opts.onProgress?.(Math.min(i + batch, chunks.length), chunks.length);
     }

@@ -1,6 +1,5 @@
 import { appError } from "../errors/index.ts";
-import type { Account } from "../store/repos/accounts.repo.ts";
-import type { Deployment } from "../store/repos/deployments.repo.ts";
+import type { Account, Deployment } from "../store/contract/index.ts";
 import { parseCases } from "./eval-cases.ts";
 import type { EvalReport } from "./eval-report.ts";
 import { type AnswerPipeline, runEval } from "./run-eval.ts";

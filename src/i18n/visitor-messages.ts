@@ -25,13 +25,18 @@ export interface VisitorMessages {
   noModel: string;
   handoff: {
     title: string;
+    /** the title when the owner gets no mail (the request waits in the console) */
+    titleRequest: string;
     email: string;
     name: string;
     nameLabel: string;
     message: string;
     messageLabel: string;
-    send: string;
+    /** not the composer's "Send": two identical buttons confuse, and read the same to a screen reader */
+    sendMail: string;
+    sendRequest: string;
     thanks: string;
+    thanksRequest: string;
   };
   widget: {
     ask: string;
@@ -67,13 +72,16 @@ const en: VisitorMessages = {
     "I am a document assistant and no language model is configured here, so I can only answer questions from the documents I have been given.",
   handoff: {
     title: "Would you like a person to email you?",
+    titleRequest: "Would you like to leave your request for a person?",
     email: "Your email",
     name: "Your name (optional)",
     nameLabel: "Your name",
     message: "What would you like to ask? (optional)",
     messageLabel: "Message",
-    send: "Send",
+    sendMail: "Ask for an email",
+    sendRequest: "Leave my request",
     thanks: "Thanks! A person will email you at {email}.",
+    thanksRequest: "Thanks! Your request was passed on to the team.",
   },
   widget: {
     ask: "Ask a question…",
@@ -109,13 +117,16 @@ const de: VisitorMessages = {
     "Ich bin ein Dokumenten-Assistent, und hier ist kein Sprachmodell eingerichtet; ich kann nur Fragen zu den Dokumenten beantworten, die ich erhalten habe.",
   handoff: {
     title: "Möchten Sie, dass Ihnen eine Person per E-Mail antwortet?",
+    titleRequest: "Möchten Sie Ihre Anfrage für eine Person hinterlassen?",
     email: "Ihre E-Mail-Adresse",
     name: "Ihr Name (optional)",
     nameLabel: "Ihr Name",
     message: "Was möchten Sie fragen? (optional)",
     messageLabel: "Nachricht",
-    send: "Senden",
+    sendMail: "Um eine E-Mail bitten",
+    sendRequest: "Anfrage hinterlassen",
     thanks: "Danke! Eine Person schreibt Ihnen an {email}.",
+    thanksRequest: "Danke! Ihre Anfrage wurde an das Team weitergegeben.",
   },
   widget: {
     ask: "Stellen Sie eine Frage…",
@@ -150,13 +161,16 @@ const fr: VisitorMessages = {
     "Je suis un assistant documentaire et aucun modèle de langage n'est configuré ici : je ne peux répondre qu'à partir des documents qui m'ont été fournis.",
   handoff: {
     title: "Souhaitez-vous qu'une personne vous réponde par e-mail ?",
+    titleRequest: "Souhaitez-vous laisser votre demande à une personne ?",
     email: "Votre e-mail",
     name: "Votre nom (facultatif)",
     nameLabel: "Votre nom",
     message: "Que souhaitez-vous demander ? (facultatif)",
     messageLabel: "Message",
-    send: "Envoyer",
+    sendMail: "Demander un e-mail",
+    sendRequest: "Laisser ma demande",
     thanks: "Merci ! Une personne vous écrira à {email}.",
+    thanksRequest: "Merci ! Votre demande a été transmise à l'équipe.",
   },
   widget: {
     ask: "Posez une question…",
@@ -190,13 +204,16 @@ const es: VisitorMessages = {
     "Soy un asistente de documentos y aquí no hay ningún modelo de lenguaje configurado; solo puedo responder a partir de los documentos que me han dado.",
   handoff: {
     title: "¿Quiere que una persona le responda por correo electrónico?",
+    titleRequest: "¿Quiere dejar su solicitud para una persona?",
     email: "Su correo electrónico",
     name: "Su nombre (opcional)",
     nameLabel: "Su nombre",
     message: "¿Qué le gustaría preguntar? (opcional)",
     messageLabel: "Mensaje",
-    send: "Enviar",
+    sendMail: "Pedir un correo",
+    sendRequest: "Dejar mi solicitud",
     thanks: "¡Gracias! Una persona le escribirá a {email}.",
+    thanksRequest: "¡Gracias! Su solicitud se ha enviado al equipo.",
   },
   widget: {
     ask: "Haga una pregunta…",
@@ -231,13 +248,16 @@ const it: VisitorMessages = {
     "Sono un assistente per documenti e qui non è configurato alcun modello linguistico: posso rispondere solo a partire dai documenti che mi sono stati forniti.",
   handoff: {
     title: "Desidera che una persona le risponda via e-mail?",
+    titleRequest: "Desidera lasciare la sua richiesta a una persona?",
     email: "La sua e-mail",
     name: "Il suo nome (facoltativo)",
     nameLabel: "Il suo nome",
     message: "Che cosa vorrebbe chiedere? (facoltativo)",
     messageLabel: "Messaggio",
-    send: "Invia",
+    sendMail: "Chiedi un'e-mail",
+    sendRequest: "Lascia la mia richiesta",
     thanks: "Grazie! Una persona le scriverà a {email}.",
+    thanksRequest: "Grazie! La sua richiesta è stata inoltrata al team.",
   },
   widget: {
     ask: "Faccia una domanda…",
@@ -271,13 +291,16 @@ const pt: VisitorMessages = {
     "Sou um assistente de documentos e aqui não está configurado nenhum modelo de linguagem: só posso responder a partir dos documentos que me foram dados.",
   handoff: {
     title: "Quer que uma pessoa lhe responda por e-mail?",
+    titleRequest: "Quer deixar o seu pedido para uma pessoa?",
     email: "O seu e-mail",
     name: "O seu nome (opcional)",
     nameLabel: "O seu nome",
     message: "O que gostaria de perguntar? (opcional)",
     messageLabel: "Mensagem",
-    send: "Enviar",
+    sendMail: "Pedir um e-mail",
+    sendRequest: "Deixar o meu pedido",
     thanks: "Obrigado! Uma pessoa irá escrever-lhe para {email}.",
+    thanksRequest: "Obrigado! O seu pedido foi encaminhado para a equipa.",
   },
   widget: {
     ask: "Faça uma pergunta…",
@@ -311,13 +334,16 @@ const nl: VisitorMessages = {
     "Ik ben een documentassistent en hier is geen taalmodel ingesteld; ik kan alleen vragen beantwoorden uit de documenten die ik heb gekregen.",
   handoff: {
     title: "Wilt u dat een persoon u per e-mail antwoordt?",
+    titleRequest: "Wilt u uw verzoek voor een persoon achterlaten?",
     email: "Uw e-mailadres",
     name: "Uw naam (optioneel)",
     nameLabel: "Uw naam",
     message: "Wat wilt u vragen? (optioneel)",
     messageLabel: "Bericht",
-    send: "Versturen",
+    sendMail: "Om een e-mail vragen",
+    sendRequest: "Mijn verzoek achterlaten",
     thanks: "Bedankt! Een persoon mailt u op {email}.",
+    thanksRequest: "Bedankt! Uw verzoek is doorgegeven aan het team.",
   },
   widget: {
     ask: "Stel een vraag…",

@@ -3,8 +3,9 @@ import { join } from "node:path";
 import type { Subprocess } from "bun";
 import { appError, errorCatalogue } from "../errors/index.ts";
 import type { ChunkOptions } from "./chunk.ts";
-import { type OcrOptions, PARSE_WORKER_COMMAND, type PreparedMeta, type PrepareJob, type WorkerMessage } from "./parse-worker-protocol.ts";
+import { PARSE_WORKER_COMMAND, type PreparedMeta, type PrepareJob, type WorkerMessage } from "./parse-worker-protocol.ts";
 import { PART_CHARS, splitPreparedLines } from "./prepare.ts";
+import type { OcrOptions } from "./types.ts";
 import { readResidentBytesNow, watchResidentMemory, withAddressSpaceLimit } from "./worker-watchdog.ts";
 
 export interface ParsePoolOptions {

@@ -1,6 +1,6 @@
 import type { ErrorCode } from "../errors/index.ts";
 import type { ChunkOptions } from "./chunk.ts";
-import type { DocumentKind } from "./types.ts";
+import type { DocumentKind, OcrOptions, PageNote } from "./types.ts";
 
 /** Hidden CLI command under which a compiled binary re-runs itself as a parse worker. */
 export const PARSE_WORKER_COMMAND = "__parse-worker";
@@ -24,19 +24,6 @@ export interface PrepareJob {
   maxInflatedBytes: number;
   chunking: ChunkOptions;
   ocr: OcrOptions;
-}
-
-export interface OcrOptions {
-  enabled: boolean;
-  maxPages: number;
-  timeoutMs: number;
-}
-
-/** A page the reader could not fully trust: read by OCR with low confidence, or yielding nothing. */
-export interface PageNote {
-  page: number;
-  code: "ocr_low_confidence" | "ocr_no_text" | "ocr_skipped" | "ocr_unavailable";
-  confidence?: number;
 }
 
 export interface PreparedMeta {

@@ -1,4 +1,17 @@
-import type { OcrOptions, PageNote } from "./parse-worker-protocol.ts";
+import type { NewChunk } from "../store/contract/index.ts";
+
+export interface OcrOptions {
+  enabled: boolean;
+  maxPages: number;
+  timeoutMs: number;
+}
+
+/** A page the reader could not fully trust: read by OCR with low confidence, or yielding nothing. */
+export interface PageNote {
+  page: number;
+  code: "ocr_low_confidence" | "ocr_no_text" | "ocr_skipped" | "ocr_unavailable";
+  confidence?: number;
+}
 
 /** Kinds of document docchat accepts; decided by sniffing bytes, never by name or Content-Type. */
 export type DocumentKind = "pdf" | "docx" | "csv" | "txt";
@@ -57,14 +70,6 @@ export interface ParseOptions {
   onProgress?: (done: number, total: number, phase?: "ocr") => void;
 }
 
-/** A chunk ready for indexing. */
-export interface ChunkDraft {
-  ord: number;
-  text: string;
-  headingPath: string;
-  pageStart?: number;
-  pageEnd?: number;
-  rowStart?: number;
-  rowEnd?: number;
-  tokenCount: number;
-}
+/** A chunk ready for indexing: what the store indexes, before its source name, text hash and vector are added. */
+/** a chunk as ingest prepares it: its language and terms come at training (rag/analyzer) */
+export type ChunkDraft = Omit<NewChunk, "source" | "textHash" | "vector" | "lang" | "terms" | "headingTerms">;

@@ -27,7 +27,7 @@ export interface GenerateRequest {
   hedge?: boolean;
   /** the question's term weights in this deployment (stemmed term → IDF), for choosing sentences */
   termWeights?: Map<string, number>;
-  /** the language the visitor asked for (the native stream's `lang`); else the question's */
+  /** the visitor's language (i18n/visitor-language.ts): a reply's fixed words are in it (English when absent) */
   lang?: string;
 }
 
@@ -38,6 +38,18 @@ export interface ComposedReply {
   used: number[];
   truncated: boolean;
 }
+
+/**
+ * Composes a quoted answer from passages (rag/compose-answer.ts): what the extractive backend streams. Passed in by
+ * whoever builds the backend, so llm/ does not reach up into rag/.
+ */
+export type AnswerComposer = (input: {
+  passages: NonNullable<GenerateRequest["passages"]>;
+  question: string;
+  maxTokens: number;
+  weights?: Map<string, number>;
+  mustMention?: string[];
+}) => ComposedReply;
 
 /** A plain, non-streaming completion, e.g. rewriting a follow-up into a standalone question. */
 export interface CompleteRequest {

@@ -1,5 +1,5 @@
 import { appError } from "../errors/index.ts";
-import type { LlmBackend } from "./backend.ts";
+import type { AnswerComposer, LlmBackend } from "./backend.ts";
 import { createExtractiveBackend } from "./backends/extractive.backend.ts";
 import { createLlamaCppBackend } from "./backends/llama-cpp.backend.ts";
 import { createOpenAiCompatibleBackend } from "./backends/openai-compatible.backend.ts";
@@ -34,10 +34,10 @@ function missing(what: string): never {
   throw appError("bad_request", { message: `LLM backend configuration is missing ${what}.`, param: what });
 }
 
-function createUnbounded(cfg: LlmBackendConfig): LlmBackend {
+function createUnbounded(cfg: LlmBackendConfig, composer: AnswerComposer | undefined): LlmBackend {
   switch (cfg.kind) {
     case "extractive":
-      return createExtractiveBackend();
+      return createExtractiveBackend(composer ?? missing("composer"));
     case "openai":
       return createOpenAiCompatibleBackend({
         baseUrl: cfg.url ?? missing("url"),
@@ -58,8 +58,12 @@ function createUnbounded(cfg: LlmBackendConfig): LlmBackend {
   }
 }
 
-export function createLlmBackend(cfg: LlmBackendConfig, opts: { queueObserver?: QueueObserver } = {}): LlmBackend {
-  const backend = createUnbounded(cfg);
+/** `composer`: how the extractive backend quotes the documents (rag's composeAnswer), needed for that kind. */
+export function createLlmBackend(
+  cfg: LlmBackendConfig,
+  opts: { queueObserver?: QueueObserver; composer?: AnswerComposer } = {},
+): LlmBackend {
+  const backend = createUnbounded(cfg, opts.composer);
   const { concurrency } = cfg;
   if (concurrency === undefined) return backend;
   const bound = (inner: LlmBackend) =>

@@ -10,3 +10,13 @@ export function estimateTokens(text: string): number {
   }
   return tokens;
 }
+
+/** The longest prefix of whole words that fits `maxTokens` (by the estimate above). */
+export function truncateToTokens(text: string, maxTokens: number): string {
+  let out = "";
+  for (const word of text.match(/\S+\s*/g) ?? []) {
+    if (out && estimateTokens(out + word) > maxTokens) break;
+    out += word;
+  }
+  return out.trimEnd();
+}

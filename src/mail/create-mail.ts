@@ -1,6 +1,6 @@
 import type { Config } from "../config/index.ts";
 import type { Logger } from "../log.ts";
-import type { OutboxStore } from "../store/store.ts";
+import type { OutboxStore } from "../store/contract/index.ts";
 import { createLogMailer } from "./log.mailer.ts";
 import type { Mailer } from "./mailer.ts";
 import { createOutboxWorker } from "./outbox.worker.ts";

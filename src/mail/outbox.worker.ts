@@ -1,7 +1,7 @@
 import type { Logger } from "../log.ts";
-import type { OutboxStore } from "../store/store.ts";
-import { createWakeableSleep } from "../wakeable-sleep.ts";
-import { retryDelayMs } from "./backoff.ts";
+import { retryDelayMs } from "../shared/backoff.ts";
+import { createWakeableSleep } from "../shared/wakeable-sleep.ts";
+import type { OutboxStore } from "../store/contract/index.ts";
 import { type Mailer, UnsafeMailError } from "./mailer.ts";
 
 export interface OutboxWorkerOptions {

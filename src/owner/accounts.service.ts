@@ -1,11 +1,8 @@
 import { appError } from "../errors/index.ts";
-import type { AccountsStore } from "../store/store.ts";
+import { isValidEmail } from "../shared/email.ts";
+import type { AccountsStore } from "../store/contract/index.ts";
 
-const EMAIL = /^[^\s@\r\n]{1,64}@[^\s@\r\n]{1,255}$/;
-
-export function isValidEmail(email: string): boolean {
-  return email.length <= 320 && EMAIL.test(email) && !/[\r\n<>,;"]/.test(email);
-}
+export { isValidEmail };
 
 export function createAccountsService(deps: { accounts: AccountsStore }) {
   const { accounts } = deps;
@@ -34,6 +31,10 @@ export function createAccountsService(deps: { accounts: AccountsStore }) {
         throw appError("bad_request", { message: "tokens must be a whole number ≥ 0.", param: "tokens" });
       const a = await this.getByEmailOrThrow(email);
       return accounts.setTokens(a.id, tokens);
+    },
+    /** The account's latest balance changes, newest first. */
+    ledger(accountId: number, limit: number) {
+      return accounts.ledger(accountId, limit);
     },
   };
 }

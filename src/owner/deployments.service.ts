@@ -2,9 +2,17 @@ import { randomBytes } from "node:crypto";
 import { appError } from "../errors/index.ts";
 import { parseCidr } from "../net/cidr.ts";
 import { parseLanguageList } from "../rag/terms.ts";
-import type { Deployment, DeploymentKind, DeploymentPatch, QaPair } from "../store/repos/deployments.repo.ts";
-import type { DeploymentsStore, KeysStore } from "../store/store.ts";
-import { displayPrefix, generateApiKey, hashApiKey } from "./api-keys.ts";
+import type {
+  Deployment,
+  DeploymentKind,
+  DeploymentPatch,
+  DeploymentsStore,
+  KeyContext,
+  KeysStore,
+  QaPair,
+  TrainingStatus,
+} from "../store/contract/index.ts";
+import { displayPrefix, generateApiKey, hashApiKey, looksLikeApiKey } from "./api-keys.ts";
 
 export const TEMPERATURE_RANGE = { min: 0, max: 2 } as const;
 const LIMITS = { name: 200, persona: 4000, question: 500, answer: 4000, items: 50, cidrs: 200, refusalText: 1000 } as const;
@@ -118,8 +126,20 @@ export function createDeploymentsService(deps: {
       await this.getOrThrow(id, accountId);
       if (!(await keys.setDisabled(id, disabled))) throw appError("not_found", { message: "This deployment has no key; regenerate one." });
     },
+    /** An API key → its key, deployment and owner; null when it is no deployment's (garbage never costs a lookup). */
+    resolveKey(key: string): Promise<KeyContext | null> {
+      return looksLikeApiKey(key) ? keys.resolve(hashApiKey(key)) : Promise.resolve(null);
+    },
     keyInfo(id: string) {
       return keys.findForDeployment(id);
+    },
+    /** An account's deployments, oldest first. */
+    list(accountId: number): Promise<Deployment[]> {
+      return deployments.list(accountId);
+    },
+    /** The deployment's training status as it is now ("none" once it is gone). */
+    async trainingStatus(id: string): Promise<TrainingStatus> {
+      return (await deployments.findById(id))?.trainingStatus ?? "none";
     },
   };
 }

@@ -1,6 +1,6 @@
 import { appError } from "../errors/index.ts";
-import { type DayRow, emptyDay, type TopQuestion } from "../store/repos/reports.repo.ts";
-import type { ReportsStore } from "../store/store.ts";
+import type { DayRow, ReportsStore, TopQuestion } from "../store/contract/index.ts";
+import { emptyDay } from "../store/contract/reports.contract.ts";
 
 export const REPORT_MAX_DAYS = 366;
 const DAY_MS = 86_400_000;
@@ -15,7 +15,7 @@ export interface Report {
   topRefused: TopQuestion[];
 }
 
-function parseDay(raw: string, param: string): number {
+export function parseDay(raw: string, param: string): number {
   const ms = DATE.test(raw) ? Date.parse(`${raw}T00:00:00Z`) : Number.NaN;
   if (!Number.isFinite(ms) || new Date(ms).toISOString().slice(0, 10) !== raw) {
     throw appError("bad_request", { param, message: `${param} must be a date like 2025-01-31.` });
@@ -31,6 +31,10 @@ const isoDay = (ms: number) => new Date(ms).toISOString().slice(0, 10);
  */
 export function createReportsService(deps: { reports: ReportsStore }) {
   return {
+    /** Every correction of a deployment with how often it was served, most served first. */
+    corrections(deploymentId: string) {
+      return deps.reports.corrections(deploymentId);
+    },
     async report(input: { deploymentId: string; from: string; to: string; offsetMinutes: number }): Promise<Report> {
       const from = parseDay(input.from, "from");
       const to = parseDay(input.to, "to");

@@ -1,7 +1,7 @@
-import { createHash, randomBytes } from "node:crypto";
+import { randomBytes } from "node:crypto";
 import { appError } from "../errors/index.ts";
-import type { Account } from "../store/repos/accounts.repo.ts";
-import type { AccountsStore, LoginAttemptsStore, OwnerSessionsStore } from "../store/store.ts";
+import { sha256Hex } from "../shared/sha256.ts";
+import type { Account, AccountsStore, LoginAttemptsStore, OwnerSessionsStore } from "../store/contract/index.ts";
 
 /**
  * Failed sign-ins per rolling minute: for one email from one address (whether or not the account exists), and
@@ -12,7 +12,7 @@ export const LOGIN_LIMITS = { perAccountAndIp: 5, perIp: 20, windowMs: 60_000 } 
 export const PASSWORD_MIN = 8;
 const PASSWORD_MAX = 1024;
 
-export const hashSessionId = (id: string) => createHash("sha256").update(id, "utf8").digest("hex");
+export const hashSessionId = sha256Hex;
 
 export interface SessionContext {
   account: Account;

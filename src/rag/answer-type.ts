@@ -23,7 +23,7 @@ const MONTH =
 const CLOCK =
   /\b\d{1,2}[:.]\d{2}\b|\b\d{1,2}\s?(am|pm|a\.m\.|p\.m\.)|\b(noon|midnight|morning|afternoon|evening|night|o['’]clock|daily|weekly|monthly|yearly|annually)\b|\b\d+\s(seconds?|minutes?|hours?|days?|weeks?|months?|years?)\b/i;
 const ERA =
-  /\b(centur(y|ies)|decades?|\d+s|\d+\s*(ad|bc|bce|ce)|today|yesterday|monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b/i;
+  /\b(centur(y|ies)|decades?|\d+s|\d+\s*(ad|bc|bce|ce)|today|yesterday|tomorrow|holidays?|weekends?|weekdays?|monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b/i;
 
 const COUNTED = String.raw`\s*(words|pages|people|persons|participants|patients|employees|workers|members|times|units|items|copies|euros?|dollars|pounds|mg|g|kg|km|m|miles|feet|ft|hours|minutes|seconds|days|weeks|months|years|%)\b`;
 /** "1871" is a year; "1200 words" and "1,500 people" are counts. */
@@ -88,10 +88,12 @@ export function numbersIn(text: string): string[] {
 /** Capitalised words that can name someone or something: not the first word of a sentence, a title or "I". */
 function namesIn(text: string): string[] {
   const out: string[] = [];
-  for (const m of text.matchAll(/(^|[.!?]["”’]?\s+|["“‘(]\s*)?\b(\p{Lu}[\p{L}'’-]+)/gu)) {
-    const word = m[2] ?? "";
-    if (m[1] !== undefined || TITLES.has(word.toLowerCase())) continue;
-    out.push(word);
+  for (const m of text.matchAll(/\b\p{Lu}[\p{L}'’-]+/gu)) {
+    // the first word of a sentence (after any opening quote) is capitalised whatever it is
+    const before = text.slice(Math.max(0, m.index - 6), m.index);
+    const sentenceStart = m.index <= 6 ? /^["“‘(\s]*$/u.test(before) : /[.!?:]["”’]?\s+["“‘(]?$/u.test(before);
+    if (sentenceStart || TITLES.has(m[0].toLowerCase())) continue;
+    out.push(m[0]);
   }
   return out;
 }

@@ -1,8 +1,9 @@
+import { CARD_HEADING } from "../ingest/document-card.ts";
 import { holdsAnswerType } from "./answer-type.ts";
 import { holdsFocusKind } from "./focus-kinds.ts";
 import type { QuestionShape } from "./question-shape.ts";
 import { segmentPassage, type TextUnit } from "./sentences.ts";
-import { langOf, stemSet, stemTokens } from "./terms.ts";
+import { langOf, stem, stemSet, stemTokens } from "./terms.ts";
 
 /**
  * The units that can answer a question — sentences, list items, table and CSV rows — scored the same way for the
@@ -42,6 +43,15 @@ export interface ScoredUnit {
 }
 
 const NEIGHBOUR = 0.5;
+/** a row none of whose values the question names is some other record */
+const UNIDENTIFIED_ROW = 0.5;
+const ROW_KEYS = /(^|; )[^:;]*: /g;
+/** words that ask about a document itself — who wrote it, when it came out — which its card answers */
+const DOCUMENT_FACTS = new Set(
+  "author authors wrote written writer publish published publication publisher posted released release version edition title credited credits produced copyright created updated"
+    .split(" ")
+    .map((w) => stem(w)),
+);
 const LONE_WORD = 0.5;
 const SOFT_TYPE_MISS = 0.7;
 const FOCUS_MISS = 0.4;
@@ -84,9 +94,20 @@ export function scoreUnits(
   const out: ScoredUnit[] = [];
   if (total === 0) return out;
   const minTerms = Math.min(2, weights.size);
+  // a document card speaks for its whole document: the question's words found in that document's other passages
+  // ("the Boeing 737 MAX airworthiness directive" of a Federal Register notice) count for its card as neighbours
+  const docTerms = new Map<string, Set<string>>();
   const lang = langOf(weights);
+  const aboutDocument = [...stemSet(question, lang)].some((t) => DOCUMENT_FACTS.has(t));
+  for (const p of aboutDocument ? passages : []) {
+    if (p.headingPath === CARD_HEADING) continue;
+    const set = docTerms.get(p.source) ?? new Set<string>();
+    for (const t of stemSet(p.text, lang)) if (weights.has(t)) set.add(t);
+    docTerms.set(p.source, set);
+  }
   for (const [p, passage] of passages.entries()) {
-    const head = stemSet(`${passage.source}\n${passage.headingPath}`, lang);
+    const isCard = passage.headingPath === CARD_HEADING;
+    const head = stemSet(`${readableName(passage.source)}\n${passage.headingPath}`, lang);
     const units = segmentPassage(passage.text);
     const tokens = units.map((u) => stemTokens(u.text, lang));
     const sets = units.map((u) => stemSet(u.text, lang));
@@ -98,17 +119,20 @@ export function scoreUnits(
         continue;
       }
       if (shape.negated && !NEGATION.test(unit.text)) continue;
-      const around = [sets[i - 1], sets[i + 1]].filter((s): s is Set<string> => !!s);
+      // a row is a record of its own: the rows around it are other records, not its context
+      const around = unit.kind === "row" ? [] : [sets[i - 1], sets[i + 1]].filter((s): s is Set<string> => !!s);
       let mass = 0;
       let own = 0;
       let contradicted = false;
       // in a long sentence (a novel's, a regulation's) only the words near each other count fully
-      const near = (tokens[i] as string[]).length > WINDOW ? densestWindow(tokens[i] as string[], weights) : terms;
+      const near = unit.kind !== "row" && (tokens[i] as string[]).length > WINDOW ? densestWindow(tokens[i] as string[], weights) : terms;
       // a focus that names a number or a date is answered by one ("What dose …?" — "100 mg/day")
       const focusByKind = !!shape.focusKind && holdsFocusKind(shape.focusKind, unit.text, question);
       const focusTerms = focusByKind ? new Set(shape.focus.flat()) : null;
+      // a question word that is one of the focus's own alternatives ("wrote" for "Author: …") counts when the focus is met
+      const metFocus = new Set(shape.focus.filter((g) => g.some((t) => terms.has(t) || head.has(t) || localHead.has(t))).flat());
       for (const [t, w] of weights) {
-        if (near.has(t) || focusTerms?.has(t)) {
+        if (near.has(t) || focusTerms?.has(t) || metFocus.has(t)) {
           mass += w;
           own++;
         } else if (terms.has(t)) {
@@ -119,10 +143,15 @@ export function scoreUnits(
           mass += w * lexicon.synonymWeight;
           own++;
         } else if (lexicon && [...lexicon.antonyms(t)].some((x) => terms.has(x))) contradicted = true;
-        else if (around.some((s) => s.has(t))) mass += w * NEIGHBOUR;
+        else if (around.some((s) => s.has(t)) || (isCard && docTerms.get(passage.source)?.has(t))) mass += w * NEIGHBOUR;
       }
       if (contradicted) continue;
       let score = (mass / total) * (own < minTerms ? LONE_WORD : 1) * typeFactor(shape, unit.text, question);
+      // a row is found by its values ("Twitter, Inc."), not by the column names every row repeats
+      if (unit.kind === "row") {
+        const values = stemSet(unit.text.replace(ROW_KEYS, " "), lang);
+        if (![...weights.keys()].some((t) => values.has(t))) score *= UNIDENTIFIED_ROW;
+      }
       const seen = (t: string) => terms.has(t) || head.has(t) || localHead.has(t) || around.some((s) => s.has(t));
       // a focus that names a value kind is answered by a value of that kind
       const groups = [...(focusByKind ? [] : shape.focus), ...shape.required];
@@ -132,6 +161,9 @@ export function scoreUnits(
   }
   return out;
 }
+
+/** "FY09_EDU_Recipients_by_State", "annualReport-2024" → words: a file name's parts are searchable words. */
+export const readableName = (name: string) => name.replace(/[_.-]+/g, " ").replace(/(\p{Ll})(\p{Lu})/gu, "$1 $2");
 
 /** Words that count as one passage of a long sentence. */
 const WINDOW = 30;

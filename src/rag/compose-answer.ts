@@ -1,4 +1,5 @@
-import { estimateTokens } from "../llm/estimate-tokens.ts";
+import { CARD_KEYWORDS } from "../ingest/document-card.ts";
+import { estimateTokens, truncateToTokens } from "../llm/estimate-tokens.ts";
 import { scoreUnits } from "./answer-units.ts";
 import { type QuestionShape, questionShape } from "./question-shape.ts";
 import { segmentPassage, type TextUnit } from "./sentences.ts";
@@ -25,6 +26,8 @@ export interface ComposedAnswer {
 export const DEFAULT_MAX_SENTENCES = 3;
 /** Further sentences must carry this share of the best one's score: one shared word makes noise, not an answer. */
 const MIN_RELATIVE_SCORE = 0.8;
+/** the lowest share of the best score a complementary sentence may have */
+const COMPLEMENT_SCORE = 0.5;
 const OTHER_PASSAGE_SCORE = 0.9;
 /** Only the best few passages are read: lower ones are what the ranking doubted. */
 const MAX_PASSAGES = 4;
@@ -58,8 +61,10 @@ function questionWeights(question: string, passages: ComposePassage[], given?: M
  */
 /** a row with nothing asked of it shows at most this many cells */
 const MAX_ROW_CELLS = 8;
+/** a cell whose value is a count or an amount, not a date or a code */
+const NUMERIC_CELL = /^[$€£]?\s*\d{1,3}(,\d{3})*(\.\d+)?$|^[$€£]?\s*\d+(\.\d+)?$/;
 
-export function formatRow(row: string, questionTerms?: Set<string>, lang?: Lang): string {
+export function formatRow(row: string, questionTerms?: Set<string>, wantsNumber = false, lang?: Lang): string {
   const cells = row
     .split("; ")
     .map((pair) => {
@@ -67,7 +72,8 @@ export function formatRow(row: string, questionTerms?: Set<string>, lang?: Lang)
       return i < 0 ? null : { key: pair.slice(0, i).trim(), value: pair.slice(i + 2).trim() };
     })
     .filter(
-      (p): p is { key: string; value: string } => p !== null && p.value !== "" && !p.value.startsWith("=") && !/^column \d+$/i.test(p.key),
+      (p): p is { key: string; value: string } =>
+        p !== null && p.value !== "" && !p.value.startsWith("=") && !/^column \d+$/i.test(p.key) && p.key !== CARD_KEYWORDS,
     );
   const matches = (text: string) => (questionTerms ? [...stemSet(text, lang)].filter((t) => questionTerms.has(t)).length : 0);
   // the two cells whose values name the row best ("title: Metropolis (1927)"), and the columns asked for, whose
@@ -78,12 +84,22 @@ export function formatRow(row: string, questionTerms?: Set<string>, lang?: Lang)
     .sort((a, b) => b.n - a.n)
     .slice(0, 2)
     .map((x) => x.c);
-  const asked = cells.filter(
-    (c) => !identifying.includes(c) && matches(c.key.replace(/([\p{Ll}\d])(\p{Lu})/gu, "$1 $2").replaceAll("_", " ")) > 0,
+  const keyMatches = new Map(
+    cells
+      .filter((c) => !identifying.includes(c))
+      .map((c) => [c, matches(c.key.replace(/([\p{Ll}\d])(\p{Lu})/gu, "$1 $2").replaceAll("_", " "))]),
   );
+  // the columns that match the question best ("Montgomery GI Bill-Active Duty", not "… Selective Reserve")
+  const bestKey = Math.max(0, ...keyMatches.values());
+  const asked = cells.filter((c) => (keyMatches.get(c) ?? 0) > 0 && (keyMatches.get(c) ?? 0) >= bestKey - 1);
+  // a "how many" asked in other words than the column's name ("workers" for "No. Of Employees"): the numbers show
+  const numeric =
+    wantsNumber && ![...identifying, ...asked].some((c) => NUMERIC_CELL.test(c.value))
+      ? cells.filter((c) => NUMERIC_CELL.test(c.value) && !identifying.includes(c)).slice(0, 3)
+      : [];
   const shown =
-    cells.length > 4 && identifying.length > 0 && asked.length > 0
-      ? cells.filter((c) => identifying.includes(c) || asked.includes(c))
+    cells.length > 4 && identifying.length > 0 && asked.length + numeric.length > 0
+      ? cells.filter((c) => identifying.includes(c) || asked.includes(c) || numeric.includes(c))
       : cells.slice(0, MAX_ROW_CELLS);
   return shown.map((p) => `${p.key}: ${p.value}`).join("\n");
 }
@@ -123,7 +139,9 @@ export function composeAnswer(input: {
 
   const asked = new Set(weights.keys());
   const render = (c: Candidate) =>
-    c.unit.kind === "row" ? formatRow(c.unit.text, asked, langOf(weights)) : trimLongSentence(c.unit.text, weights, shape, input.question);
+    c.unit.kind === "row"
+      ? formatRow(c.unit.text, asked, shape.kind === "number", langOf(weights))
+      : trimLongSentence(c.unit.text, weights, shape, input.question);
   const maxSentences = input.maxSentences ?? DEFAULT_MAX_SENTENCES;
   // a few sentences read as an answer; more read as a page (max_tokens still bounds the first one)
   const softTokens = Math.min(input.maxTokens, SOFT_MAX_TOKENS);
@@ -133,7 +151,11 @@ export function composeAnswer(input: {
   const primary = passages[first.passage]?.source;
   let used = estimateTokens(render(first));
   for (const c of ranked.slice(1)) {
-    if (chosen.length >= maxSentences || c.score < first.score * MIN_RELATIVE_SCORE) break;
+    if (chosen.length >= maxSentences || c.score < first.score * COMPLEMENT_SCORE) break;
+    // below the bar, a sentence of the same passage still joins when it brings question words the answer lacks
+    // ("when is the office open OR CLOSED?")
+    const brings = [...weights.keys()].some((t) => c.terms.has(t) && !coveredTerms.has(t));
+    if (c.score < first.score * MIN_RELATIVE_SCORE && !(brings && c.passage === first.passage)) continue;
     // another passage (another section, another notice in the same file) must match nearly as well
     if (c.passage !== first.passage && c.score < first.score * OTHER_PASSAGE_SCORE) continue;
     const key = normalise(c.unit.text);
@@ -183,7 +205,8 @@ function withTerm(text: string, first: Candidate, passages: ComposePassage[]): s
   if (local?.kind === "heading") term = local.text;
   else if (before.length === 0) term = passages[first.passage]?.headingPath?.split(" > ").at(-1);
   term = term?.replace(/[:：]\s*$/, "").trim();
-  if (!term || term.length > 40 || !TERM_HEADING.test(term) || text.toLowerCase().startsWith(term.toLowerCase())) return text;
+  // the parser may have written the term at the start already ("pipefail (set -o pipefail): If set, …")
+  if (!term || term.length > 40 || !TERM_HEADING.test(term) || text.slice(0, 80).toLowerCase().includes(term.toLowerCase())) return text;
   return `${term}: ${text}`;
 }
 
@@ -228,14 +251,4 @@ function joinUnits(chosen: Candidate[], render: (c: Candidate) => string): strin
     else out += c.unit.kind === "row" || prev.unit.kind === "row" ? `\n\n${text}` : `\n${text}`;
   }
   return out;
-}
-
-/** Cuts at a word boundary so the quote stays a verbatim prefix. */
-export function truncateToTokens(text: string, maxTokens: number): string {
-  let out = "";
-  for (const word of text.match(/\S+\s*/g) ?? []) {
-    if (out && estimateTokens(out + word) > maxTokens) break;
-    out += word;
-  }
-  return out.trimEnd();
 }

@@ -30,7 +30,11 @@ const TESTS: Record<Exclude<FocusKind, "number" | "time" | "extent">, RegExp> = 
     "i",
   ),
   dose: unit("mg|g|mcg|µg|μg|ml|iu|units?|tablets?|capsules?|drops?|puffs?|doses?"),
-  money: new RegExp(String.raw`[$€£¥]\s*${NUM}|${NUM}\s*(?:€|euros?|eur|usd|dollars?|pounds?|cents?|pence|francs?|yen)\b`, "i"),
+  // a currency sign or word, or an amount with cents as tables print them ("37,499.96")
+  money: new RegExp(
+    String.raw`[$€£¥]\s*${NUM}|${NUM}\s*(?:€|euros?|eur|usd|dollars?|pounds?|shillings?|cents?|pence|francs?|yen)\b|\b\d[\d,]*\.\d\d\b`,
+    "i",
+  ),
   length: unit("words?|pages?|characters?|lines?|m|km|cm|mm|ft|feet|foot|inch(?:es)?|miles?|yards?|meters?|metres?|bytes?|kb|mb|gb"),
   duration: unit("seconds?|minutes?|hours?|days?|weeks?|months?|years?|nights?"),
   age: /\b(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|[a-z]+teen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)(?:[- ]\w+)?\s+years?(?:\s+old|\s+of\s+age)?\b|\baged?\s+\d+/i,

@@ -155,7 +155,7 @@ export function replaceSlot(base: string, fragment: string): string | null {
  */
 function personIn(text: string): string | null {
   const full = /\b((?:(?:Mr|Mrs|Ms|Miss|Dr|Prof|Sir|Lady|Lord)\.?\s+)?\p{Lu}\p{Ll}+(?:\s+\p{Lu}\p{Ll}+)+)/u.exec(text);
-  if (full?.[1]) return full[1];
+  if (full?.[1] && !/^(The|A|An|This|That|In|On|At)\s/.test(full[1])) return full[1];
   const one = /(?<=\p{L}[\p{L},]*\s+)(\p{Lu}\p{Ll}{2,})\b/u.exec(text);
   return one?.[1] && !NOT_NAMES.has(one[1].toLowerCase()) ? one[1] : null;
 }

@@ -99,6 +99,18 @@ export function answerability(
   }
   return bestScore(scoreUnits(weights, query, shape, [passage], lexicon));
 }
+/**
+ * The answerability of each passage (0..1), judged together: a question's units are scored across all of them (a
+ * document card is credited with its document's words found in the others), a statement's passage by passage.
+ */
+export function passagesAnswerability(weights: TermWeights, query: string, passages: GatePassage[], mustMention: string[] = []): number[] {
+  const shape = questionShape(query, mustMention);
+  if (!shape.question) return passages.map((p) => answerability(weights, query, p));
+  const best = passages.map(() => 0);
+  for (const u of scoreUnits(weights, query, shape, passages)) best[u.passage] = Math.max(best[u.passage] ?? 0, u.score);
+  return best;
+}
+
 /** Maps an embedder's cosine similarities onto 0..1: `low` and below is unrelated, `high` and above is on-topic. */
 export interface CosineCalibration {
   low: number;

@@ -1,16 +1,10 @@
 import { COMPOUNDING, compoundSplits } from "./analyzer/decompound.ts";
+import type { TermStatsStore } from "../store/contract/index.ts";
 import type { TermStats } from "./grounding-gate.ts";
 import { analyzeQuery, detectLanguage, type Lang, stem, toLang, wordTokens } from "./terms.ts";
 
-type MaybePromise<T> = T | Promise<T>;
-
-/** The gate's TermStats, possibly asynchronous (the PostgreSQL store answers asynchronously). */
-export interface RetrievalTermStats {
-  documentFrequencies(deploymentId: string, terms: string[]): MaybePromise<Map<string, number>>;
-  totalChunks(deploymentId: string): MaybePromise<number>;
-  /** the languages of the deployment's documents (ISO 639-1), the most chunks first */
-  languages(deploymentId: string): MaybePromise<string[]>;
-}
+/** What a question's analysis reads from the deployment's statistics. */
+export type RetrievalTermStats = Pick<TermStatsStore, "documentFrequencies" | "totalChunks" | "languages">;
 
 /** A question as keyword search and the gate see it (see analyzeForSearch). */
 export interface QueryAnalysis {

@@ -68,6 +68,12 @@ const WH_THE = new RegExp(
 const WH_NOUN = new RegExp(String.raw`^\s*${LEAD_PREP}(?:what|which)\s+(?!(?:${AUX}|the|a|an)\b)${PHRASE}\s+(?:${AUX})\b`, "iu");
 const POSSESSIVE = /^\s*(?:what|which)(?:['’]s|\s+(?:is|was|are|were))\s+[\p{L}\p{N}. ]+?['’]s\s+((?:[\p{L}-]+\s+)?[\p{L}-]+)\s*\??\s*$/iu;
 const WHO_VERB = /^\s*who\s+(\p{L}+)/iu;
+const VERB_AFTER_NAME =
+  /^\s*(?:[Hh]ow|[Ww]hat|[Ww]hy|[Ww]hen|[Ww]here|[Ww]hom)\s+(?:did|does|do|will|would|can|could|should|has|have|had)\s+(?:the\s+)?(?:(?!I\s)\p{Lu}[\p{L}.'’-]*\s+){1,5}(\p{Ll}{3,})\b/u;
+/** verbs that say little about what happened: they are never the focus */
+const LIGHT_VERBS = new Set(
+  "get got make made do did have has had be become come go say said take took give gave use used find found know think".split(" "),
+);
 const CALLED = /\b(called|named)\s*\??\s*$/i;
 
 const stems = (words: string[]) => [...new Set(words.map((w) => stem(w.toLowerCase())))];
@@ -94,6 +100,7 @@ function focusFrom(phrase: string, question: string, depth = 0): string[][] {
 
 /** "how old" asks for an age, "how long" for a length or a duration …: a bare number does not answer them */
 const HOW_KIND: [RegExp, FocusKind][] = [
+  [/\bhow much\b.*\b(pay|pays|paid|cost|costs|charge|charged|earn|earns|earned|spend|spent|price|fee|salary|wage|worth)\b/i, "money"],
   [/\bhow old\b/i, "age"],
   [/\bhow long\b/i, "extent"],
   [/\bhow (far|tall|high|deep|wide)\b/i, "length"],
@@ -115,8 +122,13 @@ export function questionShape(text: string, mustMention: string[] = []): Questio
   const who = WHO_VERB.exec(q)?.[1]?.toLowerCase();
   const noun = WH_THE.exec(q)?.[1] ?? WH_NOUN.exec(q)?.[1];
   if (who && ROLE_VERBS[who]) focus.push(stems(ROLE_VERBS[who] ?? []));
-  else if (POSSESSIVE.test(q)) focus.push(...focusFrom(POSSESSIVE.exec(q)?.[1] ?? "", q));
+  else if (POSSESSIVE.test(q)) focus.push(...focusFrom((POSSESSIVE.exec(q)?.[1] ?? "").replace(/\s+(called|named)$/i, ""), q));
   else if (noun && !CALLED.test(q)) focus.push(...focusFrom(noun, q));
+  else {
+    // "How did the Supreme Court RULE …", "What did the Dodo PRESENT …": what the named subject did is asked
+    const verb = VERB_AFTER_NAME.exec(q)?.[1]?.toLowerCase();
+    if (verb && !LIGHT_VERBS.has(verb)) focus.push(stems([verb]));
+  }
   const focusKind = (focus.length === 1 ? focus[0]?.map(focusKindOf).find(Boolean) : undefined) ?? HOW_KIND.find(([re]) => re.test(q))?.[1];
   if (focusKind && kind === null) kind = answerTypeOf(focusKind);
   // any one of them will do: "And in the Ethiopian Airlines crash?" is answered by a sentence about "Ethiopian Airlines"

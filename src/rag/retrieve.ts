@@ -1,36 +1,39 @@
 import type { Logger } from "../log.ts";
-import type { ChunkRow } from "../store/repos/chunk-index.repo.ts";
+import type { ChunkIndexStore, TermStatsStore } from "../store/contract/index.ts";
 import { isQuestion } from "./answer-type.ts";
 import type { Embedder } from "./embedder.ts";
-import { answerability, blendRelevance, type CosineCalibration, termWeights } from "./grounding-gate.ts";
+import { blendRelevance, type CosineCalibration, passagesAnswerability, type TermStats, termWeights } from "./grounding-gate.ts";
 import { searchTerms } from "./keyword-query.ts";
 import { fuseByRank } from "./rank-fusion.ts";
 import { rerankHits } from "./rerank/rerank-hits.ts";
 import type { Reranker } from "./rerank/reranker.ts";
 import type { JudgedBy, Retrieval, RetrievalHit, RetrievalMode } from "./retrieval.types.ts";
-import { analyzeForSearch, type RetrievalTermStats } from "./query-analysis.ts";
+import { analyzeForSearch } from "./query-analysis.ts";
+import { stem } from "./terms.ts";
 
-/** Which words FTS5 searches (see searchTerms): measured on SciFact and at 100k chunks. */
+/** Which words keyword search gets (see searchTerms): measured on SciFact and at 100k chunks. */
 const SEARCH_TERMS = { maxTerms: 12, maxRows: 15_000, minTerms: 3 };
 /**
  * A question is judged over this many fused candidates, which are then ordered by how well one of their sentences
  * answers it: BM25 favours long passages that repeat the question's words, the answering sentence is often in a
  * shorter one a few ranks down. Measured on the dev set (docchat eval).
  */
-const QUESTION_POOL = 12;
+const QUESTION_POOL = 20;
 
-type MaybePromise<T> = T | Promise<T>;
+/** What retrieval reads from the store's chunk index. */
+export type ChunkIndex = Pick<ChunkIndexStore, "keywordSearch" | "vectorSearch" | "getChunks" | "hasVectors">;
 
-/** What retrieval reads from an index: the SQLite repos answer synchronously, the PostgreSQL ones asynchronously. */
-export interface ChunkIndex {
-  /** BM25 over analyzed terms (each driver builds its own query from them) */
-  keywordSearch(deploymentId: string, terms: string[], limit: number): MaybePromise<{ id: number; score: number }[]>;
-  vectorSearch(deploymentId: string, query: Float32Array, k: number): MaybePromise<{ id: number; distance: number }[]>;
-  getChunks(ids: number[]): MaybePromise<ChunkRow[]>;
-  hasVectors(): boolean;
+/**
+ * Reads a question's statistics from the deployment once (document frequencies of its words and their English
+ * stems, and N), for benchmarks that weigh English questions; retrieve() analyzes questions with analyzeForSearch.
+ */
+export async function statsSnapshot(stats: TermStatsStore, deploymentId: string, terms: string[]): Promise<TermStats> {
+  const [df, n] = await Promise.all([
+    stats.documentFrequencies(deploymentId, [...new Set([...terms, ...terms.map((t) => stem(t))])]),
+    stats.totalChunks(deploymentId),
+  ]);
+  return { documentFrequencies: () => df, totalChunks: () => n };
 }
-
-export type { RetrievalTermStats };
 
 export interface RetrievalSettings {
   /** RRF weight of the BM25 ranking */
@@ -60,12 +63,12 @@ export interface RetrieveInput {
 }
 
 /**
- * Hybrid retrieval over one deployment's partition: BM25 (FTS5) and vector KNN (sqlite-vec) fused by
+ * Hybrid retrieval over one deployment's partition: BM25 over its keyword index and vector KNN fused by
  * weighted RRF, then every hit scored for grounding. Keyword-only when no embedder is active.
  */
 export function createRetriever(deps: {
   index: ChunkIndex;
-  stats: RetrievalTermStats;
+  stats: TermStatsStore;
   embedder: () => Promise<Embedder | null>;
   /** optional: reorders the fused candidates and decides their relevance (rerank/) */
   reranker?: () => Promise<Reranker | null>;
@@ -128,14 +131,14 @@ export function createRetriever(deps: {
         const cosine = vector?.cosine.get(f.id);
         hits.push({
           chunkId: row.id,
-          documentId: row.document_id,
+          documentId: row.documentId,
           text: row.text,
           source: row.source,
-          headingPath: row.heading_path,
-          pageStart: row.page_start,
-          pageEnd: row.page_end,
-          rowStart: row.row_start,
-          rowEnd: row.row_end,
+          headingPath: row.headingPath,
+          pageStart: row.pageStart,
+          pageEnd: row.pageEnd,
+          rowStart: row.rowStart,
+          rowEnd: row.rowEnd,
           fused: f.score,
           relevance: 0,
           ...(cosine === undefined ? {} : { cosine }),
@@ -145,23 +148,12 @@ export function createRetriever(deps: {
       // becomes what the gate judges. If it fails (or there is none), the fused order stands and the kept hits
       // are judged by coverage (and cosine): only those, since a reranker's score replaces the judgement anyway.
       const reranked = reranker ? await rerankHits(reranker, input.query, hits, input.topK, deps.log) : null;
+      // the passages are judged together, so a document card speaks for its document (see scoreUnits)
+      const judged = reranked ? [] : passagesAnswerability(weights, input.query, hits, input.mustMention);
       const kept =
         reranked ??
         hits
-          .map((h) => ({
-            ...h,
-            relevance: blendRelevance(
-              answerability(
-                weights,
-                input.query,
-                { text: h.text, source: h.source, headingPath: h.headingPath },
-                undefined,
-                input.mustMention,
-              ),
-              h.cosine,
-              calibration,
-            ),
-          }))
+          .map((h, i) => ({ ...h, relevance: blendRelevance(judged[i] ?? 0, h.cosine, calibration) }))
           // stable: equally relevant passages keep their fused order
           .sort((a, b) => (pool > input.topK ? b.relevance - a.relevance : 0))
           .slice(0, input.topK);

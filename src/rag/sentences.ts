@@ -33,8 +33,13 @@ export function isHeadingLine(line: string): boolean {
   return /^\p{Lu}|^\d+(\.\d+)*\s+\p{Lu}/u.test(t);
 }
 
+/** "Name: value; Name: value" — at least two cells; "HISTIGNORE: A colon-separated list …; …" is a definition. */
 export function isCsvRow(line: string): boolean {
-  return ROW.test(line) && line.includes("; ");
+  if (!ROW.test(line)) return false;
+  const cells = line.split("; ");
+  if (cells.length < 2 || !cells.every((c) => /^[^:\n]{1,80}:( |$)/.test(c))) return false;
+  // two cells with a long value are prose with a label ("CONTACT: Ian Won, Manager, …; phone: 206-231-3500")
+  return cells.length >= 3 || cells.every((c) => c.length - c.indexOf(": ") <= 42);
 }
 
 /** sbd ends a sentence inside a path ("~/.bashrc", "./configure"): such dots are hidden from it. */

@@ -82,7 +82,7 @@ function hasFormBody(request: Request): boolean {
 export function createServer(services: Services) {
   const { config, log } = services;
   const gate = createGate({
-    keys: services.repos.keys,
+    resolveKey: services.deployments.resolveKey,
     limiter: services.limiter,
     trustedProxies: config.trustedProxies,
     limitScale: config.rateLimitScale,

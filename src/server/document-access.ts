@@ -1,6 +1,6 @@
 import { type AppError, appError } from "../errors/index.ts";
 import { addressAllowed, type Cidr, parseCidr } from "../net/cidr.ts";
-import type { Deployment } from "../store/repos/deployments.repo.ts";
+import type { Deployment } from "../store/contract/index.ts";
 
 /** An empty allow-list allows every address. */
 export function ipAllowed(allowList: string[], ip: string): boolean {

@@ -1,9 +1,6 @@
 import { appError } from "../errors/index.ts";
 import { type Cidr, clientAddress, parseCidr } from "../net/cidr.ts";
-import { hashApiKey, looksLikeApiKey } from "../owner/api-keys.ts";
-import type { Account } from "../store/repos/accounts.repo.ts";
-import type { Deployment } from "../store/repos/deployments.repo.ts";
-import type { KeysStore, RateLimitStore } from "../store/store.ts";
+import type { Account, Deployment, KeyContext, RateLimitStore } from "../store/contract/index.ts";
 import { documentRefusal, ipAllowed } from "./document-access.ts";
 import { type EndpointName, endpoints } from "./endpoints.ts";
 
@@ -30,7 +27,13 @@ export function extractKey(headers: Headers, url: URL, bodyKey?: unknown): strin
   return typeof bodyKey === "string" && bodyKey ? bodyKey : null;
 }
 
-export function createGate(deps: { keys: KeysStore; limiter: RateLimitStore; trustedProxies: string[]; limitScale?: number }) {
+export function createGate(deps: {
+  /** an API key → its key, deployment and owner (null: not a key of any deployment) */
+  resolveKey: (key: string) => Promise<KeyContext | null>;
+  limiter: RateLimitStore;
+  trustedProxies: string[];
+  limitScale?: number;
+}) {
   const scale = deps.limitScale ?? 1;
   const trusted = deps.trustedProxies.map(parseCidr).filter((c): c is Cidr => c !== null);
   return {
@@ -69,7 +72,7 @@ export function createGate(deps: { keys: KeysStore; limiter: RateLimitStore; tru
       path?: string;
     }): Promise<GateResult> {
       const { endpoint, key, clientIp } = input;
-      const ctx = key && looksLikeApiKey(key) ? await deps.keys.resolve(hashApiKey(key)) : null;
+      const ctx = key ? await deps.resolveKey(key) : null;
       const refusal =
         ctx && endpoint === "v1.documents"
           ? documentRefusal(ctx.deployment, { method: input.method ?? "GET", path: input.path ?? "", clientIp })

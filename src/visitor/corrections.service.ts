@@ -1,7 +1,5 @@
 import { appError } from "../errors/index.ts";
-import type { RatedTurn } from "../store/repos/chat-log-feedback.repo.ts";
-import type { Correction } from "../store/repos/corrections.repo.ts";
-import type { ChatLogFeedbackStore, CorrectionsStore } from "../store/store.ts";
+import type { ChatLogFeedbackStore, Correction, CorrectionsStore, RatedTurn } from "../store/contract/index.ts";
 import { normaliseQuestion } from "./normalise-question.ts";
 import { VISITOR_LIMITS } from "./validate.ts";
 
@@ -82,6 +80,12 @@ export function createCorrectionsService(deps: { corrections: CorrectionsStore; 
       const norm = normaliseQuestion(question);
       if (!norm) return null;
       const c = await corrections.serve(deploymentId, norm);
+      return c ? { correctionId: c.id, answer: c.answer, chatLogId: c.chatLogId, question: c.question } : null;
+    },
+    /** findFor without counting a serving: what the owner's own checks (test questions, content gaps) see. */
+    async peek(deploymentId: string, question: string): Promise<ServedCorrection | null> {
+      const norm = normaliseQuestion(question);
+      const c = norm ? await corrections.findActive(deploymentId, norm) : null;
       return c ? { correctionId: c.id, answer: c.answer, chatLogId: c.chatLogId, question: c.question } : null;
     },
   };

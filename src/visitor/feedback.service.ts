@@ -1,5 +1,5 @@
 import { appError } from "../errors/index.ts";
-import type { ChatLogFeedbackStore } from "../store/store.ts";
+import type { ChatLogFeedbackStore } from "../store/contract/index.ts";
 
 /** Visitor ratings. The latest rating wins; 0 puts the answer on the corrections list, 1 takes it off. */
 export function createFeedbackService(deps: { chatLogs: ChatLogFeedbackStore }) {

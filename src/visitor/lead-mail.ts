@@ -1,7 +1,5 @@
 import { newMessageId } from "../mail/mailer.ts";
-import type { Deployment } from "../store/repos/deployments.repo.ts";
-import type { Lead } from "../store/repos/leads.repo.ts";
-import type { MailDraft } from "../store/repos/outbox.repo.ts";
+import type { Deployment, Lead, MailDraft } from "../store/contract/index.ts";
 
 /** Owner-written text can still end up in a header (the subject): flatten it to one short line. */
 const oneLine = (s: string, max: number) =>

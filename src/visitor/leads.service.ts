@@ -1,8 +1,5 @@
 import { appError } from "../errors/index.ts";
-import type { RatedTurn } from "../store/repos/chat-log-feedback.repo.ts";
-import type { Deployment } from "../store/repos/deployments.repo.ts";
-import type { Lead, LeadWithMail } from "../store/repos/leads.repo.ts";
-import type { ChatLogFeedbackStore, LeadsStore } from "../store/store.ts";
+import type { ChatLogFeedbackStore, Deployment, Lead, LeadsStore, LeadWithMail, RatedTurn } from "../store/contract/index.ts";
 import { toCsv } from "./csv.ts";
 import { composeLeadMail } from "./lead-mail.ts";
 import { multiLine, singleLine, VISITOR_LIMITS, visitorEmail } from "./validate.ts";

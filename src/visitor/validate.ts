@@ -1,5 +1,5 @@
 import { appError } from "../errors/index.ts";
-import { isValidEmail } from "../owner/accounts.service.ts";
+import { isValidEmail } from "../shared/email.ts";
 
 export const VISITOR_LIMITS = { email: 254, name: 200, message: 4000, conversationId: 200, answer: 8000 } as const;
 

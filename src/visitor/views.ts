@@ -1,6 +1,5 @@
-import type { Correction } from "../store/repos/corrections.repo.ts";
-import type { LeadWithMail } from "../store/repos/leads.repo.ts";
-import { toSeconds } from "../wire-time.ts";
+import { toSeconds } from "../shared/wire-time.ts";
+import type { Correction, LeadWithMail } from "../store/contract/index.ts";
 import type { CorrectionItem } from "./corrections.service.ts";
 
 /** Wire/CLI shapes (snake_case) shared by the CLI and the owner console. */

@@ -80,7 +80,7 @@ describe("a Project Gutenberg book", () => {
     expect(alice.length).toBeGreaterThan(50);
     expect(alice.some((c) => /PROJECT GUTENBERG EBOOK|Project Gutenberg License|Project Gutenberg-tm/i.test(c.text))).toBe(false);
     // chapters are headings: a passage carries its chapter in its heading path
-    expect(alice.some((c) => c.heading_path.startsWith("CHAPTER I. Down the Rabbit-Hole"))).toBe(true);
+    expect(alice.some((c) => c.headingPath.startsWith("CHAPTER I. Down the Rabbit-Hole"))).toBe(true);
   });
 });
 

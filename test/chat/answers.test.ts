@@ -106,13 +106,13 @@ describe("answers on the default install (extractive, keyword retrieval)", () =>
   });
 
   test("with no model, no prompt tokens are counted and the debit equals usage.total_tokens", async () => {
-    const balance = () => srv.services.sync.accounts.findById(a.accountId)?.tokens ?? -1;
-    const start = balance();
+    const balance = async () => (await srv.services.repos.accounts.findById(a.accountId))?.tokens ?? -1;
+    const start = await balance();
     const r = await ask(a.apiKey, "When is the support desk open?");
     expect(r.usage.prompt_tokens).toBe(0);
     expect(r.usage.completion_tokens).toBeGreaterThan(0);
     expect(r.usage.total_tokens).toBe(r.usage.completion_tokens);
-    expect(start - balance()).toBe(r.usage.total_tokens);
+    expect(start - (await balance())).toBe(r.usage.total_tokens);
   });
 });
 

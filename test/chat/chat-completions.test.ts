@@ -49,7 +49,7 @@ describe("POST /api/v1/chat/completions", () => {
   });
 
   test("client system messages never reach the upstream; the persona does", async () => {
-    world.server.services.sync.deployments.update(seeded.deploymentId, { persona: "You are Acme's friendly support assistant." });
+    await world.server.services.repos.deployments.update(seeded.deploymentId, { persona: "You are Acme's friendly support assistant." });
     const before = upstream().calls.length;
     const r = await postJson(world.server, "/api/v1/chat/completions", seeded.apiKey, {
       model: "m",
@@ -77,7 +77,7 @@ describe("POST /api/v1/chat/completions", () => {
 
   test("an ungrounded question is refused before any model call and costs nothing", async () => {
     const calls = upstream().calls.length;
-    const balance = balanceOf(world.server, seeded.accountId);
+    const balance = await balanceOf(world.server, seeded.accountId);
     const r = await postJson(world.server, "/api/v1/chat/completions", seeded.apiKey, {
       model: "m",
       messages: [{ role: "user", content: "Who won the football world cup in 1998?" }],
@@ -88,19 +88,19 @@ describe("POST /api/v1/chat/completions", () => {
     expect(body.usage).toEqual({ prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 });
     expect(body.sources).toEqual([]);
     expect(upstream().calls.length).toBe(calls);
-    expect(balanceOf(world.server, seeded.accountId)).toBe(balance);
-    expect(world.server.services.sync.chatLogFeedback.findScoped(seeded.deploymentId, body.chat_log_id)?.refused).toBe(true);
+    expect(await balanceOf(world.server, seeded.accountId)).toBe(balance);
+    expect((await world.server.services.repos.chatLogFeedback.findScoped(seeded.deploymentId, body.chat_log_id))?.refused).toBe(true);
   });
 
   test("an answer debits exactly its usage from the owner's balance", async () => {
-    const before = balanceOf(world.server, seeded.accountId);
+    const before = await balanceOf(world.server, seeded.accountId);
     const r = await postJson(world.server, "/api/v1/chat/completions", seeded.apiKey, {
       model: "m",
       messages: [{ role: "user", content: "How long are backups kept?" }],
     });
     const body = (await r.json()) as { usage: { total_tokens: number } };
     expect(body.usage.total_tokens).toBeGreaterThan(0);
-    expect(balanceOf(world.server, seeded.accountId)).toBe(before - body.usage.total_tokens);
+    expect(await balanceOf(world.server, seeded.accountId)).toBe(before - body.usage.total_tokens);
   });
 
   test("a plain `message` string is accepted instead of messages", async () => {
@@ -208,7 +208,7 @@ describe("token balance", () => {
     await world.server.services.corrections.set(chat_log_id, "Yes: schools get the Pro plan at half price.", {
       deploymentId: broke.deploymentId,
     });
-    world.server.services.sync.accounts.setTokens(broke.accountId, 0);
+    await world.server.services.repos.accounts.setTokens(broke.accountId, 0);
     const calls = upstream().calls.length;
     const r = await postJson(world.server, "/api/v1/chat/completions", broke.apiKey, {
       model: "m",

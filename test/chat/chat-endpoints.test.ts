@@ -73,7 +73,7 @@ describe("POST /api/v1/chat/completions-contextual", () => {
 describe("Private GPT deployments", () => {
   test("answer on /api/v1/chat/completions as a plain persona chat: no passages, no refusal gate", async () => {
     const gpt = await world.server.seed({ kind: "private_gpt" });
-    world.server.services.sync.deployments.update(gpt.deploymentId, { persona: "You are a poet." });
+    await world.server.services.repos.deployments.update(gpt.deploymentId, { persona: "You are a poet." });
     const before = answerCalls(world.upstream!).length;
     const { status, body } = await call("/api/v1/chat/completions", gpt.apiKey, {
       messages: [{ role: "user", content: "Who won the football world cup in 1998?" }],

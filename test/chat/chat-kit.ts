@@ -54,8 +54,8 @@ export function openaiClient(server: TestServer, apiKey: string): OpenAI {
 /** Calls that generated an answer (streamed), as opposed to follow-up rewrites (non-streamed `complete`). */
 export const answerCalls = (u: FakeUpstream) => u.calls.filter((c) => c.body?.stream === true);
 
-export function balanceOf(server: TestServer, accountId: number): number {
-  return server.services.sync.accounts.findById(accountId)?.tokens ?? -1;
+export async function balanceOf(server: TestServer, accountId: number): Promise<number> {
+  return (await server.services.repos.accounts.findById(accountId))?.tokens ?? -1;
 }
 
 export async function postJson(server: TestServer, path: string, apiKey: string, body: unknown): Promise<Response> {

@@ -113,7 +113,7 @@ describe("conversation rules", () => {
     const body = (await r.json()) as { model: string; chat_log_id: number };
     // The response names the deployment that answered, not the one the request named.
     expect(body.model).toBe(a.deploymentId);
-    expect(world.server.services.sync.chatLogFeedback.findScoped(a.deploymentId, body.chat_log_id)).not.toBeNull();
-    expect(world.server.services.sync.chatLogFeedback.findScoped(b.deploymentId, body.chat_log_id)).toBeNull();
+    expect(await world.server.services.repos.chatLogFeedback.findScoped(a.deploymentId, body.chat_log_id)).not.toBeNull();
+    expect(await world.server.services.repos.chatLogFeedback.findScoped(b.deploymentId, body.chat_log_id)).toBeNull();
   });
 });

@@ -27,7 +27,7 @@ type Extra = {
 describe("POST /api/v1/responses with the official openai client", () => {
   test("responses.create answers from the documents with output_text, usage, sources and conversation_id, and debits the balance", async () => {
     upstream().setMode({ kind: "reply" });
-    const before = balanceOf(world.server, seeded.accountId);
+    const before = await balanceOf(world.server, seeded.accountId);
     const r = await openaiClient(world.server, seeded.apiKey).responses.create({
       model: "whatever-the-client-says",
       input: "Can annual plans be refunded?",
@@ -44,7 +44,7 @@ describe("POST /api/v1/responses with the official openai client", () => {
     expect(extra.sources).toEqual(["acme-handbook"]);
     expect(extra.conversation_id).toStartWith("conv-");
     expect(Number.isInteger(extra.chat_log_id)).toBe(true);
-    expect(balanceOf(world.server, seeded.accountId)).toBe(before - (r.usage?.total_tokens ?? 0));
+    expect(await balanceOf(world.server, seeded.accountId)).toBe(before - (r.usage?.total_tokens ?? 0));
     // instructions never reach the model: the persona governs.
     expect(JSON.stringify(answerCalls(upstream()).at(-1)?.body)).not.toContain("pirate");
   });
@@ -85,13 +85,13 @@ describe("POST /api/v1/responses with the official openai client", () => {
 
   test("a question the documents cannot ground is refused for free, without calling the model", async () => {
     const calls = upstream().calls.length;
-    const before = balanceOf(world.server, seeded.accountId);
+    const before = await balanceOf(world.server, seeded.accountId);
     const r = await openaiClient(world.server, seeded.apiKey).responses.create({ model: "m", input: "Who wrote Hamlet?" });
     expect(r.output_text).toContain("couldn't find an answer");
     expect((r as unknown as Extra).refused).toBe(true);
     expect(r.usage?.total_tokens).toBe(0);
     expect(upstream().calls.length).toBe(calls);
-    expect(balanceOf(world.server, seeded.accountId)).toBe(before);
+    expect(await balanceOf(world.server, seeded.accountId)).toBe(before);
   });
 
   test("previous_response_id continues that response's conversation, so a follow-up is resolved against it", async () => {

@@ -98,7 +98,7 @@ describe("streamed answers", () => {
 
   test("a client that disconnects mid-stream aborts the upstream generation and is charged only for what was generated", async () => {
     upstream().setMode({ kind: "slow", delayMs: 30, tokens: 400 });
-    const before = world.server.services.sync.accounts.findById(seeded.accountId)?.tokens ?? 0;
+    const before = (await world.server.services.repos.accounts.findById(seeded.accountId))?.tokens ?? 0;
     const abort = new AbortController();
     const res = await fetch(`${world.server.url}/api/v1/chat/completions`, {
       method: "POST",
@@ -119,7 +119,7 @@ describe("streamed answers", () => {
     let after = before;
     for (let i = 0; i < 200 && after === before; i++) {
       await Bun.sleep(10);
-      after = world.server.services.sync.accounts.findById(seeded.accountId)?.tokens ?? 0;
+      after = (await world.server.services.repos.accounts.findById(seeded.accountId))?.tokens ?? 0;
     }
     expect(after).toBeLessThan(before);
     upstream().setMode({ kind: "reply" });

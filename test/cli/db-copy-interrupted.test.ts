@@ -6,8 +6,9 @@ import { afterAll, expect, setDefaultTimeout, test } from "bun:test";
 import { rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { SQL } from "bun";
-import { closeDatabase, openDatabase } from "../../src/store/db.ts";
-import { createChunkIndexRepo, stagingDeployment } from "../../src/store/repos/chunk-index.repo.ts";
+import { stagingDeployment } from "../../src/store/contract/chunk-index.contract.ts";
+import { createChunkIndexWriter } from "../../src/store/sqlite/chunk-index.sqlite.ts";
+import { closeDatabase, openDatabase } from "../../src/store/sqlite/db.ts";
 import { type ServeProcess, startServeProcess } from "../helpers/serve-process.ts";
 import { cliJson, runCliProcess, tempDir } from "../helpers/server.ts";
 import { freshPgDatabase, stopSharedCluster } from "../helpers/stores.ts";
@@ -41,7 +42,7 @@ test("staged chunks of a document interrupted mid-training are copied unindexed,
   db.run("UPDATE documents SET status = 'processing', attempts = 1 WHERE id = ?", [documentId]);
   // the server recorded its (keyword-only) embedder when it started; the CLI's --no-train never did
   db.run("INSERT OR IGNORE INTO index_meta (key, value) VALUES ('embedder', 'none')");
-  createChunkIndexRepo(db).insertStaged(documentId, [
+  createChunkIndexWriter(db).insertStaged(documentId, [
     withTerms({
       ord: 0,
       source: "pump-manual.txt",

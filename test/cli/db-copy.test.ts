@@ -8,10 +8,10 @@ import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "
 import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { SQL } from "bun";
-import { openDatabaseFile } from "../../src/store/db.ts";
+import { COPY_TABLES } from "../../src/store/copy/db-copy.ts";
 import { createPgChunkIndex } from "../../src/store/postgres/chunk-index.pg.ts";
-import { COPY_TABLES } from "../../src/store/postgres/db-copy.pg.ts";
-import { createChunkIndexRepo } from "../../src/store/repos/chunk-index.repo.ts";
+import { createSqliteChunkIndex } from "../../src/store/sqlite/chunk-index.sqlite.ts";
+import { openDatabaseFile } from "../../src/store/sqlite/db.ts";
 import { type FakeModelServer, startFakeModelServer } from "../helpers/fake-model-server.ts";
 import { startServeProcess } from "../helpers/serve-process.ts";
 import { runCliProcess, startTestServer, tempDir } from "../helpers/server.ts";
@@ -226,9 +226,12 @@ describe("docchat db copy", () => {
     // and ranks like the SQLite index it came from
     const lite = await openDatabaseFile(join(data, "docchat.db"), { vecDir: data, readonly: true });
     try {
-      const liteIndex = createChunkIndexRepo(lite);
-      for (const q of [searched("shoes leather delivery"), ["the", ...searched("receipt")]]) {
-        const [a, b] = [liteIndex.keywordSearch(deploymentId, q, 10), await index.keywordSearch(deploymentId, q, 10)];
+      const liteIndex = createSqliteChunkIndex(lite);
+      for (const q of [
+        ["shoes", "leather", "delivery"],
+        ["the", "receipt"],
+      ]) {
+        const [a, b] = [await liteIndex.keywordSearch(deploymentId, q, 10), await index.keywordSearch(deploymentId, q, 10)];
         expect(b.map((h) => h.id)).toEqual(a.map((h) => h.id));
         for (const [i, h] of b.entries()) expect(h.score).toBeCloseTo((a[i] as { score: number }).score, 6);
       }

@@ -39,7 +39,7 @@ describe("POST /api/v1/documents", () => {
     expect(body.kind).toBe("txt");
     expect(body.training_status).toBe("completed");
     expect(indexCounts(deploymentId).chunks).toBe(body.chunk_count);
-    expect(srv.services.sync.deployments.findById(deploymentId)?.trainingStatus).toBe("completed");
+    expect((await srv.services.repos.deployments.findById(deploymentId))?.trainingStatus).toBe("completed");
   });
 
   test("train=false stores without training and answers 201; training later completes it", async () => {
@@ -51,7 +51,7 @@ describe("POST /api/v1/documents", () => {
     expect(indexCounts(deploymentId).chunks).toBe(0);
     await srv.services.documents.train(deploymentId);
     await srv.services.documents.waitFor([body.id], 10_000);
-    expect(srv.services.sync.documents.get(body.id)?.status).toBe("completed");
+    expect((await srv.services.repos.documents.get(body.id))?.status).toBe("completed");
   });
 
   test("a multipart PDF upload in field `file` is sniffed, parsed and trained", async () => {

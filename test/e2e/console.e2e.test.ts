@@ -130,7 +130,7 @@ describe("owner console and widget in Chromium", () => {
     await consolePage.waitForSelector('[data-testid="api-key"] button:has-text("Copied")');
     expect(await consolePage.evaluate(() => navigator.clipboard.readText())).toBe(state.key);
     await shot(consolePage, "03-key-shown-once");
-    const d = server.services.sync.deployments.list()[0];
+    const d = (await server.services.repos.deployments.list())[0];
     state.deploymentId = d?.id ?? "";
     expect(d?.name).toBe("Acme Bikes <i>help</i>");
     expect(await consolePage.locator("i").count()).toBe(0);
@@ -192,7 +192,7 @@ describe("owner console and widget in Chromium", () => {
     await consolePage.waitForSelector("text=Settings saved.");
     await consolePage.waitForSelector(".page-head >> text=Published");
     await shot(consolePage, "05-settings");
-    const d = server.services.sync.deployments.findById(state.deploymentId);
+    const d = await server.services.repos.deployments.findById(state.deploymentId);
     expect(d).toMatchObject({ published: true, handoffEnabled: true, starterQuestions: [QUESTION] });
   });
 
@@ -276,17 +276,17 @@ describe("owner console and widget in Chromium", () => {
   });
 
   test("the owner takes the correction out of service and back, with a message that covers nothing", async () => {
-    const active = () => server.services.sync.corrections.findActive(state.deploymentId, normaliseQuestion(QUESTION));
+    const active = async () => await server.services.repos.corrections.findActive(state.deploymentId, normaliseQuestion(QUESTION));
     await consolePage.click('.table td.state-cell button:has-text("Take out of service")');
     await consolePage.waitForSelector(".toast:has-text('Correction taken out of service')");
     await consolePage.waitForSelector(".table td.state-cell:has-text('Not in service')");
-    expect(active()).toBeNull();
+    expect(await active()).toBeNull();
     expect(await overlap(consolePage, ".toast", ".table")).toBe(false);
     await shot(consolePage, "12b-correction-out-of-service");
     await consolePage.click('.table td.state-cell button:has-text("Put back in service")');
     await consolePage.waitForSelector(".toast:has-text('Correction back in service')");
     await consolePage.waitForSelector(".table td.state-cell:has-text('In service')");
-    expect(active()?.answer).toBe(CORRECTION);
+    expect((await active())?.answer).toBe(CORRECTION);
     // The open item offers the same switch.
     expect(await consolePage.locator('.correction button:has-text("Take out of service")').count()).toBe(1);
   });
@@ -334,8 +334,8 @@ describe("owner console and widget in Chromium", () => {
     await shot(consolePage, "15-key");
 
     // A long token history: the password form stays near the top and the history comes a page at a time.
-    const account = server.services.sync.accounts.findByEmail(EMAIL)!;
-    for (let i = 0; i < 45; i++) server.services.sync.accounts.debit(account.id, 1, null);
+    const account = (await server.services.repos.accounts.findByEmail(EMAIL))!;
+    for (let i = 0; i < 45; i++) await server.services.repos.accounts.debit(account.id, 1, null);
     await consolePage.click('.topnav a:has-text("Account")');
     await consolePage.waitForSelector('[data-testid="balance"]');
     const form = await consolePage.locator('form:has-text("Change password")').boundingBox();

@@ -55,7 +55,7 @@ const handoff = (url: string, conversationId: string, email: string) =>
     body: JSON.stringify({ email, conversation_id: conversationId }),
   });
 
-const mailOf = (leadId: number) => s.sync.outbox.list().find((m) => m.leadId === leadId);
+const mailOf = async (leadId: number) => (await s.repos.outbox.list()).find((m) => m.leadId === leadId);
 
 describe("owner mail across a kill -9", () => {
   test("a lead committed but not yet mailed when the server is killed is mailed exactly once after restart", async () => {
@@ -65,16 +65,16 @@ describe("owner mail across a kill -9", () => {
     const r = await handoff(first.url, refused.conversationId, "before-send@example.org");
     expect(r.status).toBe(200);
     const { lead_id: leadId } = await r.json();
-    await waitUntil(() => (mailOf(leadId)?.attempts ?? 0) > 0, "a failed delivery attempt");
+    await waitUntil(async () => ((await mailOf(leadId))?.attempts ?? 0) > 0, "a failed delivery attempt");
     first.proc.kill(9);
     await first.proc.exited;
-    expect(mailOf(leadId)?.status).not.toBe("sent");
+    expect((await mailOf(leadId))?.status).not.toBe("sent");
 
     await sink.start();
     const second = await spawnServe(dir, env);
     try {
-      await waitUntil(() => mailOf(leadId)?.status === "sent", "delivery after the restart");
-      const messageId = mailOf(leadId)?.messageId as string;
+      await waitUntil(async () => (await mailOf(leadId))?.status === "sent", "delivery after the restart");
+      const messageId = (await mailOf(leadId))?.messageId as string;
       expect(countByMessageId(sink.messages).get(messageId)).toBe(1);
       expect(sink.messages.find((m) => m.messageId === messageId)?.text).toContain("before-send@example.org");
     } finally {
@@ -90,16 +90,16 @@ describe("owner mail across a kill -9", () => {
     const r = await handoff(first.url, refused.conversationId, "mid-send@example.org");
     expect(r.status).toBe(200);
     const { lead_id: leadId } = await r.json();
-    const messageId = mailOf(leadId)?.messageId as string;
+    const messageId = (await mailOf(leadId))?.messageId as string;
     await waitUntil(() => sink.held.some((m) => m.messageId === messageId), "the sink to receive the message without acknowledging it");
     first.proc.kill(9);
     await first.proc.exited;
-    expect(mailOf(leadId)?.status).toBe("sending");
+    expect((await mailOf(leadId))?.status).toBe("sending");
 
     sink.setMode("accept");
     const second = await spawnServe(dir, env);
     try {
-      await waitUntil(() => mailOf(leadId)?.status === "sent", "delivery after the restart");
+      await waitUntil(async () => (await mailOf(leadId))?.status === "sent", "delivery after the restart");
       const acknowledged = countByMessageId(sink.messages).get(messageId) ?? 0;
       const everArrived = acknowledged + (countByMessageId(sink.held).get(messageId) ?? 0);
       expect(acknowledged).toBe(1);

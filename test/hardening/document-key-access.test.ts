@@ -36,7 +36,7 @@ describe("what the public deployment key may do with documents", () => {
     const del = await fetch(`${srv.url}${DOCS}/${doc.id}`, { method: "DELETE", headers: auth(apiKey) });
     expect(del.status).toBe(403);
     expect(del.headers.get("x-ratelimit-remaining")).not.toBeNull();
-    expect(srv.services.sync.documents.get(doc.id)).not.toBeNull();
+    expect(await srv.services.repos.documents.get(doc.id)).not.toBeNull();
   });
 
   test("the owner turns listing and removal on in the owner API, and the deployment shows the setting", async () => {

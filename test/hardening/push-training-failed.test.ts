@@ -25,7 +25,7 @@ test("a push whose training fails after a successful parse is not reported as 20
     const [doc] = await srv.services.documents.list(deploymentId);
     expect(doc?.status).toBe("failed");
     expect(body.error.message).toContain(doc?.id as string);
-    expect(srv.services.sync.deployments.findById(deploymentId)?.trainingStatus).not.toBe("completed");
+    expect((await srv.services.repos.deployments.findById(deploymentId))?.trainingStatus).not.toBe("completed");
   } finally {
     srv.services.db.run("DROP TRIGGER spoil_parse");
   }

@@ -23,7 +23,7 @@ async function expectBadRequest(res: Response, param: string) {
 
 describe("every visitor text field is bounded", () => {
   test("a question over 8,000 characters is refused with 400 naming the message, before any model call or debit", async () => {
-    const balance = balanceOf(world.server, seeded.accountId);
+    const balance = await balanceOf(world.server, seeded.accountId);
     const calls = answerCalls(world.upstream!).length;
     const huge = ask.repeat(31_000);
     await expectBadRequest(
@@ -31,7 +31,7 @@ describe("every visitor text field is bounded", () => {
       "messages[0].content",
     );
     await expectBadRequest(await postJson(world.server, CHAT, seeded.apiKey, { model: "m", message: huge.slice(0, 8001) }), "message");
-    expect(balanceOf(world.server, seeded.accountId)).toBe(balance);
+    expect(await balanceOf(world.server, seeded.accountId)).toBe(balance);
     expect(answerCalls(world.upstream!).length).toBe(calls);
   });
 

@@ -1,4 +1,4 @@
-import type { Db } from "../../src/store/db.ts";
+import type { Db } from "../../src/store/sqlite/db.ts";
 
 let seq = 0;
 

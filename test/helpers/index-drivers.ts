@@ -9,11 +9,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { SQL } from "bun";
 import { configFor, createServices } from "../../src/app.ts";
-import type { ChunkIndex, RetrievalTermStats } from "../../src/rag/retrieve.ts";
+import type { ChunkIndex } from "../../src/rag/retrieve.ts";
+import type { ChunkIndexStore, IndexedChunk, NewChunk, TermStatsStore } from "../../src/store/contract/index.ts";
 import { createPgChunkIndex, createPgTermStats, type PgChunkIndex } from "../../src/store/postgres/chunk-index.pg.ts";
 import { migratePg } from "../../src/store/postgres/migrate.pg.ts";
-import type { ChunkRow, NewChunk } from "../../src/store/repos/chunk-index.repo.ts";
-import { createTermStatsRepo } from "../../src/store/repos/term-stats.repo.ts";
+import { createSqliteTermStats } from "../../src/store/sqlite/term-stats.sqlite.ts";
 import { type PgCluster, startPostgres } from "./postgres.ts";
 
 export type Engine = "sqlite" | "postgres";
@@ -23,7 +23,7 @@ export interface IndexDriver {
   engine: Engine;
   /** what the retriever reads */
   index: ChunkIndex;
-  stats: RetrievalTermStats;
+  stats: TermStatsStore;
   /** a new, empty deployment */
   deployment(): Promise<string>;
   /** a document with these chunks, indexed in one transaction; returns its id and the chunk ids in order */
@@ -35,11 +35,23 @@ export interface IndexDriver {
   setMeta(key: string, value: string): Promise<void>;
   cacheVector(embedderId: string, textHash: string, v: Float32Array): Promise<void>;
   cachedVector(embedderId: string, textHash: string): Promise<Float32Array | null>;
-  allChunks(): Promise<ChunkRow[]>;
+  allChunks(): Promise<IndexedChunk[]>;
   /** PostgreSQL only: the exact (unindexed) nearest neighbours, for recall */
   exactVectorSearch?(deploymentId: string, query: Float32Array, k: number): Promise<{ id: number; distance: number }[]>;
   close(): Promise<void>;
 }
+
+/** The driver calls that go straight to the store's chunk index. */
+const through = (index: ChunkIndexStore) => ({
+  deleteDocument: (d: string) => index.deleteDocument(d),
+  createVectorTable: (d: number | null) => index.createVectorTable(d),
+  counts: (d: string) => index.counts(d),
+  meta: (k: string) => index.meta(k),
+  setMeta: (k: string, v: string) => index.setMeta(k, v),
+  cacheVector: (e: string, h: string, v: Float32Array) => index.cacheVector(e, h, v),
+  cachedVector: (e: string, h: string) => index.cachedVector(e, h),
+  allChunks: () => index.allChunks(),
+});
 
 const newId = (prefix: string) => `${prefix}_${randomBytes(9).toString("base64url")}`;
 
@@ -47,49 +59,31 @@ export async function openSqliteDriver(): Promise<IndexDriver> {
   const dataDir = mkdtempSync(join(tmpdir(), "docchat-index-"));
   const services = await createServices(configFor(dataDir, { DOCCHAT_EMBEDDER: "none" }));
   const account = await services.accounts.create({ email: `${newId("idx")}@example.com`, tokens: 1_000_000 });
-  const repo = services.sync.chunkIndex;
+  const repo = services.repos.chunkIndex;
   return {
     engine: "sqlite",
     index: repo,
-    stats: createTermStatsRepo(services.db, { cacheMs: 0 }),
+    stats: createSqliteTermStats(services.db, { cacheMs: 0 }),
     async deployment() {
       return (await services.deployments.create({ accountId: account.id, name: "Index", kind: "docs", published: true })).deployment.id;
     },
     async addDocument(deploymentId, chunks, name = "doc.txt") {
       const documentId = newId("doc");
-      const bytes = new TextEncoder().encode(chunks.map((c) => c.text).join("\n"));
-      let ids: number[] = [];
-      services.db
-        .transaction(() => {
-          services.sync.documents.insert({
-            id: documentId,
-            deploymentId,
-            name,
-            kind: "txt",
-            contentHash: documentId,
-            bytes,
-            parsed: "{}",
-            pages: null,
-            queue: false,
-            replaceOnTrain: false,
-          });
-          ids = repo.insert(deploymentId, documentId, chunks);
-        })
-        .immediate();
-      return { documentId, ids };
+      await services.repos.documents.insert({
+        id: documentId,
+        deploymentId,
+        name,
+        kind: "txt",
+        contentHash: documentId,
+        bytes: new TextEncoder().encode(chunks.map((c) => c.text).join("\n")),
+        parsed: "{}",
+        pages: null,
+        queue: false,
+        replaceOnTrain: false,
+      });
+      return { documentId, ids: await repo.insert(deploymentId, documentId, chunks) };
     },
-    async deleteDocument(documentId) {
-      services.db.transaction(() => repo.deleteDocument(documentId)).immediate();
-    },
-    async createVectorTable(dimension) {
-      repo.createVectorTable(dimension);
-    },
-    counts: async (d) => repo.counts(d),
-    meta: async (k) => repo.meta(k),
-    setMeta: async (k, v) => repo.setMeta(k, v),
-    cacheVector: async (e, h, v) => repo.cacheVector(e, h, v),
-    cachedVector: async (e, h) => repo.cachedVector(e, h),
-    allChunks: async () => repo.allChunks(),
+    ...through(repo),
     async close() {
       await services.close();
       rmSync(dataDir, { recursive: true, force: true });
@@ -139,14 +133,7 @@ export async function openPostgresDriver(
         return { documentId, ids: await pg.insert(deploymentId, documentId, chunks, tx) };
       });
     },
-    deleteDocument: (d) => pg.deleteDocument(d),
-    createVectorTable: (d) => pg.createVectorTable(d),
-    counts: (d) => pg.counts(d),
-    meta: (k) => pg.meta(k),
-    setMeta: (k, v) => pg.setMeta(k, v),
-    cacheVector: (e, h, v) => pg.cacheVector(e, h, v),
-    cachedVector: (e, h) => pg.cachedVector(e, h),
-    allChunks: () => pg.allChunks(),
+    ...through(pg),
     exactVectorSearch: (d, q, k) => pg.exactVectorSearch(d, q, k),
     async close() {
       await sql.close();

@@ -10,9 +10,9 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { SQL } from "bun";
+import type { Store } from "../../src/store/contract/index.ts";
 import { createPgStore } from "../../src/store/postgres/pg-store.ts";
 import { createSqliteStore } from "../../src/store/sqlite/sqlite-store.ts";
-import type { Store } from "../../src/store/store.ts";
 import { ENGINES, type Engine } from "./index-drivers.ts";
 import { type PgCluster, startPostgres } from "./postgres.ts";
 

@@ -3,8 +3,7 @@
  * store contract so each suite runs the same on both engines.
  */
 import { randomBytes } from "node:crypto";
-import type { NewTurn } from "../../src/store/repos/chat-logs.repo.ts";
-import type { Store } from "../../src/store/store.ts";
+import type { NewTurn, Store } from "../../src/store/contract/index.ts";
 
 export const uniq = (prefix: string): string => `${prefix}-${randomBytes(5).toString("hex")}`;
 

@@ -3,6 +3,7 @@ import type { GenerateEvent, GenerateRequest, LlmBackend } from "../../src/llm/b
 import { createExtractiveBackend } from "../../src/llm/backends/extractive.backend.ts";
 import { createLlamaCppBackend } from "../../src/llm/backends/llama-cpp.backend.ts";
 import { createOpenAiCompatibleBackend } from "../../src/llm/backends/openai-compatible.backend.ts";
+import { composeAnswer } from "../../src/rag/compose-answer.ts";
 import { startFakeUpstream } from "../helpers/fake-upstream.ts";
 import { collectEvents, TINY_LLAMA_PATH } from "./llm-test-kit.ts";
 
@@ -34,7 +35,7 @@ const baseRequest = (opts: { long: boolean; signal?: AbortSignal }): GenerateReq
 
 const upstream = startFakeUpstream();
 const subjects: ContractSubject[] = [
-  { name: "extractive", backend: createExtractiveBackend(), request: baseRequest },
+  { name: "extractive", backend: createExtractiveBackend(composeAnswer), request: baseRequest },
   {
     name: "openai-compatible",
     backend: createOpenAiCompatibleBackend({ baseUrl: upstream.url, model: "fake-model" }),

@@ -1,12 +1,13 @@
 import { describe, expect, test } from "bun:test";
 import { isAppError } from "../../src/errors/index.ts";
 import { createLlmBackend } from "../../src/llm/create-backend.ts";
+import { composeAnswer } from "../../src/rag/compose-answer.ts";
 import { startFakeUpstream } from "../helpers/fake-upstream.ts";
 import { collectEvents, textOf } from "./llm-test-kit.ts";
 
 describe("createLlmBackend", () => {
   test("each kind builds the matching backend", async () => {
-    expect(createLlmBackend({ kind: "extractive" }).name).toBe("extractive");
+    expect(createLlmBackend({ kind: "extractive" }, { composer: composeAnswer }).name).toBe("extractive");
     expect(createLlmBackend({ kind: "openai", url: "http://127.0.0.1:1/v1", model: "m" }).name).toBe("openai");
     const llama = createLlmBackend({ kind: "llama", model: "/nonexistent.gguf" });
     expect(llama.name).toBe("llama");

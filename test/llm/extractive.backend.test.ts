@@ -1,9 +1,10 @@
 import { describe, expect, test } from "bun:test";
 import type { GenerateRequest } from "../../src/llm/backend.ts";
 import { createExtractiveBackend, NO_MODEL_REPLY } from "../../src/llm/backends/extractive.backend.ts";
+import { composeAnswer } from "../../src/rag/compose-answer.ts";
 import { collectEvents, textOf } from "./llm-test-kit.ts";
 
-const backend = createExtractiveBackend();
+const backend = createExtractiveBackend(composeAnswer);
 
 const handbook = {
   source: "handbook.txt",

@@ -4,6 +4,7 @@ import { createExtractiveBackend } from "../../src/llm/backends/extractive.backe
 import { createOpenAiCompatibleBackend } from "../../src/llm/backends/openai-compatible.backend.ts";
 import { createBoundedBackend } from "../../src/llm/queue.ts";
 import { observeQueue } from "../../src/llm/queue-observer.ts";
+import { composeAnswer } from "../../src/rag/compose-answer.ts";
 import { startFakeUpstream } from "../helpers/fake-upstream.ts";
 import { collectEvents, expectAppErrorWithRetry } from "./llm-test-kit.ts";
 
@@ -25,7 +26,7 @@ async function occupySlot(backend: ReturnType<typeof createBoundedBackend>, sign
 
 describe("bounded backend", () => {
   test("a quoting backend keeps its compose through the queue and its observer, so sources name what it quotes", () => {
-    const inner = createExtractiveBackend();
+    const inner = createExtractiveBackend(composeAnswer);
     const observer = { waiting: () => {}, waited: () => {} };
     const wrapped = [
       createBoundedBackend(inner, { concurrency: 1, maxQueue: 0 }),
@@ -35,7 +36,7 @@ describe("bounded backend", () => {
   });
 
   test("requests beyond the running and queued limits fail fast with overloaded and Retry-After", async () => {
-    const bounded = createBoundedBackend(createExtractiveBackend(), { concurrency: 1, maxQueue: 1 });
+    const bounded = createBoundedBackend(createExtractiveBackend(composeAnswer), { concurrency: 1, maxQueue: 1 });
     const running = await occupySlot(bounded);
     const queued = collectEvents(bounded.generate(request()));
     await expectAppErrorWithRetry(collectEvents(bounded.generate(request())), "overloaded");
@@ -44,7 +45,7 @@ describe("bounded backend", () => {
   });
 
   test("a queued request runs once a slot frees up", async () => {
-    const bounded = createBoundedBackend(createExtractiveBackend(), { concurrency: 1, maxQueue: 5 });
+    const bounded = createBoundedBackend(createExtractiveBackend(composeAnswer), { concurrency: 1, maxQueue: 5 });
     const running = await occupySlot(bounded);
     const queued = collectEvents(bounded.generate(request()));
     const rest = await running.rest();
@@ -53,7 +54,7 @@ describe("bounded backend", () => {
   });
 
   test("a request aborted while queued gives up its place and yields nothing", async () => {
-    const bounded = createBoundedBackend(createExtractiveBackend(), { concurrency: 1, maxQueue: 1 });
+    const bounded = createBoundedBackend(createExtractiveBackend(composeAnswer), { concurrency: 1, maxQueue: 1 });
     const running = await occupySlot(bounded);
     const controller = new AbortController();
     const queued = collectEvents(bounded.generate(request(controller.signal)));

@@ -1,12 +1,12 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { rmSync } from "node:fs";
 import { createLogger } from "../../src/log.ts";
-import { retryDelayMs } from "../../src/mail/backoff.ts";
 import { type Mailer, type MailMessage, newMessageId } from "../../src/mail/mailer.ts";
 import { createOutboxWorker } from "../../src/mail/outbox.worker.ts";
-import { closeDatabase, type Db, openDatabase } from "../../src/store/db.ts";
-import { createOutboxRepo, type OutboxRepo } from "../../src/store/repos/outbox.repo.ts";
-import { asyncRepo } from "../../src/store/sqlite/sqlite-store.ts";
+import { retryDelayMs } from "../../src/shared/backoff.ts";
+import type { OutboxStore } from "../../src/store/contract/index.ts";
+import { closeDatabase, type Db, openDatabase } from "../../src/store/sqlite/db.ts";
+import { createSqliteOutboxRepo } from "../../src/store/sqlite/repos/outbox.sqlite.ts";
 import { tempDir } from "../helpers/server.ts";
 import { waitUntil } from "../helpers/wait.ts";
 
@@ -35,12 +35,12 @@ function scriptedMailer(failures = 0, opts: { gate?: Promise<void> } = {}) {
 const silent = createLogger("silent");
 let db: Db;
 let dir: string;
-let outbox: OutboxRepo;
+let outbox: OutboxStore;
 
 async function open() {
   dir = tempDir();
   db = await openDatabase(dir);
-  outbox = createOutboxRepo(db);
+  outbox = createSqliteOutboxRepo(db);
 }
 
 const enqueue = (at = 0) =>
@@ -51,7 +51,7 @@ const enqueue = (at = 0) =>
 
 const worker = (mailer: Mailer, clock: { t: number }, over: Partial<Parameters<typeof createOutboxWorker>[0]> = {}) =>
   createOutboxWorker({
-    outbox: asyncRepo(outbox),
+    outbox,
     mailer,
     from: "docchat@example.com",
     log: silent,
@@ -73,13 +73,13 @@ describe("the mail outbox worker", () => {
 
   test("sends a queued mail once under its stored Message-ID and marks it sent with the transport", async () => {
     await open();
-    const id = enqueue();
+    const id = await enqueue();
     const mailer = scriptedMailer();
     const clock = { t: 10 };
     const w = worker(mailer, clock);
     expect(await w.runOnce()).toBe(1);
     expect(await w.runOnce()).toBe(0);
-    const row = outbox.findById(id);
+    const row = await outbox.findById(id);
     expect(row?.status).toBe("sent");
     expect(row?.sentVia).toBe("smtp");
     expect(mailer.attempts.map((m) => m.messageId)).toEqual([row?.messageId as string]);
@@ -87,14 +87,13 @@ describe("the mail outbox worker", () => {
 
   test("a mail the server accepted but the database could not mark sent is neither retried nor counted as failed", async () => {
     await open();
-    const id = enqueue();
+    const id = await enqueue();
     const mailer = scriptedMailer();
     const clock = { t: 10 };
-    const store = asyncRepo(outbox);
-    const w = worker(mailer, clock, { outbox: { ...store, markSent: () => Promise.reject(new Error("database away")) } });
+    const w = worker(mailer, clock, { outbox: { ...outbox, markSent: () => Promise.reject(new Error("database away")) } });
     await expect(w.runOnce()).rejects.toThrow("database away");
     // still leased as being sent, no error recorded: not due again until the lease runs out
-    expect(outbox.findById(id)).toMatchObject({ status: "sending", attempts: 1, lastError: null });
+    expect(await outbox.findById(id)).toMatchObject({ status: "sending", attempts: 1, lastError: null });
     clock.t = 20;
     expect(await w.runOnce().catch(() => -1)).toBe(0);
     expect(mailer.attempts.length).toBe(1);
@@ -102,26 +101,26 @@ describe("the mail outbox worker", () => {
 
   test("retries a failed send after an exponentially growing delay, with the same Message-ID", async () => {
     await open();
-    const id = enqueue();
+    const id = await enqueue();
     const mailer = scriptedMailer(2);
     const clock = { t: 0 };
     const w = worker(mailer, clock, { maxAttempts: 5 });
     await w.runOnce();
-    expect(outbox.findById(id)).toMatchObject({ status: "pending", attempts: 1, nextAttemptAt: 1000 });
+    expect(await outbox.findById(id)).toMatchObject({ status: "pending", attempts: 1, nextAttemptAt: 1000 });
     expect(await w.runOnce()).toBe(0);
     clock.t = 1000;
     await w.runOnce();
-    expect(outbox.findById(id)).toMatchObject({ status: "pending", attempts: 2, nextAttemptAt: 3000 });
+    expect(await outbox.findById(id)).toMatchObject({ status: "pending", attempts: 2, nextAttemptAt: 3000 });
     clock.t = 3000;
     await w.runOnce();
-    expect(outbox.findById(id)?.status).toBe("sent");
+    expect((await outbox.findById(id))?.status).toBe("sent");
     expect(new Set(mailer.attempts.map((m) => m.messageId)).size).toBe(1);
-    expect(outbox.findById(id)?.lastError).toBeNull();
+    expect((await outbox.findById(id))?.lastError).toBeNull();
   });
 
   test("dead-letters a mail after the configured number of attempts and leaves it alone", async () => {
     await open();
-    const id = enqueue();
+    const id = await enqueue();
     const mailer = scriptedMailer(100);
     const clock = { t: 0 };
     const w = worker(mailer, clock, { maxAttempts: 3 });
@@ -129,19 +128,19 @@ describe("the mail outbox worker", () => {
       await w.runOnce();
       clock.t += 100_000;
     }
-    const row = outbox.findById(id);
+    const row = await outbox.findById(id);
     expect(row?.status).toBe("dead");
     expect(row?.attempts).toBe(3);
     expect(row?.lastError).toContain("ECONNREFUSED");
     expect(mailer.attempts.length).toBe(3);
-    expect(outbox.retryDead(clock.t)).toBe(1);
-    expect(outbox.findById(id)).toMatchObject({ status: "pending", attempts: 0 });
+    expect(await outbox.retryDead(clock.t)).toBe(1);
+    expect(await outbox.findById(id)).toMatchObject({ status: "pending", attempts: 0 });
   });
 
   test("a mail left mid-send by a crashed process is sent again once its lease has run out", async () => {
     await open();
-    const id = enqueue();
-    const crashed = outbox.claimNext(0, 11_000);
+    const id = await enqueue();
+    const crashed = await outbox.claimNext(0, 11_000);
     expect(crashed?.status).toBe("sending");
     const mailer = scriptedMailer();
     const clock = { t: 5000 };
@@ -149,13 +148,13 @@ describe("the mail outbox worker", () => {
     expect(await w.runOnce()).toBe(0);
     clock.t = 11_000;
     expect(await w.runOnce()).toBe(1);
-    expect(outbox.findById(id)?.status).toBe("sent");
+    expect((await outbox.findById(id))?.status).toBe("sent");
     expect(mailer.attempts[0]?.messageId).toBe(crashed?.messageId as string);
   });
 
   test("two workers never take the same mail", async () => {
     await open();
-    for (let i = 0; i < 10; i++) enqueue();
+    for (let i = 0; i < 10; i++) await enqueue();
     const a = scriptedMailer();
     const b = scriptedMailer();
     const clock = { t: 1 };
@@ -167,14 +166,14 @@ describe("the mail outbox worker", () => {
 
   test("a mail whose headers could never be sent safely is dead-lettered at once", async () => {
     await open();
-    const id = outbox.enqueue(
+    const id = await outbox.enqueue(
       { leadId: null, messageId: newMessageId("a@example.com"), to: "owner@example.com\r\nBcc: x@example.com", subject: "s", body: "b" },
       0,
     );
     const { createLogMailer } = await import("../../src/mail/log.mailer.ts");
     const w = worker(createLogMailer(silent), { t: 0 }, { maxAttempts: 10 });
     await w.runOnce();
-    expect(outbox.findById(id)?.status).toBe("dead");
+    expect((await outbox.findById(id))?.status).toBe("dead");
   });
 
   test("once started, a wake-up delivers new mail without waiting for the poll interval, and stop closes the mailer", async () => {
@@ -182,9 +181,9 @@ describe("the mail outbox worker", () => {
     const mailer = scriptedMailer();
     const w = worker(mailer, { t: 0 }, { now: Date.now, pollMs: 3_600_000 });
     w.start();
-    const id = enqueue(Date.now());
+    const id = await enqueue(Date.now());
     w.wake();
-    await waitUntil(() => outbox.findById(id)?.status === "sent", "the woken worker to send");
+    await waitUntil(async () => (await outbox.findById(id))?.status === "sent", "the woken worker to send");
     await w.stop();
     expect(mailer.closed()).toBe(true);
   });
@@ -197,13 +196,13 @@ describe("the mail outbox worker", () => {
     });
     const mailer = scriptedMailer(0, { gate });
     const w = worker(mailer, { t: 0 }, { now: Date.now, pollMs: 3_600_000 });
-    const id = enqueue(Date.now());
+    const id = await enqueue(Date.now());
     w.start();
     await waitUntil(() => mailer.attempts.length === 1, "the send to begin");
     const stopped = w.stop();
     release();
     await stopped;
-    expect(outbox.findById(id)?.status).toBe("sent");
+    expect((await outbox.findById(id))?.status).toBe("sent");
   });
 });
 

@@ -3,8 +3,8 @@
  * are recorded at the same time and the balance runs out part-way.
  */
 import { expect, test } from "bun:test";
+import { observeDebits } from "../../src/chat/observe-chat.ts";
 import { createMetrics } from "../../src/metrics/metrics.ts";
-import { observeDebits } from "../../src/metrics/observe-chat.ts";
 import { describeStores } from "../helpers/stores.ts";
 import { seedOwner, turn } from "../helpers/visitor-seed.ts";
 

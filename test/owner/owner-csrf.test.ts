@@ -61,7 +61,7 @@ describe("CSRF on the owner API", () => {
       });
       expect(r.status).toBe(403);
     }
-    expect(server.services.sync.deployments.findById(id)?.name).toBe("Mine");
+    expect((await server.services.repos.deployments.findById(id))?.name).toBe("Mine");
   });
 
   test("signing in from another site is refused (no login CSRF)", async () => {

@@ -106,7 +106,7 @@ describe("corrections, chat logs and leads", () => {
   test("leads are listed with their mail delivery state and exported as formula-safe CSV", async () => {
     const s = server.services;
     const refusal = insertChatLog(s.db, { deploymentId: dep, refused: true, question: "Can I pay by cheque?" });
-    const deployment = s.sync.deployments.findById(dep);
+    const deployment = await s.repos.deployments.findById(dep);
     if (!deployment) throw new Error("missing");
     const { lead } = await s.leads.handoff({
       deployment,
@@ -121,19 +121,19 @@ describe("corrections, chat logs and leads", () => {
       (await owner.get<{ data: { delivery: string; id: number }[] }>(`/deployments/${dep}/leads`)).body.data.find((l) => l.id === lead.id)
         ?.delivery;
     const outboxId = outbox?.id ?? 0;
-    await waitUntil(() => s.sync.outbox.findById(outboxId)?.status === "sent", "the log driver to take the mail");
+    await waitUntil(async () => (await s.repos.outbox.findById(outboxId))?.status === "sent", "the log driver to take the mail");
     // Rewind the (already logged) mail and keep the worker away from it while the states are checked.
     s.db.run(
       "UPDATE mail_outbox SET status = 'pending', attempts = 0, last_error = NULL, sent_at = NULL, sent_via = NULL, next_attempt_at = ? WHERE id = ?",
       [Date.now() + 3_600_000, outboxId],
     );
     expect(await state()).toBe("queued");
-    s.sync.outbox.markRetry(outboxId, Date.now() + 60_000, "connection refused");
+    await s.repos.outbox.markRetry(outboxId, Date.now() + 60_000, "connection refused");
     s.db.run("UPDATE mail_outbox SET attempts = 2 WHERE id = ?", [outboxId]);
     expect(await state()).toBe("retrying");
-    s.sync.outbox.markDead(outboxId, "gave up");
+    await s.repos.outbox.markDead(outboxId, "gave up");
     expect(await state()).toBe("dead-lettered");
-    s.sync.outbox.markSent(outboxId, "smtp");
+    await s.repos.outbox.markSent(outboxId, "smtp");
     expect(await state()).toBe("sent");
     const res = await owner.call("GET", `/owner/api/deployments/${dep}/leads.csv`);
     expect(res.headers.get("content-type")).toContain("text/csv");
@@ -238,7 +238,7 @@ describe("reports", () => {
 
 describe("account, documentation and assets", () => {
   test("the account shows the balance and its ledger, newest first", async () => {
-    server.services.sync.accounts.setTokens((await owner.get<{ id: number }>("/account")).body.id, 4200);
+    await server.services.repos.accounts.setTokens((await owner.get<{ id: number }>("/account")).body.id, 4200);
     const r = await owner.get<{ tokens: number; ledger: { delta: number; reason: string }[] }>("/account");
     expect(r.body.tokens).toBe(4200);
     expect(r.body.ledger.map((l) => [l.reason, l.delta])).toEqual([

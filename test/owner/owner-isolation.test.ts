@@ -32,7 +32,7 @@ beforeAll(async () => {
   await s.corrections.set(bData.chatLog, "B's correction", { deploymentId: bData.dep });
   const refusal = insertChatLog(s.db, { deploymentId: bData.dep, question: "B's refused", refused: true });
   bData.refusal = refusal.id;
-  const deployment = s.sync.deployments.findById(bData.dep);
+  const deployment = await s.repos.deployments.findById(bData.dep);
   if (!deployment) throw new Error("no deployment");
   await s.leads.handoff({ deployment, ownerEmail: "b@example.com", email: "visitor@example.com", conversationId: refusal.conversationId });
 });
@@ -52,7 +52,7 @@ describe("owner A cannot reach owner B's data by id", () => {
     notFound(await a.patch(`/deployments/${bData.dep}`, { name: "hijacked" }));
     notFound(await a.post(`/deployments/${bData.dep}/key`));
     notFound(await a.patch(`/deployments/${bData.dep}/key`, { disabled: true }));
-    expect(server.services.sync.deployments.findById(bData.dep)?.name).toBe("B's secret deployment");
+    expect((await server.services.repos.deployments.findById(bData.dep))?.name).toBe("B's secret deployment");
     // B's key still works: A neither replaced nor disabled it.
     const models = await fetch(`${server.url}/api/v1/models`, { headers: { authorization: `Bearer ${bData.apiKey}` } });
     expect(models.status).toBe(200);
@@ -68,8 +68,8 @@ describe("owner A cannot reach owner B's data by id", () => {
     form.append("file", new File(["planted"], "planted.txt"));
     notFound(await a.post(`/deployments/${bData.dep}/documents`, form));
     notFound(await a.post(`/deployments/${bData.dep}/train`));
-    expect(server.services.sync.documents.get(bData.doc)?.status).toBeDefined();
-    expect(server.services.sync.documents.list(bData.dep).map((d) => d.name)).toEqual(["b-notes.txt"]);
+    expect((await server.services.repos.documents.get(bData.doc))?.status).toBeDefined();
+    expect((await server.services.repos.documents.list(bData.dep)).map((d) => d.name)).toEqual(["b-notes.txt"]);
   });
 
   test("B's chat logs and corrections are 404, also when addressed through A's deployment", async () => {
@@ -81,7 +81,7 @@ describe("owner A cannot reach owner B's data by id", () => {
     notFound(await a.del(`/deployments/${aDep}/corrections/${bData.chatLog}`));
     const mine = await a.get<{ data: unknown[] }>(`/deployments/${aDep}/chat-logs`);
     expect(mine.body.data).toEqual([]);
-    expect(server.services.sync.corrections.findForChatLog(bData.chatLog)?.answer).toBe("B's correction");
+    expect((await server.services.repos.corrections.findForChatLog(bData.chatLog))?.answer).toBe("B's correction");
   });
 
   test("B's leads, their CSV and B's reports are 404", async () => {

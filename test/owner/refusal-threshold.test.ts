@@ -77,7 +77,7 @@ describe("a deployment's own refusal threshold", () => {
       return ((await res.json()) as { choices: { message: { content: string } }[] }).choices[0]?.message.content;
     };
     expect(await ask()).not.toBe(REFUSAL_TEXT);
-    server.services.sync.deployments.update(deploymentId, { refusalThreshold: 0.95 });
+    await server.services.repos.deployments.update(deploymentId, { refusalThreshold: 0.95 });
     expect(await ask()).toBe(REFUSAL_TEXT);
   });
 

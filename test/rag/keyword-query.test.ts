@@ -1,6 +1,32 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { searchTerms } from "../../src/rag/keyword-query.ts";
+import { queryTerms } from "../../src/rag/terms.ts";
+import { fts5Match } from "../../src/store/sqlite/fts5-match.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
+
+/** What the SQLite driver hands FTS5 for a visitor's question. */
+const buildMatchQuery = (text: string) => fts5Match(queryTerms(text));
+
+describe("the FTS5 expression of a question's terms", () => {
+  test("quotes each content word and ORs them, dropping stopwords and question fillers", () => {
+    expect(buildMatchQuery("What is the refund policy for annual plans?")).toBe('"refund" OR "policy" OR "annual" OR "plans"');
+  });
+
+  test("turns FTS5 operators typed by a visitor into plain quoted words", () => {
+    const q = buildMatchQuery('refund NEAR(policy) AND text:"x" OR -plans* ^annual') ?? "";
+    // single letters ("x") are dropped like contraction debris
+    expect(q).toBe('"refund" OR "near" OR "policy" OR "text" OR "plans" OR "annual"');
+  });
+
+  test("returns null when nothing searchable is left", () => {
+    expect(buildMatchQuery("What is it?")).toBeNull();
+    expect(buildMatchQuery("?!* ()")).toBeNull();
+  });
+
+  test("drops the word after 'how' in how-long / how-much questions", () => {
+    expect(buildMatchQuery("How long are backups kept?")).toBe('"backups" OR "kept"');
+  });
+});
 
 describe("keyword search with hostile input", () => {
   let server: TestServer;

@@ -244,7 +244,7 @@ describe("embeddings from an OpenAI-compatible server", () => {
       apiKey,
       pushed.map((d) => d.id),
     );
-    const all = await s.services.documents.list((await s.services.sync.deployments.list())[0]?.id ?? "");
+    const all = await s.services.documents.list((await await s.services.repos.deployments.list())[0]?.id ?? "");
     expect(all.every((d) => d.status === "completed" && d.errorCode === null)).toBe(true);
     const vectors = s.services.db.query<{ n: number }, []>("SELECT COUNT(*) AS n FROM chunks").get()?.n ?? 0;
     expect(vectors).toBeGreaterThanOrEqual(DOCS.length);
@@ -389,7 +389,7 @@ describe("reranking before the gate", () => {
     forced = null;
     expect((await ask(s, apiKey, "What is the sitagliptin dose?")).answer).toContain("100 mg/day");
     forced = 0.9;
-    s.services.sync.deployments.update(deploymentId, { refusalThreshold: 0.95 });
+    await s.services.repos.deployments.update(deploymentId, { refusalThreshold: 0.95 });
     expect((await ask(s, apiKey, question)).answer).toBe(REFUSAL_TEXT);
   });
 

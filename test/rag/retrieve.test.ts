@@ -2,7 +2,6 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createHash } from "node:crypto";
 import type { Embedder } from "../../src/rag/embedder.ts";
 import { createRetriever } from "../../src/rag/retrieve.ts";
-import { createTermStatsRepo } from "../../src/store/repos/term-stats.repo.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
 import { withTerms } from "../helpers/analyzed.ts";
 
@@ -30,8 +29,8 @@ beforeAll(async () => {
   server = await startTestServer();
   deploymentId = (await server.seed()).deploymentId;
   other = (await server.seed()).deploymentId;
-  const index = server.services.sync.chunkIndex;
-  index.createVectorTable(embedder.dimension);
+  const index = server.services.repos.chunkIndex;
+  await index.createVectorTable(embedder.dimension);
   const texts = [
     ["policy", "Annual plans can be refunded within 30 days of purchase."],
     ["hours", "The support desk is open Monday to Friday."],
@@ -45,7 +44,7 @@ beforeAll(async () => {
     for (const [i, [source, text]] of texts.entries()) {
       const id = `doc_${source}_${suffix}`;
       const bytes = new TextEncoder().encode(text);
-      server.services.sync.documents.insert({
+      await server.services.repos.documents.insert({
         id,
         deploymentId: dep,
         name: `${source}.txt`,
@@ -57,7 +56,7 @@ beforeAll(async () => {
         queue: false,
         replaceOnTrain: false,
       });
-      index.insert(dep, id, [
+      await index.insert(dep, id, [
         withTerms({ ord: 0, source, text, headingPath: "", pageStart: 2, pageEnd: 3, tokenCount: 10, textHash: id, vector: vectors[i] }),
       ]);
     }
@@ -67,8 +66,8 @@ afterAll(() => server.stop());
 
 const retriever = (vectorWeight: number) =>
   createRetriever({
-    index: server.services.sync.chunkIndex,
-    stats: createTermStatsRepo(server.services.db),
+    index: server.services.repos.chunkIndex,
+    stats: server.services.repos.termStats,
     embedder: async () => embedder,
     settings: { keywordWeight: 1, vectorWeight, candidates: 10, rrfK: 60, minIdfCorpus: 250, calibration: () => null },
   });

@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import { ensureTools, TEST_TOOLS } from "../../scripts/test.ts";
+import { ensureTools } from "../../scripts/lib/ensure-tools.ts";
+import { TEST_TOOLS } from "../../scripts/test.ts";
 
 const MISSING = { path: "/nonexistent/chromium", pkg: "chromium", usedBy: "the browser tests" };
 

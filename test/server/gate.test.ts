@@ -76,7 +76,7 @@ describe("API keys and the request gate", () => {
 
   test("a disabled owner account answers 403 account_disabled", async () => {
     const { apiKey, accountId } = await srv.seed();
-    srv.services.sync.accounts.setDisabled(accountId, true);
+    await srv.services.repos.accounts.setDisabled(accountId, true);
     const r = await models(apiKey);
     expect(r.status).toBe(403);
     expect((await r.json()).error.code).toBe("account_disabled");

@@ -43,8 +43,8 @@ async function handoffDeployment() {
   return seeded;
 }
 
-const leadsOf = (deploymentId: string) => srv.services.sync.leads.list(deploymentId);
-const allSent = (deploymentId: string) => leadsOf(deploymentId).every((l) => l.mail?.status === "sent");
+const leadsOf = (deploymentId: string) => srv.services.repos.leads.list(deploymentId);
+const allSent = async (deploymentId: string) => (await leadsOf(deploymentId)).every((l) => l.mail?.status === "sent");
 
 describe("handoff", () => {
   test("after a refusal it stores the lead and the owner's mail arrives with the lead's details", async () => {
@@ -66,7 +66,7 @@ describe("handoff", () => {
     const body = await r.json();
     expect(body).toEqual({ success: true, lead_id: expect.any(Number) });
 
-    const [lead] = leadsOf(deploymentId);
+    const [lead] = await leadsOf(deploymentId);
     expect(lead).toMatchObject({
       id: body.lead_id,
       email: "visitor@example.org",
@@ -91,7 +91,7 @@ describe("handoff", () => {
       expect(mail?.text).toContain(detail);
     }
     await waitUntil(() => allSent(deploymentId), "the outbox row to be marked sent");
-    expect(leadsOf(deploymentId)[0]?.mail).toMatchObject({ status: "sent", sentVia: "smtp", attempts: 1 });
+    expect((await leadsOf(deploymentId))[0]?.mail).toMatchObject({ status: "sent", sentVia: "smtp", attempts: 1 });
   });
 
   test("can name the refused turn by chat_log_id instead of the conversation", async () => {
@@ -99,7 +99,7 @@ describe("handoff", () => {
     const refused = insertChatLog(srv.services.db, { deploymentId, refused: true, question: "Do you rent bikes?" });
     const r = await handoff(apiKey, { email: "v@example.org", chat_log_id: refused.id });
     expect(r.status).toBe(200);
-    expect(leadsOf(deploymentId)[0]?.refusedQuestion).toBe("Do you rent bikes?");
+    expect((await leadsOf(deploymentId))[0]?.refusedQuestion).toBe("Do you rent bikes?");
   });
 
   test("is refused with 409 handoff_not_offered when the conversation had no refusal", async () => {
@@ -115,7 +115,7 @@ describe("handoff", () => {
       expect(r.status).toBe(409);
       expect((await r.json()).error.code).toBe("handoff_not_offered");
     }
-    expect(leadsOf(deploymentId)).toEqual([]);
+    expect(await leadsOf(deploymentId)).toEqual([]);
   });
 
   test("is refused with 403 handoff_disabled when the deployment does not offer it, even after a refusal", async () => {
@@ -124,7 +124,7 @@ describe("handoff", () => {
     const r = await handoff(apiKey, { email: "v@example.org", conversation_id: refused.conversationId });
     expect(r.status).toBe(403);
     expect((await r.json()).error.code).toBe("handoff_disabled");
-    expect(leadsOf(deploymentId)).toEqual([]);
+    expect(await leadsOf(deploymentId)).toEqual([]);
   });
 
   test("rejects CR or LF in the email or name, bad emails and oversized fields with 400, storing and mailing nothing", async () => {
@@ -146,8 +146,8 @@ describe("handoff", () => {
       expect(r.status).toBe(400);
       expect((await r.json()).error.code).toBe("bad_request");
     }
-    expect(leadsOf(deploymentId)).toEqual([]);
-    expect(srv.services.sync.outbox.list().filter((m) => m.to === owner)).toEqual([]);
+    expect(await leadsOf(deploymentId)).toEqual([]);
+    expect((await srv.services.repos.outbox.list()).filter((m) => m.to === owner)).toEqual([]);
   });
 
   test("a repeated request for the same refusal and email returns the same lead and mails the owner once", async () => {
@@ -169,8 +169,8 @@ describe("handoff", () => {
       expect(r.status).toBe(409);
       expect((await r.json()).error.code).toBe("handoff_not_offered");
     }
-    expect(leadsOf(a.deploymentId)).toEqual([]);
-    expect(leadsOf(b.deploymentId)).toEqual([]);
+    expect(await leadsOf(a.deploymentId)).toEqual([]);
+    expect(await leadsOf(b.deploymentId)).toEqual([]);
   });
 
   test("one client address gets at most 10 handoff attempts a minute, across keys", async () => {
@@ -203,24 +203,26 @@ describe("handoff during an SMTP outage", () => {
       expect(r.status).toBe(200);
       leadIds.push((await r.json()).lead_id);
     }
-    const stored = deployments.flatMap((d) => leadsOf(d.deploymentId));
+    const stored = (await Promise.all(deployments.map((d) => leadsOf(d.deploymentId)))).flat();
     expect(stored.map((l) => l.id).sort((x, y) => x - y)).toEqual([...leadIds].sort((x, y) => x - y));
     expect(stored.every((l) => l.mail?.status !== "sent")).toBe(true);
     expect(sink.messages.length).toBe(before);
 
-    await waitUntil(
-      () => stored.some((l) => (srv.services.sync.outbox.list().find((m) => m.leadId === l.id)?.attempts ?? 0) > 0),
-      "a failed delivery attempt",
-    );
+    await waitUntil(async () => {
+      const mails = await srv.services.repos.outbox.list();
+      return stored.some((l) => (mails.find((m) => m.leadId === l.id)?.attempts ?? 0) > 0);
+    }, "a failed delivery attempt");
     await sink.start();
-    await waitUntil(() => deployments.every((d) => allSent(d.deploymentId)), "all 20 mails to be delivered");
+    await waitUntil(
+      async () => (await Promise.all(deployments.map((d) => allSent(d.deploymentId)))).every(Boolean),
+      "all 20 mails to be delivered",
+    );
 
     const outageMail = sink.messages.slice(before);
     const counts = countByMessageId(outageMail);
     expect(counts.size).toBe(20);
     expect([...counts.values()].every((n) => n === 1)).toBe(true);
-    const expectedIds = srv.services.sync.outbox
-      .list()
+    const expectedIds = (await srv.services.repos.outbox.list())
       .filter((m) => m.leadId !== null && leadIds.includes(m.leadId))
       .map((m) => m.messageId);
     expect([...counts.keys()].sort()).toEqual(expectedIds.sort());
@@ -248,7 +250,7 @@ describe("handoff with mail off", () => {
         email: "v@example.org",
         conversationId: refused.conversationId,
       });
-      await waitUntil(() => s.sync.leads.list(d.id)[0]?.mail?.status === "sent", "the log driver to take the mail");
+      await waitUntil(async () => (await s.repos.leads.list(d.id))[0]?.mail?.status === "sent", "the log driver to take the mail");
       expect((await s.leads.list(d.id)).map((l) => [l.id, l.mail?.sentVia])).toEqual([[lead.id, "log"]]);
       expect(s.mail.enabled).toBe(false);
     } finally {

@@ -68,8 +68,8 @@ describe("GET /metrics", () => {
   test("answers are counted by outcome and the tokens debited match the balance", async () => {
     world.upstream!.setMode({ kind: "reply" });
     const before = await scrape();
-    const balance = () => world.server.services.sync.accounts.findById(seeded.accountId)?.tokens ?? 0;
-    const startBalance = balance();
+    const balance = async () => (await world.server.services.repos.accounts.findById(seeded.accountId))?.tokens ?? 0;
+    const startBalance = await balance();
     const answered = await openaiClient(world.server, seeded.apiKey).chat.completions.create({
       model: "m",
       messages: [{ role: "user", content: "Can annual plans be refunded?" }],
@@ -100,7 +100,7 @@ describe("GET /metrics", () => {
     expect(delta('docchat_answers_total{outcome="refused"}')).toBe(1);
     expect(delta('docchat_answers_total{outcome="error"}')).toBe(1);
     expect(delta('docchat_answers_total{outcome="correction"}')).toBe(1);
-    expect(delta("docchat_tokens_debited_total")).toBe(startBalance - balance());
+    expect(delta("docchat_tokens_debited_total")).toBe(startBalance - (await balance()));
     expect(delta("docchat_tokens_debited_total")).toBeGreaterThan(0);
     // Every answer that reached the model went through its queue.
     expect(delta("docchat_model_queue_wait_seconds_count")).toBeGreaterThanOrEqual(2);
@@ -142,7 +142,7 @@ describe("GET /metrics", () => {
       { deploymentId: seeded.deploymentId, name: "harbour-museum.txt", bytes, train: true, replace: true },
       { waitMs: 0 },
     );
-    services.sync.outbox.enqueue(
+    await services.repos.outbox.enqueue(
       { messageId: "<m1@test>", to: "owner@example.com", subject: "s", body: "b", leadId: null },
       Date.now() + 3_600_000,
     );

@@ -1,5 +1,5 @@
 import { expect, test } from "bun:test";
-import { createRateLimiter } from "../../src/server/rate-limit.ts";
+import { createRateLimiter } from "../../src/store/sqlite/memory-rate-limits.ts";
 
 test("the limiter allows exactly N calls in any rolling minute and frees them as they age out", () => {
   let now = 0;

@@ -1,9 +1,9 @@
 /** What only the PostgreSQL chunk index has to get right: callers' transactions and several nodes writing at once. */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { SQL } from "bun";
+import type { NewChunk } from "../../src/store/contract/index.ts";
 import { createPgChunkIndex, createPgTermStats } from "../../src/store/postgres/chunk-index.pg.ts";
 import { migratePg } from "../../src/store/postgres/migrate.pg.ts";
-import type { NewChunk } from "../../src/store/repos/chunk-index.repo.ts";
 import { pgDocument } from "../helpers/index-drivers.ts";
 import { type PgCluster, startPostgres } from "../helpers/postgres.ts";
 import { searched, withTerms } from "../helpers/analyzed.ts";

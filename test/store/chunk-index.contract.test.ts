@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createHash } from "node:crypto";
 import { loadScifact, passageText } from "../../bench/lib/scifact.dataset.ts";
 import { createRetriever } from "../../src/rag/retrieve.ts";
-import type { NewChunk } from "../../src/store/repos/chunk-index.repo.ts";
+import type { NewChunk } from "../../src/store/contract/index.ts";
 import { ENGINES, type IndexDriver, openDriver } from "../helpers/index-drivers.ts";
 import { searched, withTerms } from "../helpers/analyzed.ts";
 
@@ -181,18 +181,18 @@ describe.each(ENGINES)("chunk index contract on %s", (engine) => {
     const rows = (await d.index.getChunks(ids)).sort((a, b) => a.id - b.id);
     expect(rows[0]).toMatchObject({
       id: ids[0],
-      deployment_id: dep,
-      document_id: documentId,
+      deploymentId: dep,
+      documentId,
       ord: 3,
       source: "Guide",
       text,
-      heading_path: "Intro > Scope",
-      page_start: 2,
-      page_end: 3,
-      row_start: null,
-      row_end: null,
+      headingPath: "Intro > Scope",
+      pageStart: 2,
+      pageEnd: 3,
+      rowStart: null,
+      rowEnd: null,
     });
-    expect(rows[1]).toMatchObject({ ord: 4, page_start: null, row_start: 10, row_end: 20 });
+    expect(rows[1]).toMatchObject({ ord: 4, pageStart: null, rowStart: 10, rowEnd: 20 });
     expect(await d.index.getChunks([])).toEqual([]);
   });
 

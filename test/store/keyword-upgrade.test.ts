@@ -9,6 +9,7 @@ import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { configFor, createServices } from "../../src/app.ts";
 import { ANALYZER_VERSION } from "../../src/rag/terms.ts";
+import { createChunkIndexWriter } from "../../src/store/sqlite/chunk-index.sqlite.ts";
 import { withTerms } from "../helpers/analyzed.ts";
 import { cliJson, runCliProcess, tempDir } from "../helpers/server.ts";
 
@@ -116,7 +117,7 @@ test("docchat reindex killed with -9 midway resumes from its last batch and ends
         "INSERT INTO documents (id, deployment_id, name, kind, content_hash, size, status, chunk_count, created_at, updated_at) VALUES (?, ?, ?, 'txt', ?, 1, 'completed', 100, 0, 0)",
         [documentId, deployment.id, `${documentId}.txt`, documentId],
       );
-      s.sync.chunkIndex.insert(
+      createChunkIndexWriter(db).insert(
         deployment.id,
         documentId,
         Array.from({ length: 100 }, (_, i) =>

@@ -3,12 +3,12 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { SQL } from "bun";
-import { migrate } from "../../src/store/migrate.ts";
-import { migrations } from "../../src/store/migrations/index.ts";
 import { migratePg } from "../../src/store/postgres/migrate.pg.ts";
 import { pgMigrations } from "../../src/store/postgres/migrations/index.ts";
 import { createPgStore } from "../../src/store/postgres/pg-store.ts";
-import { extractVecExtension } from "../../src/store/vec-extension.ts";
+import { migrate } from "../../src/store/sqlite/migrate.ts";
+import { migrations } from "../../src/store/sqlite/migrations/index.ts";
+import { extractVecExtension } from "../../src/store/sqlite/vec-extension.ts";
 import { type PgCluster, startPostgres } from "../helpers/postgres.ts";
 import { tempDir } from "../helpers/server.ts";
 
@@ -73,11 +73,13 @@ describe("PostgreSQL migrations", () => {
         "chunks",
         "conversations",
         "corrections",
+        "deployment_policies",
         "deployments",
         "document_blobs",
         "document_parts",
         "documents",
         "embedding_cache",
+        "erasures",
         "index_meta",
         "kw_postings",
         "kw_reindex",
@@ -89,7 +91,11 @@ describe("PostgreSQL migrations", () => {
         "owner_sessions",
         "rate_limit_counts",
         "rate_limit_hits",
+        "report_rollups",
         "schema_migrations",
+        "test_questions",
+        "test_results",
+        "test_runs",
         "token_ledger",
       ]);
     } finally {

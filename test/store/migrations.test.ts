@@ -2,9 +2,9 @@ import { Database } from "bun:sqlite";
 import { afterAll, describe, expect, test } from "bun:test";
 import { rmSync } from "node:fs";
 import { join } from "node:path";
-import { migrate } from "../../src/store/migrate.ts";
-import { migrations } from "../../src/store/migrations/index.ts";
-import { extractVecExtension } from "../../src/store/vec-extension.ts";
+import { migrate } from "../../src/store/sqlite/migrate.ts";
+import { migrations } from "../../src/store/sqlite/migrations/index.ts";
+import { extractVecExtension } from "../../src/store/sqlite/vec-extension.ts";
 import { tempDir } from "../helpers/server.ts";
 
 const dir = tempDir("docchat-migrations-");

@@ -1,10 +1,10 @@
 /** Rate limits shared by nodes: the PostgreSQL sliding log decides exactly like the in-memory one, across connections. */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { SQL } from "bun";
+import type { RateDecision, RateLimitStore } from "../../src/store/contract/index.ts";
 import { migratePg } from "../../src/store/postgres/migrate.pg.ts";
 import { createPgRateLimits } from "../../src/store/postgres/rate-limits.pg.ts";
-import { createMemoryRateLimits } from "../../src/store/sqlite/sqlite-store.ts";
-import type { RateDecision, RateLimitStore } from "../../src/store/store.ts";
+import { createMemoryRateLimits } from "../../src/store/sqlite/memory-rate-limits.ts";
 import { type PgCluster, startPostgres } from "../helpers/postgres.ts";
 
 let cluster: PgCluster;

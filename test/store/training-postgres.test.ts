@@ -118,8 +118,8 @@ describe("PostgreSQL training leases", () => {
     const left = await a.repos.documents.list(d.id);
     expect(left.every((x) => x.status === "completed")).toBe(true);
     expect(done.filter((id) => left.some((x) => x.id === id)).length).toBe(left.length);
-    const chunks = (await a.repos.chunkIndex.allChunks()).filter((c) => c.deployment_id === d.id);
-    expect(chunks.map((c) => c.document_id).sort()).toEqual(left.map((x) => x.id).sort());
+    const chunks = (await a.repos.chunkIndex.allChunks()).filter((c) => c.deploymentId === d.id);
+    expect(chunks.map((c) => c.documentId).sort()).toEqual(left.map((x) => x.id).sort());
     expect(await a.repos.termStats.totalChunks(d.id)).toBe(left.length);
     expect(await orphans()).toBe(0);
   });

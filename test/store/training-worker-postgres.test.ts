@@ -87,7 +87,7 @@ describe("training worker on PostgreSQL", () => {
         status: "completed",
         chunks: expected.get(doc.id) as number,
       });
-    const chunks = (await a.repos.chunkIndex.allChunks()).filter((c) => c.deployment_id === d.id);
+    const chunks = (await a.repos.chunkIndex.allChunks()).filter((c) => c.deploymentId === d.id);
     expect(chunks.length).toBe(30 * 2 + 3 * 8);
     for (const [id, n] of expected) expect(await a.repos.chunkIndex.counts(id)).toEqual({ chunks: n, fts: n, vec: 0 });
     expect(await b.repos.termStats.totalChunks(d.id)).toBe(84);

@@ -21,7 +21,7 @@ test("a rating of 0 puts the answer on the corrections list and the owner's repl
 
   const replacement = "Yes: schools get the Pro plan at half price.";
   await world.server.services.corrections.set(first.chat_log_id, replacement, { deploymentId: seeded.deploymentId });
-  world.server.services.sync.accounts.setTokens(seeded.accountId, 0);
+  await world.server.services.repos.accounts.setTokens(seeded.accountId, 0);
   const upstreamCalls = world.upstream!.calls.length;
 
   // POST /api/v1/chat/completions, streamed, through the official client
@@ -48,7 +48,7 @@ test("a rating of 0 puts the answer on the corrections list and the owner's repl
   expect(events.at(-1)?.tokens_count).toBe(0);
 
   expect(world.upstream!.calls.length).toBe(upstreamCalls);
-  expect(world.server.services.sync.accounts.findById(seeded.accountId)?.tokens).toBe(0);
+  expect((await world.server.services.repos.accounts.findById(seeded.accountId))?.tokens).toBe(0);
   const served = world.server.services.db
     .query<{ n: number }, [string]>("SELECT COUNT(*) AS n FROM chat_logs WHERE deployment_id = ? AND correction_id IS NOT NULL")
     .get(seeded.deploymentId);

@@ -36,7 +36,7 @@ export const accountCommands: Command[] = [
     async run(ctx) {
       const email = ctx.values.email;
       if (typeof email !== "string") throw appError("bad_request", { message: "--email is required.", param: "email" });
-      const password = (ctx.values.password as string | undefined) ?? process.env.DOCCHAT_PASSWORD;
+      const password = (ctx.values.password as string | undefined) ?? ctx.env.DOCCHAT_PASSWORD;
       const tokens = ctx.values.tokens === undefined ? 0 : intArg(ctx.values.tokens as string, "tokens");
       const s = await ctx.services();
       const a = await s.accounts.create({ email, password, tokens });

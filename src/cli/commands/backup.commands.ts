@@ -1,7 +1,7 @@
 import { resolve } from "node:path";
-import { backupDatabase, restoreDatabase } from "../../store/backup.ts";
 import { serverHoldingDataDir } from "../../store/data-dir-lock.ts";
 import { pgDumpAdvice } from "../../store/postgres/pg-url.ts";
+import { backupDatabase, restoreDatabase } from "../../store/sqlite/backup.ts";
 import type { Command } from "../command.ts";
 
 export const backupCommands: Command[] = [

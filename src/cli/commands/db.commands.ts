@@ -1,7 +1,7 @@
 import { definition } from "../../config/index.ts";
 import { appError } from "../../errors/index.ts";
 import { reanalyze } from "../../rag/terms.ts";
-import { CopyRefused, type CopyReport, copySqliteToPg } from "../../store/postgres/db-copy.pg.ts";
+import { CopyRefused, type CopyReport, copySqliteToPg } from "../../store/copy/db-copy.ts";
 import { scrubPassword } from "../../store/postgres/diagnostics.pg.ts";
 import type { Command } from "../command.ts";
 

@@ -1,6 +1,6 @@
 import { appError } from "../../errors/index.ts";
 import { ownerDeploymentView } from "../../server/routes/owner-views.ts";
-import type { DeploymentPatch } from "../../store/repos/deployments.repo.ts";
+import type { DeploymentPatch } from "../../store/contract/index.ts";
 import type { Command } from "../command.ts";
 
 /** What an owner sees of a deployment: the console's view (settings, status, key display prefix, never the key). */

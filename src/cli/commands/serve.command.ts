@@ -1,7 +1,7 @@
 import { createServer } from "../../server/create-server.ts";
 import { acquireServerLock } from "../../store/data-dir-lock.ts";
-import { ensurePrivateDir } from "../../store/db.ts";
 import { describePgUrl } from "../../store/postgres/pg-store.ts";
+import { ensurePrivateDir } from "../../store/sqlite/db.ts";
 import type { Command } from "../command.ts";
 import { drainServer, waitForShutdownSignal } from "../shutdown.ts";
 

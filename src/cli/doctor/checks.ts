@@ -61,7 +61,7 @@ export async function checkDataDir(config: Config): Promise<Check> {
   }
   const fs = statfsSync(dir);
   const freeBytes = fs.bavail * fs.bsize;
-  const { databaseInfo } = await import("../../store/diagnostics.ts");
+  const { databaseInfo } = await import("../../store/sqlite/diagnostics.ts");
   const database = exists ? await databaseInfo(path) : null;
   const low = freeBytes < 512 * 1024 * 1024;
   const status: Status = database?.error ? "error" : low ? "warn" : "ok";
@@ -84,7 +84,7 @@ export async function checkDataDir(config: Config): Promise<Check> {
 }
 
 export async function checkSqlite(config: Config): Promise<Check> {
-  const { sqliteDiagnostics } = await import("../../store/diagnostics.ts");
+  const { sqliteDiagnostics } = await import("../../store/sqlite/diagnostics.ts");
   // Extract vec0 where the server will load it from; a data dir that does not exist yet gets a scratch dir.
   const existing = existsSync(config.dataDir);
   const vecDir = existing ? config.dataDir : mkdtempSync(join(tmpdir(), "docchat-doctor-"));

@@ -18,7 +18,7 @@ export async function checkLanguages(config: Config): Promise<Check> {
     return { status: "error", summary: `the analyzer gives wrong results in this build: ${broken.join("; ")}`, analyzer: ANALYZER_VERSION };
   const index = config.databaseUrl
     ? await (await import("../../store/postgres/diagnostics.pg.ts")).pgKeywordIndexInfo(config.databaseUrl, ANALYZER_VERSION).catch(() => null)
-    : await (await import("../../store/diagnostics.ts")).keywordIndexInfo(config.dataDir, ANALYZER_VERSION).catch(() => null);
+    : await (await import("../../store/sqlite/diagnostics.ts")).keywordIndexInfo(config.dataDir, ANALYZER_VERSION).catch(() => null);
   const langs = index?.languages.map((l) => `${l.lang} ${l.documents}`).join(", ") || "no trained documents";
   const pending = index && index.pending_deployments > 0;
   return {

@@ -1,6 +1,6 @@
 import { createRequire } from "node:module";
 import type { PDFParse } from "pdf-parse";
-import type { OcrOptions, PageNote } from "../parse-worker-protocol.ts";
+import type { OcrOptions, PageNote } from "../types.ts";
 
 /** Below this mean word confidence (0..100) a page is kept but flagged. */
 export const LOW_CONFIDENCE = 60;

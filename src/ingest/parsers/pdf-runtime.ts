@@ -1,5 +1,7 @@
 import type { PDFParse } from "pdf-parse";
 
+type Pdfjs = typeof import("pdfjs-dist/legacy/build/pdf.mjs");
+
 let loaded: Promise<typeof PDFParse> | undefined;
 
 /**
@@ -26,4 +28,10 @@ export function loadPdfParse(): Promise<typeof PDFParse> {
     return (await import("pdf-parse")).PDFParse;
   })();
   return loaded;
+}
+
+/** pdf.js itself (the copy pdf-parse wraps), behind the same shims: text items with their positions. */
+export async function loadPdfjs(): Promise<Pdfjs> {
+  await loadPdfParse();
+  return await import("pdfjs-dist/legacy/build/pdf.mjs");
 }

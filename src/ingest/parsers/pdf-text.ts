@@ -1,3 +1,5 @@
+import { normaliseDocumentText } from "../normalise.ts";
+
 /**
  * PDF text artefacts, undone before paragraphs are built so they never reach the index or an answer:
  * typographic minus and hyphen code points (`−−login`), the spacing tilde LaTeX fonts use (`˜/.bashrc`),
@@ -18,6 +20,11 @@ const WORD = /[\p{L}\p{N}_]+(?:-[\p{L}\p{N}_]+)*/gu;
 const BROKEN_IN_LINE = /((?:[\p{L}\p{N}_]+-)*[\p{L}\p{N}_]+)- (\p{L}[\p{L}\p{N}_]*)/gu;
 const BROKEN_AT_END = /((?:[\p{L}\p{N}_]+-)*[\p{L}\p{N}_]+)-$/u;
 const FIRST_WORD = /^\p{L}[\p{L}\p{N}_]*/u;
+
+/** One line's worth of PDF text: artefacts undone, invisible characters gone, blanks collapsed. */
+export function cleanPdfText(text: string): string {
+  return normaliseDocumentText(normalisePdfCharacters(text)).replace(/\s+/g, " ").trim();
+}
 
 export function normalisePdfCharacters(text: string): string {
   return text

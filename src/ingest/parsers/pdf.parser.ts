@@ -1,30 +1,39 @@
 import { type AppError, appError, isAppError } from "../../errors/index.ts";
 import { hasPdfHeader } from "../detect.ts";
-import type { Block, ParsedDocument, ParseOptions, Parser } from "../types.ts";
+import type { DocumentMeta, ParsedDocument, ParseOptions, Parser } from "../types.ts";
+import { type LaidOutPage, pdfBlocks } from "./pdf-blocks.ts";
+import { toFragments } from "./pdf-fragments.ts";
+import { type PageFragments, stripFurniture } from "./pdf-furniture.ts";
+import { type RawItem, toPageRuns } from "./pdf-items.ts";
+import { layoutFlows } from "./pdf-layout.ts";
+import { stripLineNumbers } from "./pdf-line-numbers.ts";
+import { infoFields, runningFields, withPrintedTitle } from "./pdf-meta.ts";
 import { ocrPages } from "./pdf-ocr.ts";
-import { pageTextToParagraphs } from "./pdf-paragraphs.ts";
-import { loadPdfParse } from "./pdf-runtime.ts";
-import { documentVocabulary, normalisePdfCharacters } from "./pdf-text.ts";
+import { loadPdfjs, loadPdfParse } from "./pdf-runtime.ts";
 
-interface PageText {
-  num: number;
-  text: string;
+interface ExtractedPage extends PageFragments {
+  aside: string[];
 }
 
 export const pdfParser: Parser = {
   kind: "pdf",
   async parse(bytes, opts) {
     if (!hasPdfHeader(bytes)) throw appError("document_unreadable");
-    const pages = await extractPages(bytes, opts);
+    const { pages, info } = await extractPages(bytes, opts);
     const ocr = opts.ocr?.enabled ? await readImagePages(bytes, pages, opts) : null;
-    // how the document spells a word elsewhere decides how a word broken by a hyphen is mended
-    const vocab = documentVocabulary(pages.map((p) => normalisePdfCharacters(p.text)));
-    const blocks: Block[] = pages.flatMap((p) =>
-      pageTextToParagraphs(p.text, vocab).map((text): Block => ({ type: "paragraph", text, page: p.num })),
-    );
+    const running = stripFurniture(pages);
+    const laidOut: LaidOutPage[] = pages.map((p) => ({
+      num: p.num,
+      width: p.width,
+      flows: layoutFlows(p.frags, p.width),
+      aside: p.aside,
+    }));
+    const { blocks, title } = pdfBlocks(laidOut, new Map(ocr?.read.map((r) => [r.page, r.text]) ?? []));
     if (blocks.length === 0)
       throw appError(ocr?.notes.some((n) => n.code === "ocr_unavailable") ? "ocr_unavailable" : "no_extractable_text");
     const doc: ParsedDocument = { kind: "pdf", blocks, pages: pages.length };
+    const fields = [...withPrintedTitle(info, title), ...runningFields(running)];
+    if (fields.length > 0) doc.meta = { fields };
     if (ocr && ocr.read.length > 0)
       doc.ocr = { pages: ocr.read.length, confidence: ocr.read.reduce((n, p) => n + p.confidence, 0) / ocr.read.length };
     if (ocr && ocr.notes.length > 0) doc.notes = ocr.notes;
@@ -37,16 +46,19 @@ const PROGRESS_PAGES = 25;
 /** A page with fewer letters than this has no usable text layer: a scan, or text drawn as curves. */
 const MIN_LETTERS = 20;
 
-/** OCR for the pages without a text layer; their text replaces the (empty) extracted one. */
-async function readImagePages(bytes: Uint8Array, pages: PageText[], opts: ParseOptions) {
-  const candidates = pages.filter((p) => (p.text.match(/\p{L}/gu)?.length ?? 0) < MIN_LETTERS).map((p) => p.num);
+const letters = (p: PageFragments) => p.frags.reduce((n, f) => n + (f.text.match(/\p{L}/gu)?.length ?? 0), 0);
+
+/** OCR for the pages without a text layer; their text stands in for the (empty) extracted one. */
+async function readImagePages(bytes: Uint8Array, pages: ExtractedPage[], opts: ParseOptions) {
+  const candidates = pages.filter((p) => letters(p) < MIN_LETTERS).map((p) => p.num);
   if (candidates.length === 0 || !opts.ocr) return null;
   const PDFParse = await loadPdfParse();
   const parser = new PDFParse({ data: bytes.slice(), isEvalSupported: false, stopAtErrors: false });
   try {
     const result = await ocrPages(parser, candidates, opts.ocr, (done) => opts.onProgress?.(done, candidates.length, "ocr"));
-    const byPage = new Map(result.read.map((r) => [r.page, r.text]));
-    for (const p of pages) p.text = byPage.get(p.num) ?? p.text;
+    const read = new Set(result.read.map((r) => r.page));
+    // the few stray characters of a read page would otherwise come before its OCR text
+    for (const p of pages) if (read.has(p.num)) p.frags = [];
     return result;
   } catch (error) {
     // no renderer or no OCR engine here (the compiled binary): the pages are reported, the rest still counts
@@ -57,27 +69,35 @@ async function readImagePages(bytes: Uint8Array, pages: PageText[], opts: ParseO
   }
 }
 
-async function extractPages(bytes: Uint8Array, opts: ParseOptions): Promise<PageText[]> {
-  const PDFParse = await loadPdfParse();
+/**
+ * Every page's text items with their positions, read page by page (a long PDF reports progress as it goes),
+ * turned into fragments at once so that only those are kept. A PDF over the page cap is refused before any
+ * page is read.
+ */
+async function extractPages(bytes: Uint8Array, opts: ParseOptions): Promise<{ pages: ExtractedPage[]; info: DocumentMeta["fields"] }> {
+  const pdfjs = await loadPdfjs();
   // pdf.js may transfer or detach the buffer it is given; never hand it the caller's bytes.
-  const parser = new PDFParse({ data: bytes.slice(), isEvalSupported: false, stopAtErrors: false });
+  const task = pdfjs.getDocument({ data: bytes.slice(), isEvalSupported: false, stopAtErrors: false, verbosity: 0 });
   try {
-    // The first page also tells the page count, so an oversized file is refused before the rest is read.
-    const head = await parser.getText({ first: 1 });
-    if (head.total > opts.maxPages) throw appError("payload_too_large", { param: "file" });
-    const pages = [...head.pages];
-    opts.onProgress?.(1, head.total);
-    // in ranges, so a long PDF reports its progress page by page range
-    for (let first = 2; first <= head.total; first += PROGRESS_PAGES) {
-      const last = Math.min(head.total, first + PROGRESS_PAGES - 1);
-      for (const p of (await parser.getText({ first, last })).pages) pages.push(p);
-      opts.onProgress?.(last, head.total);
+    const doc = await task.promise;
+    if (doc.numPages > opts.maxPages) throw appError("payload_too_large", { param: "file" });
+    const pages: ExtractedPage[] = [];
+    for (let num = 1; num <= doc.numPages; num++) {
+      const page = await doc.getPage(num);
+      const viewport = page.getViewport({ scale: 1 });
+      const content = await page.getTextContent();
+      const items = content.items.filter((it): it is RawItem & typeof it => "str" in it);
+      const runs = toPageRuns(items, viewport);
+      pages.push({ num, width: runs.width, height: runs.height, frags: stripLineNumbers(toFragments(runs.runs)), aside: runs.aside });
+      page.cleanup();
+      if (num === 1 || num % PROGRESS_PAGES === 0 || num === doc.numPages) opts.onProgress?.(num, doc.numPages);
     }
-    return pages;
+    const info = infoFields((await doc.getMetadata().catch(() => null))?.info);
+    return { pages, info };
   } catch (error) {
     throw toAppError(error);
   } finally {
-    await parser.destroy().catch(() => {});
+    await task.destroy().catch(() => {});
   }
 }
 

@@ -1,8 +1,6 @@
-import { visitorLanguage } from "../../i18n/visitor-language.ts";
 import { visitorMessages } from "../../i18n/visitor-messages.ts";
-import { composeAnswer, truncateToTokens } from "../../rag/compose-answer.ts";
-import type { ComposedReply, GenerateEvent, GenerateRequest, LlmBackend } from "../backend.ts";
-import { estimateTokens } from "../estimate-tokens.ts";
+import type { AnswerComposer, ComposedReply, GenerateEvent, GenerateRequest, LlmBackend } from "../backend.ts";
+import { estimateTokens, truncateToTokens } from "../estimate-tokens.ts";
 import { toWordGroups } from "./extractive-text.ts";
 
 /** Said when there is nothing to quote: we never invent text, so we say what we are instead (English; see i18n/). */
@@ -21,20 +19,20 @@ function lastUserMessage(req: GenerateRequest): string {
  * same request: the composed reply is kept per request object so the work is done once.
  */
 const composedFor = new WeakMap<GenerateRequest, ComposedReply>();
-function compose(req: GenerateRequest): ComposedReply {
+function compose(req: GenerateRequest, composeAnswer: AnswerComposer): ComposedReply {
   let reply = composedFor.get(req);
   if (!reply) {
-    reply = composeOnce(req);
+    reply = composeOnce(req, composeAnswer);
     composedFor.set(req, reply);
   }
   return reply;
 }
 
-function composeOnce(req: GenerateRequest): ComposedReply {
+function composeOnce(req: GenerateRequest, composeAnswer: AnswerComposer): ComposedReply {
   const budget = Math.max(1, req.maxTokens);
   const passages = req.passages ?? [];
   // the fixed words of a reply are in the visitor's language; the quotes are the documents' own
-  const t = visitorMessages(visitorLanguage({ lang: req.lang, question: req.question ?? lastUserMessage(req) }));
+  const t = visitorMessages(req.lang);
   if (passages.length === 0) {
     const text = estimateTokens(t.noModel) <= budget ? t.noModel : truncateToTokens(t.noModel, budget);
     return { text, used: [], truncated: text !== t.noModel };
@@ -53,12 +51,13 @@ function composeOnce(req: GenerateRequest): ComposedReply {
 }
 
 /**
- * Answers by quoting the documents (rag/compose-answer.ts). No model reads a prompt, so no prompt tokens are
- * counted: the answer costs its own length, and the debit equals usage.total_tokens.
+ * Answers by quoting the documents with `composeAnswer` (rag/compose-answer.ts, passed in by whoever builds the
+ * backend). No model reads a prompt, so no prompt tokens are counted: the answer costs its own length, and the
+ * debit equals usage.total_tokens.
  */
-export function createExtractiveBackend(): LlmBackend {
+export function createExtractiveBackend(composeAnswer: AnswerComposer): LlmBackend {
   async function* generate(req: GenerateRequest): AsyncGenerator<GenerateEvent> {
-    const { text, truncated } = compose(req);
+    const { text, truncated } = compose(req, composeAnswer);
     for (const delta of toWordGroups(text, WORDS_PER_DELTA)) {
       if (req.signal?.aborted) return;
       yield { type: "delta", text: delta };
@@ -70,7 +69,7 @@ export function createExtractiveBackend(): LlmBackend {
   return {
     name: "extractive",
     generate,
-    compose,
+    compose: (req) => compose(req, composeAnswer),
     countTokens: async (text) => estimateTokens(text),
     close: async () => {},
   };

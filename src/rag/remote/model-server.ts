@@ -4,7 +4,7 @@
  * (timeouts, refused connections, 408/429/5xx). Everything is async I/O, so a slow server never blocks the
  * event loop; it only makes the callers wait.
  */
-import { retryDelayMs } from "../../mail/backoff.ts";
+import { retryDelayMs } from "../../shared/backoff.ts";
 
 /** The server could not be reached or kept failing: the work should wait, not fail (see training.worker.ts). */
 export class ModelServerUnavailableError extends Error {

@@ -48,11 +48,16 @@ export function chatRoutes(services: Services, state: RequestStates) {
       return completionBody({ model: input.model, created, ...r, flavour, includeChunks });
     }
     const { sources, rest } = await primeEvents(events);
+    // the widget's citation links (when the owner lets visitors open them): the passages the answer cited
+    const citations = await services.citations.widgetLinks(
+      gate.deployment.id,
+      sources.hits.filter((h) => sources.sources.includes(h.source)),
+    );
     const frames = v1Frames(sources, rest, {
       model: input.model,
       created,
       includeUsage: input.includeUsage,
-      extras: (s) => flavourFields(flavour, s, includeChunks),
+      extras: (s) => ({ ...flavourFields(flavour, s, includeChunks), ...(citations.length ? { citations } : {}) }),
     });
     return sseResponse(frames, { abort });
   }

@@ -1,8 +1,8 @@
 import { Elysia } from "elysia";
 import type { Services } from "../../app.ts";
 import { appError, type ErrorCode, errorCatalogue } from "../../errors/index.ts";
-import type { DocumentRecord } from "../../store/repos/documents.repo.ts";
-import { toSeconds } from "../../wire-time.ts";
+import { toSeconds } from "../../shared/wire-time.ts";
+import type { DocumentRecord } from "../../store/contract/index.ts";
 import type { RequestStates } from "../request-state.ts";
 import { readPushFields } from "./documents.schemas.ts";
 
@@ -53,7 +53,7 @@ export function documentsRoutes(services: Services, state: RequestStates) {
       const r = await services.documents.push({ deploymentId: deployment.id, ...fields });
       if (r.outcome === "failed") throw trainingFailure(r.document);
       set.status = statusFor[r.outcome];
-      const training = (await services.repos.deployments.findById(deployment.id))?.trainingStatus ?? "none";
+      const training = await services.deployments.trainingStatus(deployment.id);
       return { object: "document", ...documentView(r.document), unchanged: r.unchanged, training_status: training };
     })
     .get("/api/v1/documents", async ({ request }) => {

@@ -1,6 +1,6 @@
 import { Elysia } from "elysia";
 import type { Services } from "../../app.ts";
-import { toSeconds } from "../../wire-time.ts";
+import { toSeconds } from "../../shared/wire-time.ts";
 import type { OwnerGuard } from "../owner-guard.ts";
 import { accountResponse, okResponse, passwordBody } from "./owner.schemas.ts";
 
@@ -11,11 +11,14 @@ export function ownerAccountRoutes(services: Services, guard: OwnerGuard) {
       "/account",
       async ({ request }) => {
         const { account } = await guard.session(request);
-        const ledger = (await services.repos.accounts.ledger(account.id, 200)).map((l) => ({
+        const ledger = (await services.accounts.ledger(account.id, 200)).map((l) => ({
           delta: l.delta,
           balance: l.balance,
           reason: l.reason,
           created_at: toSeconds(l.createdAt),
+          deployment_id: l.deploymentId,
+          deployment_name: l.deploymentName,
+          question: l.question,
         }));
         return { id: account.id, email: account.email, tokens: account.tokens, ledger };
       },

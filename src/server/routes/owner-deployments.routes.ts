@@ -1,7 +1,7 @@
 import { Elysia } from "elysia";
 import type { Services } from "../../app.ts";
 import { displayPrefix } from "../../owner/api-keys.ts";
-import type { DeploymentPatch } from "../../store/repos/deployments.repo.ts";
+import type { DeploymentPatch } from "../../store/contract/index.ts";
 import type { OwnerGuard } from "../owner-guard.ts";
 import {
   createDeploymentBody,
@@ -48,7 +48,7 @@ export function ownerDeploymentRoutes(services: Services, guard: OwnerGuard) {
       async ({ request }) => {
         const { account } = await guard.session(request);
         return {
-          data: await Promise.all((await services.repos.deployments.list(account.id)).map((d) => ownerDeploymentView(services, d))),
+          data: await Promise.all((await services.deployments.list(account.id)).map((d) => ownerDeploymentView(services, d))),
         };
       },
       { response: { 200: deploymentListResponse }, detail: { summary: "List deployments", tags } },

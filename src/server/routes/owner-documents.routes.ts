@@ -1,6 +1,6 @@
 import { Elysia } from "elysia";
 import type { Services } from "../../app.ts";
-import type { DocumentRecord } from "../../store/repos/documents.repo.ts";
+import type { DocumentRecord } from "../../store/contract/index.ts";
 import type { OwnerGuard } from "../owner-guard.ts";
 import { documentView } from "./documents.routes.ts";
 import { readPushFields } from "./documents.schemas.ts";
@@ -19,7 +19,7 @@ const view = (d: DocumentRecord) => ({ ...documentView(d), status_url: `/owner/a
 /** A deployment's documents: upload (training runs in the background), list with status for polling, remove. */
 export function ownerDocumentRoutes(services: Services, guard: OwnerGuard) {
   const tags = ["documents"];
-  const trainingStatus = async (id: string) => (await services.repos.deployments.findById(id))?.trainingStatus ?? "none";
+  const trainingStatus = (id: string) => services.deployments.trainingStatus(id);
   return new Elysia({ name: "owner-documents", prefix: "/owner/api/deployments/:id" })
     .get(
       "/documents",

@@ -1,6 +1,6 @@
 import { Elysia } from "elysia";
 import type { Services } from "../../app.ts";
-import type { DayRow } from "../../store/repos/reports.repo.ts";
+import type { DayRow } from "../../store/contract/index.ts";
 import type { OwnerGuard } from "../owner-guard.ts";
 import { deploymentParams, reportQuery, reportResponse } from "./owner.schemas.ts";
 

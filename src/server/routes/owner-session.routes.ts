@@ -1,7 +1,7 @@
 import { Elysia } from "elysia";
 import type { Services } from "../../app.ts";
 import type { SessionContext } from "../../owner/sessions.service.ts";
-import { toSeconds } from "../../wire-time.ts";
+import { toSeconds } from "../../shared/wire-time.ts";
 import type { OwnerGuard } from "../owner-guard.ts";
 import { loginBody, okResponse, sessionResponse } from "./owner.schemas.ts";
 

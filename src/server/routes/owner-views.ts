@@ -1,9 +1,7 @@
 import type { Services } from "../../app.ts";
-import type { Deployment } from "../../store/repos/deployments.repo.ts";
-import type { LeadWithMail } from "../../store/repos/leads.repo.ts";
-import type { OwnerChatLog } from "../../store/repos/owner-chat-logs.repo.ts";
+import { toSeconds } from "../../shared/wire-time.ts";
+import type { Deployment, LeadWithMail, OwnerChatLog } from "../../store/contract/index.ts";
 import { leadView } from "../../visitor/views.ts";
-import { toSeconds } from "../../wire-time.ts";
 
 /** What the console shows of a deployment: settings and status, never the key (only its display prefix). */
 export async function ownerDeploymentView(s: Services, d: Deployment) {
@@ -35,8 +33,11 @@ export async function ownerDeploymentView(s: Services, d: Deployment) {
         effective_threshold: d.refusalThreshold ?? m.default_threshold,
       };
     })(),
+    // what the settings page says about persona, temperature and handoff on this install
+    answers_by_model: s.llm.name !== "extractive",
+    mail_enabled: s.mail.enabled,
     training_status: d.trainingStatus,
-    documents: await s.repos.documents.statusCounts(d.id),
+    documents: await s.documents.statusCounts(d.id),
     trained_at: toSeconds(d.trainedAt),
     key_prefix: key ? key.displayPrefix : null,
     key_disabled: key ? key.disabled : null,

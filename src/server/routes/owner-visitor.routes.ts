@@ -1,8 +1,8 @@
 import { Elysia, t } from "elysia";
 import type { Services } from "../../app.ts";
 import { appError } from "../../errors/index.ts";
+import { toSeconds } from "../../shared/wire-time.ts";
 import { correctionItemView, correctionView } from "../../visitor/views.ts";
-import { toSeconds } from "../../wire-time.ts";
 import type { OwnerGuard } from "../owner-guard.ts";
 import {
   chatLogParams,
@@ -27,7 +27,7 @@ export function ownerVisitorRoutes(services: Services, guard: OwnerGuard) {
         const { deployment } = await guard.deployment(request, params.id);
         return {
           open: (await services.corrections.list(deployment.id)).map(correctionItemView),
-          corrections: (await services.repos.reports.corrections(deployment.id)).map((c) => ({
+          corrections: (await services.reports.corrections(deployment.id)).map((c) => ({
             id: c.id,
             chat_log_id: c.chatLogId,
             question: c.question,
@@ -79,9 +79,7 @@ export function ownerVisitorRoutes(services: Services, guard: OwnerGuard) {
       async ({ request, params, query }) => {
         const { deployment } = await guard.deployment(request, params.id);
         return {
-          data: (await services.repos.ownerChatLogs.list(deployment.id, { limit: query.limit ?? 50, beforeId: query.before })).map(
-            ownerChatLogView,
-          ),
+          data: (await services.chatLogs.list(deployment.id, { limit: query.limit ?? 50, beforeId: query.before })).map(ownerChatLogView),
         };
       },
       {
@@ -95,9 +93,7 @@ export function ownerVisitorRoutes(services: Services, guard: OwnerGuard) {
       "/chat-logs/:chatLogId",
       async ({ request, params }) => {
         const { deployment } = await guard.deployment(request, params.id);
-        const log = await services.repos.ownerChatLogs.find(deployment.id, params.chatLogId);
-        if (!log) throw appError("not_found", { message: "No such chat log.", param: "chat_log_id" });
-        return ownerChatLogView(log);
+        return ownerChatLogView(await services.chatLogs.getOrThrow(deployment.id, params.chatLogId));
       },
       { params: chatLogParams, response: { 200: chatLogSchema }, detail: { summary: "One chat log", tags: ["chat logs"] } },
     )

@@ -3,10 +3,13 @@ import { Elysia } from "elysia";
 import type { Services } from "../../app.ts";
 import { createOwnerGuard, OWNER_API } from "../owner-guard.ts";
 import { pathOf } from "../path-of.ts";
+import { citationRoutes } from "./citations.routes.ts";
 import { ownerAccountRoutes } from "./owner-account.routes.ts";
 import { ownerDeploymentRoutes } from "./owner-deployments.routes.ts";
 import { ownerDocumentRoutes } from "./owner-documents.routes.ts";
 import { ownerEvalRoutes } from "./owner-eval.routes.ts";
+import { ownerInsightRoutes } from "./owner-insight.routes.ts";
+import { ownerPrivacyRoutes } from "./owner-privacy.routes.ts";
 import { ownerReportRoutes } from "./owner-reports.routes.ts";
 import { ownerSessionRoutes } from "./owner-session.routes.ts";
 import { ownerVisitorRoutes } from "./owner-visitor.routes.ts";
@@ -39,6 +42,10 @@ export function ownerRoutes(services: Services) {
     .use(ownerVisitorRoutes(services, guard))
     .use(ownerReportRoutes(services, guard))
     .use(ownerEvalRoutes(services, guard))
+    .use(ownerInsightRoutes(services, guard))
+    .use(ownerPrivacyRoutes(services, guard))
+    // visitors' citation links (/cite/…) and the owner's viewer: one plugin, since both open the same view
+    .use(citationRoutes(services, guard))
     .get(
       SPEC_PATH,
       () => {

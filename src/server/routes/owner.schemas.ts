@@ -50,6 +50,10 @@ export const deploymentSchema = t.Object({
     default_threshold: t.Number(),
     effective_threshold: t.Number(),
   }),
+  answers_by_model: t.Boolean({
+    description: "a language model writes answers (persona and temperature apply); false: extractive answers",
+  }),
+  mail_enabled: t.Boolean({ description: "owner mail (handoff notifications) is configured" }),
   training_status: t.String({ description: "none, queued, processing, completed or failed" }),
   documents: t.Record(t.String(), t.Number()),
   trained_at: nullable(t.Number()),
@@ -243,6 +247,16 @@ export const accountResponse = t.Object({
   id: t.Number(),
   email: t.String(),
   tokens: t.Number(),
-  ledger: t.Array(t.Object({ delta: t.Number(), balance: t.Number(), reason: t.String(), created_at: t.Number() })),
+  ledger: t.Array(
+    t.Object({
+      delta: t.Number(),
+      balance: t.Number(),
+      reason: t.String(),
+      created_at: t.Number(),
+      deployment_id: nullable(t.String({ description: "an answer's deployment" })),
+      deployment_name: nullable(t.String()),
+      question: nullable(t.String({ description: "the question answered (null once its chat log was purged or erased)" })),
+    }),
+  ),
 });
 export const passwordBody = t.Object({ current_password: t.String({ maxLength: 1024 }), new_password: t.String({ maxLength: 1024 }) });

@@ -27,6 +27,8 @@ export function widgetRoutes(services: Services, state: RequestStates) {
           starter_questions: deployment.starterQuestions,
           qa_pairs: deployment.qaPairs.map((p) => ({ question: p.question, answer: p.answer })),
           handoff_enabled: deployment.handoffEnabled,
+          // with mail off the owner is not mailed, so the widget does not promise the visitor an email
+          handoff_mail: services.mail.enabled,
           feedback_enabled: true,
         };
       },

@@ -42,5 +42,8 @@ export const widgetConfigResponse = t.Object({
   starter_questions: t.Array(t.String()),
   qa_pairs: t.Array(qaPair),
   handoff_enabled: t.Boolean(),
+  handoff_mail: t.Boolean({
+    description: "the owner is mailed about a handoff (false: mail is off, the request is only listed in the console)",
+  }),
   feedback_enabled: t.Boolean(),
 });

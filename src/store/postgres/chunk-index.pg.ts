@@ -1,12 +1,15 @@
 import type { SQL } from "bun";
-import { type ChunkRow, type NewChunk, stagingDeployment } from "../repos/chunk-index.repo.ts";
+import type { ChunkRow, IndexedChunk, NewChunk } from "../contract/chunk-index.contract.ts";
+import { stagingDeployment, toIndexedChunk } from "../contract/chunk-index.contract.ts";
 import { addPostings, countTerms, lockDeployment, MAX_TERM_CHARS, rebuildKey, termOf } from "./keyword-postings.pg.ts";
 import { createPgKeywordReindex } from "./keyword-reindex.pg.ts";
-import { num, numOrNull, type Raw } from "./repos/values.ts";
+import type { Raw } from "./repos/values.ts";
+
+/** A count, id or score cell of a raw row (int8 and aggregates arrive as strings). */
+const num = (v: unknown): number => Number(v);
 
 /**
- * The hybrid index on PostgreSQL + pgvector, the same contract as the SQLite one (store/repos/chunk-index.repo.ts)
- * but async. Keyword ranking is FTS5's bm25(fts, 1.0, 0.5) computed in SQL over our own per-deployment postings
+ * The hybrid index on PostgreSQL + pgvector (chunk-index.contract.ts). Keyword ranking is FTS5's bm25(fts, 1.0, 0.5) computed in SQL over our own per-deployment postings
  * (kw_stats, kw_terms, kw_postings; see migrations/001_retrieval.sql), counted from the same analyzed terms the
  * SQLite index holds (keyword-postings.pg.ts), so scores — not just orderings — match SQLite's. Vectors are pgvector
  * (cosine, HNSW) searched with iterative index scans filtered by deployment. A document's chunk, keyword and
@@ -33,23 +36,6 @@ export const defaultEfSearch = (k: number): number => Math.min(1000, Math.max(40
 /** pgvector's text form; float32 values printed exactly. */
 export const vectorLiteral = (v: Float32Array): string => `[${Array.from(v).join(",")}]`;
 
-function toChunkRow(r: Raw): ChunkRow {
-  return {
-    id: num(r.id),
-    deployment_id: r.deployment_id as string,
-    document_id: r.document_id as string,
-    ord: num(r.ord),
-    source: r.source as string,
-    text: r.text as string,
-    heading_path: r.heading_path as string,
-    page_start: numOrNull(r.page_start),
-    page_end: numOrNull(r.page_end),
-    row_start: numOrNull(r.row_start),
-    row_end: numOrNull(r.row_end),
-    token_count: num(r.token_count),
-    text_hash: r.text_hash as string,
-  };
-}
 
 const CHUNK_COLUMNS =
   "id, deployment_id, document_id, ord, source, text, heading_path, page_start, page_end, row_start, row_end, token_count, text_hash";
@@ -386,15 +372,15 @@ export async function createPgChunkIndex(sql: SQL, opts: { efSearch?: (k: number
       })) as Raw[];
       return rows.map((r) => ({ id: num(r.id), distance: num(r.distance) }));
     },
-    async getChunks(ids: number[]): Promise<ChunkRow[]> {
+    async getChunks(ids: number[]): Promise<IndexedChunk[]> {
       if (ids.length === 0) return [];
       const rows = (await sql.unsafe(`SELECT ${CHUNK_COLUMNS} FROM chunks WHERE id = ANY($1::bigint[])`, [
         sql.array(ids, "INT8"),
-      ])) as Raw[];
-      return rows.map(toChunkRow);
+      ])) as ChunkRow[];
+      return rows.map(toIndexedChunk);
     },
-    async allChunks(): Promise<ChunkRow[]> {
-      return ((await sql.unsafe(`SELECT ${CHUNK_COLUMNS} FROM chunks ORDER BY id`)) as Raw[]).map(toChunkRow);
+    async allChunks(): Promise<IndexedChunk[]> {
+      return ((await sql.unsafe(`SELECT ${CHUNK_COLUMNS} FROM chunks ORDER BY id`)) as ChunkRow[]).map(toIndexedChunk);
     },
     async setVector(id: number, deploymentId: string, v: Float32Array): Promise<void> {
       await insertVectors(sql, deploymentId, [id], [v]);
@@ -437,6 +423,8 @@ export async function createPgChunkIndex(sql: SQL, opts: { efSearch?: (k: number
         ON CONFLICT DO NOTHING`;
     },
     /** How many of a document's chunks are in each place (chunks, keyword-indexed, vectors). */
+    /** The keyword postings need no maintenance after a bulk load (FTS5's segment merges have no counterpart here). */
+    mergeFts: async () => 0,
     async counts(documentId: string): Promise<{ chunks: number; fts: number; vec: number }> {
       const r =
         (
@@ -456,7 +444,7 @@ export type PgChunkIndex = Awaited<ReturnType<typeof createPgChunkIndex>>;
 
 /**
  * Term statistics for the gate's IDF weights from the deployment's own keyword statistics — the same numbers its
- * BM25 ranking uses (the SQLite twin is store/repos/term-stats.repo.ts). Both are single indexed lookups.
+ * BM25 ranking uses. Both are single indexed lookups.
  */
 export function createPgTermStats(sql: SQL) {
   return {

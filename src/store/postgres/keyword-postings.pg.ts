@@ -1,5 +1,7 @@
 import type { SQL } from "bun";
-import { num, type Raw } from "./repos/values.ts";
+import type { Raw } from "./repos/values.ts";
+
+const num = (v: unknown): number => Number(v);
 
 /**
  * The PostgreSQL keyword index's postings (kw_terms, kw_postings, kw_stats; migrations/001_retrieval.sql), counted

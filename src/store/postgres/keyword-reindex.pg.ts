@@ -1,7 +1,9 @@
 import type { SQL } from "bun";
-import type { ReanalyzedChunk, ReindexChunk } from "../repos/chunk-index.repo.ts";
+import type { ReanalyzedChunk, ReindexChunk } from "../contract/chunk-index.contract.ts";
 import { addPostings, countTerms, lockDeployment, rebuildKey } from "./keyword-postings.pg.ts";
-import { num, type Raw } from "./repos/values.ts";
+import type { Raw } from "./repos/values.ts";
+
+const num = (v: unknown): number => Number(v);
 
 /**
  * Rebuilding a deployment's keyword postings with another analysis (an upgrade, or pinned languages), in batches

@@ -1,5 +1,5 @@
 import { SQL } from "bun";
-import type { Repos, Store } from "../store.ts";
+import type { Repos, Store } from "../contract/store.contract.ts";
 import { createPgChunkIndex, createPgTermStats } from "./chunk-index.pg.ts";
 import { scrubPassword } from "./diagnostics.pg.ts";
 import { migratePg } from "./migrate.pg.ts";
@@ -18,7 +18,10 @@ import { createPgOutboxRepo } from "./repos/outbox.pg.ts";
 import { createPgOwnerChatLogsRepo } from "./repos/owner-chat-logs.pg.ts";
 import { createPgOwnerSessionsRepo } from "./repos/owner-sessions.pg.ts";
 import { createPgQueueDepthsRepo } from "./repos/queue-depths.pg.ts";
+import { createPgConversationLogsRepo } from "./repos/conversation-logs.pg.ts";
 import { createPgReportsRepo } from "./repos/reports.pg.ts";
+import { createPgTestQuestionsRepo } from "./repos/test-questions.pg.ts";
+import { createPgVisitorDataRepo } from "./repos/visitor-data.pg.ts";
 import { createPgTrainingStore } from "./training.pg.ts";
 
 export interface PgStoreOptions {
@@ -108,6 +111,9 @@ async function openPgStore(sql: SQL): Promise<PgStore> {
     loginAttempts: createPgLoginAttemptsRepo(sql),
     ownerChatLogs: createPgOwnerChatLogsRepo(sql),
     reports: createPgReportsRepo(sql),
+    conversationLogs: createPgConversationLogsRepo(sql),
+    visitorData: createPgVisitorDataRepo(sql),
+    testQuestions: createPgTestQuestionsRepo(sql),
   };
 
   const repos: Repos = { chunkIndex, termStats, ...core, ...visitor, rateLimits: createPgRateLimits(sql) };

@@ -1,5 +1,5 @@
 import type { SQL } from "bun";
-import type { RateDecision, RateLimitStore } from "../store.ts";
+import type { RateDecision, RateLimitStore } from "../contract/rate-limits.contract.ts";
 
 const WINDOW_MS = 60_000;
 
@@ -14,7 +14,7 @@ interface HitRow {
  * Exact "N per rolling minute" per identity, shared by every node: a sliding log of counted requests in
  * PostgreSQL (migration 003), decided by rate_limit_hit() in one round trip under an advisory lock per identity,
  * so concurrent hits on any number of connections never let limit + 1 through. Decisions match the in-memory
- * limiter (src/server/rate-limit.ts): refused hits are not counted, Retry-After is when the oldest counted hit
+ * limiter (store/sqlite/memory-rate-limits.ts): refused hits are not counted, Retry-After is when the oldest counted hit
  * leaves the window. Identities that went quiet are swept once a window by whichever node notices first.
  */
 export function createPgRateLimits(sql: SQL, opts: { windowMs?: number } = {}): RateLimitStore {

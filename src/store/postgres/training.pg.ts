@@ -1,21 +1,21 @@
 import type { SQL } from "bun";
-import type { NewChunk } from "../repos/chunk-index.repo.ts";
-import { trainingStatusOf } from "../repos/deployments.repo.ts";
-import type { DocumentRecord, DocumentStatus } from "../repos/documents.repo.ts";
-import type { TrainingStore } from "../store.ts";
+import { trainingStatusOf } from "../contract/deployments.contract.ts";
+import { byCreation, type DocumentRecord, type DocumentRow, toDocumentRecord } from "../contract/documents.contract.ts";
+import type { TrainingStore } from "../contract/training.contract.ts";
 import type { PgChunkIndex } from "./chunk-index.pg.ts";
 import { setTrainingStatus } from "./repos/deployments.pg.ts";
-import { byCreation, toDocumentRecord } from "./repos/documents.pg.ts";
-import type { Raw } from "./repos/values.ts";
+import { statusCounts } from "./repos/documents.pg.ts";
+import { rows } from "./repos/values.ts";
+
+type Row = DocumentRow & { lease_owner: string | null };
 
 /** Rows in deployment order: the chunk index's keyword locks are per deployment and taken in this order. */
 const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
-const byDeployment = (rows: Raw[]) =>
-  [...rows].sort((a, b) => cmp(String(a.deployment_id), String(b.deployment_id)) || cmp(String(a.id), String(b.id)));
+const byDeployment = <R extends { id: string; deployment_id: string }>(found: R[]) =>
+  [...found].sort((a, b) => cmp(a.deployment_id, b.deployment_id) || cmp(a.id, b.id));
 
 /**
- * The training queue's writes on PostgreSQL, each one transaction, shared by every node (the SQLite twin is
- * sqlite/training.sqlite.ts). A claim takes documents with FOR UPDATE SKIP LOCKED, so nodes claiming at once get
+ * The training queue's writes on PostgreSQL, each one transaction, shared by every node. A claim takes documents with FOR UPDATE SKIP LOCKED, so nodes claiming at once get
  * disjoint sets, and records the worker and until when its lease holds (documents.lease_owner / lease_until).
  * A document whose lease ran out (its node died or stalled) is claimed again by whoever claims next, its partial
  * index rows removed in that claiming transaction. Every write first locks the document and checks it is still
@@ -28,21 +28,14 @@ const byDeployment = (rows: Raw[]) =>
 export function createPgTrainingStore(sql: SQL, index: PgChunkIndex): TrainingStore {
   /** Status from the documents' statuses, as the SQLite store computes it. */
   async function refresh(tx: SQL, deploymentIds: Iterable<string>): Promise<void> {
-    for (const id of [...new Set(deploymentIds)].sort()) {
-      const counts: Record<DocumentStatus, number> = { stored: 0, queued: 0, processing: 0, completed: 0, failed: 0 };
-      for (const r of (await tx`SELECT status, count(*)::int AS n FROM documents WHERE deployment_id = ${id} GROUP BY status`) as Raw[])
-        counts[r.status as DocumentStatus] = Number(r.n);
-      await setTrainingStatus(tx, id, trainingStatusOf(counts));
-    }
+    for (const id of [...new Set(deploymentIds)].sort()) await setTrainingStatus(tx, id, trainingStatusOf(await statusCounts(tx, id)));
   }
 
   /** Locks these documents (in id order) and returns those still processing under `worker`'s claim. */
   async function mine(tx: SQL, worker: string, ids: string[]): Promise<Map<string, DocumentRecord>> {
     if (ids.length === 0) return new Map();
-    const rows = (await tx`SELECT * FROM documents WHERE id = ANY(${sql.array(ids, "TEXT")}::text[]) ORDER BY id FOR UPDATE`) as Raw[];
-    return new Map(
-      rows.filter((r) => r.status === "processing" && r.lease_owner === worker).map((r) => [r.id as string, toDocumentRecord(r)]),
-    );
+    const locked = await rows<Row>(tx`SELECT * FROM documents WHERE id = ANY(${sql.array(ids, "TEXT")}::text[]) ORDER BY id FOR UPDATE`);
+    return new Map(locked.filter((r) => r.status === "processing" && r.lease_owner === worker).map((r) => [r.id, toDocumentRecord(r)]));
   }
 
   /**
@@ -73,10 +66,10 @@ export function createPgTrainingStore(sql: SQL, index: PgChunkIndex): TrainingSt
   /** Inside a transaction: swap out older documents of the same name (a kill -9 keeps old or new, never half). */
   async function replaceOlder(tx: SQL, doc: DocumentRecord): Promise<string[]> {
     if (!doc.replaceOnTrain) return [];
-    const older = (await tx`SELECT id, created_at FROM documents WHERE deployment_id = ${doc.deploymentId} AND name = ${doc.name}
-      AND id <> ${doc.id} AND created_at <= ${doc.createdAt} ORDER BY created_at`) as Raw[];
-    for (const old of older) await deleteDocument(tx, old.id as string);
-    return older.map((o) => o.id as string);
+    const older = await rows<{ id: string }>(tx`SELECT id FROM documents WHERE deployment_id = ${doc.deploymentId} AND name = ${doc.name}
+      AND id <> ${doc.id} AND created_at <= ${doc.createdAt} ORDER BY created_at`);
+    for (const old of older) await deleteDocument(tx, old.id);
+    return older.map((o) => o.id);
   }
 
   /** A document's index rows (keyword rows first: they have no foreign key), parts and row. */
@@ -99,25 +92,26 @@ export function createPgTrainingStore(sql: SQL, index: PgChunkIndex): TrainingSt
         const at = Date.now();
         // a dead worker's documents first (their work is the oldest), then the queue in order; two statements so
         // each walks its own index (documents_status, documents_queue) instead of sorting every queued row
-        const expired = (await tx`SELECT id, status, deployment_id FROM documents
+        type Picked = { id: string; status: string; deployment_id: string };
+        const expired = await rows<Picked>(tx`SELECT id, status, deployment_id FROM documents
           WHERE status = 'processing' AND (lease_until IS NULL OR lease_until < ${at})
-          ORDER BY queued_at NULLS FIRST, id LIMIT ${limit} FOR UPDATE SKIP LOCKED`) as Raw[];
+          ORDER BY queued_at NULLS FIRST, id LIMIT ${limit} FOR UPDATE SKIP LOCKED`);
         const queued =
           expired.length < limit
-            ? ((await tx`SELECT id, status, deployment_id FROM documents WHERE status = 'queued'
-                ORDER BY queued_at, id LIMIT ${limit - expired.length} FOR UPDATE SKIP LOCKED`) as Raw[])
+            ? await rows<Picked>(tx`SELECT id, status, deployment_id FROM documents WHERE status = 'queued'
+                ORDER BY queued_at, id LIMIT ${limit - expired.length} FOR UPDATE SKIP LOCKED`)
             : [];
         const picked = [...expired, ...queued];
         if (picked.length === 0) return [];
         // a dead worker's partial rows (staged, partly published or written) go before the document is trained again
-        for (const p of byDeployment(picked.filter((p) => p.status === "processing"))) await index.deleteDocument(p.id as string, tx);
-        const rows = (await tx`UPDATE documents SET status = 'processing', attempts = attempts + 1, lease_owner = ${worker},
+        for (const p of byDeployment(picked.filter((p) => p.status === "processing"))) await index.deleteDocument(p.id, tx);
+        const updated = await rows<Row>(tx`UPDATE documents SET status = 'processing', attempts = attempts + 1, lease_owner = ${worker},
             lease_until = ${at + leaseMs}, updated_at = ${at}
           WHERE id = ANY(${sql.array(
-            picked.map((p) => p.id as string),
+            picked.map((p) => p.id),
             "TEXT",
-          )}::text[]) RETURNING *`) as Raw[];
-        const claimed = rows.map(toDocumentRecord).sort(byCreation);
+          )}::text[]) RETURNING *`);
+        const claimed = updated.map(toDocumentRecord).sort(byCreation);
         await refresh(
           tx,
           claimed.map((d) => d.deploymentId),
@@ -128,9 +122,9 @@ export function createPgTrainingStore(sql: SQL, index: PgChunkIndex): TrainingSt
 
     async renew(worker, ids, leaseMs) {
       if (ids.length === 0) return [];
-      const held = (await sql`UPDATE documents SET lease_until = ${Date.now() + leaseMs}
-        WHERE id = ANY(${sql.array(ids, "TEXT")}::text[]) AND status = 'processing' AND lease_owner = ${worker} RETURNING id`) as Raw[];
-      const still = new Set(held.map((r) => r.id as string));
+      const held = await rows<{ id: string }>(sql`UPDATE documents SET lease_until = ${Date.now() + leaseMs}
+        WHERE id = ANY(${sql.array(ids, "TEXT")}::text[]) AND status = 'processing' AND lease_owner = ${worker} RETURNING id`);
+      const still = new Set(held.map((r) => r.id));
       return ids.filter((id) => !still.has(id));
     },
 
@@ -156,9 +150,11 @@ export function createPgTrainingStore(sql: SQL, index: PgChunkIndex): TrainingSt
         const leftovers = new Set(
           ids.length === 0
             ? []
-            : ((await tx`SELECT DISTINCT document_id FROM chunks WHERE document_id = ANY(${sql.array(ids, "TEXT")}::text[])`) as Raw[]).map(
-                (r) => r.document_id as string,
-              ),
+            : (
+                await rows<{ document_id: string }>(
+                  tx`SELECT DISTINCT document_id FROM chunks WHERE document_id = ANY(${sql.array(ids, "TEXT")}::text[])`,
+                )
+              ).map((r) => r.document_id),
         );
         // keyword locks are per deployment: take them in deployment order, one insert per deployment
         const byDep = new Map<string, typeof mineNow>();
@@ -202,7 +198,7 @@ export function createPgTrainingStore(sql: SQL, index: PgChunkIndex): TrainingSt
       }) as Promise<boolean>;
     },
 
-    async stage(worker, doc, seq, parts, chunks: NewChunk[], embedderId) {
+    async stage(worker, doc, seq, parts, chunks, embedderId) {
       return sql.begin(async (tx) => {
         await unsynced(tx);
         if (!(await mine(tx, worker, [doc.id])).has(doc.id)) return null;
@@ -268,19 +264,19 @@ export function createPgTrainingStore(sql: SQL, index: PgChunkIndex): TrainingSt
       return sql.begin(async (tx) => {
         const at = Date.now();
         // a lease that ran out, or this worker's own from before a restart: no claim of it can be alive
-        const stale = (await tx`SELECT id, deployment_id FROM documents
+        const stale = await rows<{ id: string; deployment_id: string }>(tx`SELECT id, deployment_id FROM documents
           WHERE status = 'processing' AND (lease_until IS NULL OR lease_until < ${at} OR lease_owner = ${worker})
-          ORDER BY id FOR UPDATE SKIP LOCKED`) as Raw[];
-        for (const d of byDeployment(stale)) await index.deleteDocument(d.id as string, tx);
+          ORDER BY id FOR UPDATE SKIP LOCKED`);
+        for (const d of byDeployment(stale)) await index.deleteDocument(d.id, tx);
         if (stale.length > 0)
           await tx`UPDATE documents SET status = 'queued', lease_owner = NULL, lease_until = NULL, updated_at = ${at}
             WHERE id = ANY(${sql.array(
-              stale.map((d) => d.id as string),
+              stale.map((d) => d.id),
               "TEXT",
             )}::text[])`;
         await refresh(
           tx,
-          stale.map((d) => d.deployment_id as string),
+          stale.map((d) => d.deployment_id),
         );
         return stale.length;
       });

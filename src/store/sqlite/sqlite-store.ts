@@ -1,117 +1,57 @@
-import { createRateLimiter } from "../../server/rate-limit.ts";
-import { closeDatabase, type Db, flushWal, openDatabase } from "../db.ts";
-import { createAccountsRepo } from "../repos/accounts.repo.ts";
-import { createChatLogFeedbackRepo } from "../repos/chat-log-feedback.repo.ts";
-import { createChatLogsRepo } from "../repos/chat-logs.repo.ts";
-import { createChunkIndexRepo } from "../repos/chunk-index.repo.ts";
-import { createConversationsRepo } from "../repos/conversations.repo.ts";
-import { createCorrectionsRepo } from "../repos/corrections.repo.ts";
-import { createDeploymentsRepo } from "../repos/deployments.repo.ts";
-import { createDocumentsRepo } from "../repos/documents.repo.ts";
-import { createKeysRepo } from "../repos/keys.repo.ts";
-import { createLeadsRepo } from "../repos/leads.repo.ts";
-import { createLoginAttemptsRepo } from "../repos/login-attempts.repo.ts";
-import { createOutboxRepo } from "../repos/outbox.repo.ts";
-import { createOwnerChatLogsRepo } from "../repos/owner-chat-logs.repo.ts";
-import { createOwnerSessionsRepo } from "../repos/owner-sessions.repo.ts";
-import { createQueueDepthsRepo } from "../repos/queue-depths.repo.ts";
-import { createReportsRepo } from "../repos/reports.repo.ts";
-import { createTermStatsRepo } from "../repos/term-stats.repo.ts";
-import type { AsyncRepo, ChunkIndexStore, RateLimitStore, Repos, Store } from "../store.ts";
+import type { Repos, Store } from "../contract/store.contract.ts";
+import { createChunkIndexWriter, createSqliteChunkIndex } from "./chunk-index.sqlite.ts";
+import { closeDatabase, type Db, openDatabase } from "./db.ts";
+import { createMemoryRateLimits } from "./memory-rate-limits.ts";
+import { createSqliteAccountsRepo } from "./repos/accounts.sqlite.ts";
+import { createSqliteChatLogFeedbackRepo } from "./repos/chat-log-feedback.sqlite.ts";
+import { createSqliteChatLogsRepo } from "./repos/chat-logs.sqlite.ts";
+import { createSqliteConversationsRepo } from "./repos/conversations.sqlite.ts";
+import { createSqliteCorrectionsRepo } from "./repos/corrections.sqlite.ts";
+import { createSqliteDeploymentsRepo } from "./repos/deployments.sqlite.ts";
+import { createSqliteDocumentsRepo } from "./repos/documents.sqlite.ts";
+import { createSqliteKeysRepo } from "./repos/keys.sqlite.ts";
+import { createSqliteLeadsRepo } from "./repos/leads.sqlite.ts";
+import { createSqliteLoginAttemptsRepo } from "./repos/login-attempts.sqlite.ts";
+import { createSqliteOutboxRepo } from "./repos/outbox.sqlite.ts";
+import { createSqliteOwnerChatLogsRepo } from "./repos/owner-chat-logs.sqlite.ts";
+import { createSqliteOwnerSessionsRepo } from "./repos/owner-sessions.sqlite.ts";
+import { createSqliteQueueDepthsRepo } from "./repos/queue-depths.sqlite.ts";
+import { createSqliteConversationLogsRepo } from "./repos/conversation-logs.sqlite.ts";
+import { createSqliteReportsRepo } from "./repos/reports.sqlite.ts";
+import { createSqliteTestQuestionsRepo } from "./repos/test-questions.sqlite.ts";
+import { createSqliteVisitorDataRepo } from "./repos/visitor-data.sqlite.ts";
+import { createSqliteTermStats } from "./term-stats.sqlite.ts";
 import { createSqliteTrainingStore } from "./training.sqlite.ts";
 
-/** Methods that stay synchronous (in-process state); everything else becomes a promise. */
-const SYNC = new Set(["hasVectors"]);
-
 /**
- * A synchronous SQLite repo as the async store contract. bun:sqlite answers in microseconds on this thread, so
- * the promise is only the shape the contract shares with PostgreSQL; a throw becomes a rejection.
+ * Every repository of the contract over one SQLite database. bun:sqlite answers in microseconds on this thread,
+ * so each method does its work synchronously and returns a settled promise: the shape it shares with PostgreSQL.
  */
-export function asyncRepo<R extends object>(repo: R): AsyncRepo<R> {
-  const out: Record<string, unknown> = {};
-  for (const [name, value] of Object.entries(repo)) {
-    if (typeof value !== "function" || SYNC.has(name)) {
-      out[name] = value;
-      continue;
-    }
-    out[name] = (...args: unknown[]) => {
-      try {
-        return Promise.resolve((value as (...a: unknown[]) => unknown).apply(repo, args));
-      } catch (e) {
-        return Promise.reject(e);
-      }
-    };
-  }
-  return out as AsyncRepo<R>;
-}
-
-/** One process per data dir (data-dir-lock.ts), so an in-memory sliding log is exact. */
-export function createMemoryRateLimits(opts: Parameters<typeof createRateLimiter>[0] = {}): RateLimitStore {
-  const limiter = createRateLimiter(opts);
+export function sqliteRepos(db: Db): Repos {
+  const writer = createChunkIndexWriter(db);
   return {
-    hit: async (identity, limit) => limiter.hit(identity, limit),
-    peek: async (identity, limit) => limiter.peek(identity, limit),
-  };
-}
-
-/** The synchronous SQLite repos, for SQLite-only tools and tests that read the database on this thread. */
-export function sqliteSyncRepos(db: Db) {
-  const accounts = createAccountsRepo(db);
-  const conversations = createConversationsRepo(db);
-  const outbox = createOutboxRepo(db);
-  return {
-    accounts,
-    deployments: createDeploymentsRepo(db),
-    keys: createKeysRepo(db),
-    documents: createDocumentsRepo(db),
-    chunkIndex: createChunkIndexRepo(db),
-    termStats: createTermStatsRepo(db),
-    outbox,
-    leads: createLeadsRepo(db, { outbox }),
-    corrections: createCorrectionsRepo(db),
-    chatLogFeedback: createChatLogFeedbackRepo(db),
-    chatLogs: createChatLogsRepo(db, { accounts, conversations }),
-    conversations,
-    ownerSessions: createOwnerSessionsRepo(db),
-    loginAttempts: createLoginAttemptsRepo(db),
-    ownerChatLogs: createOwnerChatLogsRepo(db),
-    reports: createReportsRepo(db),
-    queueDepths: createQueueDepthsRepo(db),
-  };
-}
-export type SqliteSyncRepos = ReturnType<typeof sqliteSyncRepos>;
-
-/** The store contract over the synchronous repos (the same instances, so caches are shared). */
-export function sqliteRepos(db: Db, sync: SqliteSyncRepos = sqliteSyncRepos(db)): Repos {
-  const { insertStaged: _s, publishStaged: _p, insertVectors: _v, ...searchable } = asyncRepo(sync.chunkIndex);
-  const chunkIndex: ChunkIndexStore = { ...searchable, refresh: async () => {} };
-  return {
-    accounts: asyncRepo(sync.accounts),
-    deployments: asyncRepo(sync.deployments),
-    keys: asyncRepo(sync.keys),
-    documents: {
-      ...asyncRepo(sync.documents),
-      // a large document's parts were written unsynced: flush them off the event loop before the row's commit
-      insert: async (input) => {
-        if (input.bytes === undefined) await flushWal(db);
-        return sync.documents.insert(input);
-      },
-    },
-    chunkIndex,
-    termStats: asyncRepo(sync.termStats),
-    training: createSqliteTrainingStore(db, { documents: sync.documents, deployments: sync.deployments, index: sync.chunkIndex }),
-    outbox: asyncRepo(sync.outbox),
-    leads: asyncRepo(sync.leads),
-    corrections: asyncRepo(sync.corrections),
-    chatLogFeedback: asyncRepo(sync.chatLogFeedback),
-    chatLogs: asyncRepo(sync.chatLogs),
-    conversations: asyncRepo(sync.conversations),
-    ownerSessions: asyncRepo(sync.ownerSessions),
-    loginAttempts: asyncRepo(sync.loginAttempts),
-    ownerChatLogs: asyncRepo(sync.ownerChatLogs),
-    reports: asyncRepo(sync.reports),
-    queueDepths: asyncRepo(sync.queueDepths),
+    accounts: createSqliteAccountsRepo(db),
+    deployments: createSqliteDeploymentsRepo(db),
+    keys: createSqliteKeysRepo(db),
+    documents: createSqliteDocumentsRepo(db),
+    chunkIndex: createSqliteChunkIndex(db, writer),
+    termStats: createSqliteTermStats(db),
+    training: createSqliteTrainingStore(db, writer),
+    outbox: createSqliteOutboxRepo(db),
+    leads: createSqliteLeadsRepo(db),
+    corrections: createSqliteCorrectionsRepo(db),
+    chatLogFeedback: createSqliteChatLogFeedbackRepo(db),
+    chatLogs: createSqliteChatLogsRepo(db),
+    conversations: createSqliteConversationsRepo(db),
+    ownerSessions: createSqliteOwnerSessionsRepo(db),
+    loginAttempts: createSqliteLoginAttemptsRepo(db),
+    ownerChatLogs: createSqliteOwnerChatLogsRepo(db),
+    reports: createSqliteReportsRepo(db),
+    queueDepths: createSqliteQueueDepthsRepo(db),
     rateLimits: createMemoryRateLimits(),
+    conversationLogs: createSqliteConversationLogsRepo(db),
+    visitorData: createSqliteVisitorDataRepo(db),
+    testQuestions: createSqliteTestQuestionsRepo(db),
   };
 }
 
@@ -119,19 +59,15 @@ export interface SqliteStore extends Store {
   engine: "sqlite";
   /** The open database, for SQLite-only tools (backup, diagnostics) and tests. */
   db: Db;
-  /** The same repos, synchronous (SQLite-only tools and tests). */
-  sync: SqliteSyncRepos;
 }
 
 /** The embedded default: the data dir's SQLite database, migrated, as the store contract. */
 export async function createSqliteStore(dataDir: string): Promise<SqliteStore> {
   const db = await openDatabase(dataDir);
-  const sync = sqliteSyncRepos(db);
   return {
     engine: "sqlite",
     db,
-    sync,
-    repos: sqliteRepos(db, sync),
+    repos: sqliteRepos(db),
     async ping() {
       db.query("SELECT 1").get();
     },

@@ -1,33 +1,39 @@
-import { type Db, flushWal, unpromisedTransaction } from "../db.ts";
-import type { ChunkIndexRepo, NewChunk } from "../repos/chunk-index.repo.ts";
-import { type DeploymentsRepo, trainingStatusOf } from "../repos/deployments.repo.ts";
-import type { DocumentRecord, DocumentsRepo } from "../repos/documents.repo.ts";
-import type { ChunkVector, TrainingStore } from "../store.ts";
+import type { NewChunk } from "../contract/chunk-index.contract.ts";
+import { trainingStatusOf } from "../contract/deployments.contract.ts";
+import { byCreation, type DocumentRecord, type DocumentRow, toDocumentRecord } from "../contract/documents.contract.ts";
+import type { TrainingStore } from "../contract/training.contract.ts";
+import type { ChunkIndexWriter } from "./chunk-index.sqlite.ts";
+import { type Db, flushWal, unpromisedTransaction } from "./db.ts";
+import { setTrainingStatus } from "./repos/deployments.sqlite.ts";
+import {
+  deferQueued,
+  deleteDocumentRow,
+  documentById,
+  documentsNamed,
+  markCompleted,
+  markFailed,
+  pendingDeployments,
+  setProgress,
+  statusCounts,
+} from "./repos/documents.sqlite.ts";
 
 /**
  * The training queue's writes on SQLite, each one transaction. One process owns a data dir (data-dir-lock.ts),
  * so a claim needs no lease here: "still mine" is "still processing", and a restart requeues whatever a crash
  * left processing.
  */
-export function createSqliteTrainingStore(
-  db: Db,
-  r: { documents: DocumentsRepo; deployments: DeploymentsRepo; index: ChunkIndexRepo },
-): TrainingStore {
-  const { documents, deployments, index } = r;
-  const stillMine = (id: string) => documents.get(id)?.status === "processing";
-
-  function refresh(deploymentId: string): void {
-    deployments.setTrainingStatus(deploymentId, trainingStatusOf(documents.statusCounts(deploymentId)));
-  }
+export function createSqliteTrainingStore(db: Db, index: ChunkIndexWriter): TrainingStore {
+  const stillMine = (id: string) => documentById(db, id)?.status === "processing";
+  const refresh = (deploymentId: string) => setTrainingStatus(db, deploymentId, trainingStatusOf(statusCounts(db, deploymentId)));
 
   /** Inside a transaction: swap out replaced documents of the same name (a kill -9 keeps old or new, never half). */
   function replaceOlder(doc: DocumentRecord): string[] {
     if (!doc.replaceOnTrain) return [];
     const gone: string[] = [];
-    for (const old of documents.findByName(doc.deploymentId, doc.name)) {
+    for (const old of documentsNamed(db, doc.deploymentId, doc.name)) {
       if (old.id === doc.id || old.createdAt > doc.createdAt) continue;
       index.deleteDocument(old.id);
-      documents.deleteRow(old.id);
+      deleteDocumentRow(db, old.id);
       gone.push(old.id);
     }
     return gone;
@@ -41,7 +47,15 @@ export function createSqliteTrainingStore(
 
   return {
     async claim(_worker, limit) {
-      const claimed = documents.claimBatch(limit);
+      // the oldest queued documents in one statement (bulk loads: not one per document)
+      const claimed = db
+        .query<DocumentRow, [number, number]>(
+          `UPDATE documents SET status = 'processing', attempts = attempts + 1, updated_at = ?
+            WHERE id IN (SELECT id FROM documents WHERE status = 'queued' ORDER BY queued_at, id LIMIT ?) RETURNING *`,
+        )
+        .all(Date.now(), limit)
+        .map(toDocumentRecord)
+        .sort(byCreation);
       if (claimed.length > 0) immediate(() => new Set(claimed.map((d) => d.deploymentId)).forEach(refresh));
       return claimed;
     },
@@ -52,7 +66,7 @@ export function createSqliteTrainingStore(
       return immediate(() => {
         let done: string[] = [];
         for (const { doc, chunks } of items) {
-          const current = documents.get(doc.id);
+          const current = documentById(db, doc.id);
           if (current?.status !== "processing") continue; // removed or re-queued meanwhile
           // a newer upload of a name in the same batch replaces one completed just before it: that one isn't done
           const gone = new Set(replaceOlder(current));
@@ -60,7 +74,7 @@ export function createSqliteTrainingStore(
           index.deleteDocument(doc.id);
           index.insert(doc.deploymentId, doc.id, chunks);
           cacheVectors(embedderId, chunks);
-          documents.markCompleted(doc.id, chunks.length);
+          markCompleted(db, doc.id, chunks.length);
           done.push(doc.id);
         }
         for (const d of new Set(items.map((i) => i.doc.deploymentId))) refresh(d);
@@ -79,22 +93,22 @@ export function createSqliteTrainingStore(
         if (!stillMine(doc.id)) return null;
         const ids = index.insertStaged(doc.id, chunks);
         cacheVectors(embedderId, chunks);
-        documents.setProgress(doc.id, seq + 1, parts);
+        setProgress(db, doc.id, seq + 1, parts);
         return ids;
       });
     },
     async publish(_worker, doc, limit) {
       return unpromisedTransaction(db, () => (stillMine(doc.id) ? index.publishStaged(doc.id, doc.deploymentId, limit) : 0));
     },
-    async finishLarge(_worker, doc, vectors: ChunkVector[], chunkCount) {
+    async finishLarge(_worker, doc, vectors, chunkCount) {
       // the staged parts' pages reach the disk off the event loop first; the commit then has little to fsync
       await flushWal(db);
       return immediate(() => {
-        const current = documents.get(doc.id);
+        const current = documentById(db, doc.id);
         if (current?.status !== "processing") return false;
         replaceOlder(current);
         index.insertVectors(doc.deploymentId, vectors);
-        documents.markCompleted(doc.id, chunkCount);
+        markCompleted(db, doc.id, chunkCount);
         refresh(doc.deploymentId);
         return true;
       });
@@ -102,20 +116,20 @@ export function createSqliteTrainingStore(
     async fail(_worker, doc, code, message) {
       immediate(() => {
         if (!stillMine(doc.id)) return;
-        documents.markFailed(doc.id, code, message);
+        markFailed(db, doc.id, code, message);
         refresh(doc.deploymentId);
       });
     },
     async defer(_worker, doc, code, message) {
       immediate(() => {
-        documents.deferQueued(doc.id, code, message);
+        deferQueued(db, doc.id, code, message);
         refresh(doc.deploymentId);
       });
     },
     async removeDocument(documentId, deploymentId) {
       immediate(() => {
         index.deleteDocument(documentId);
-        documents.deleteRow(documentId);
+        deleteDocumentRow(db, documentId);
         refresh(deploymentId);
       });
     },
@@ -124,9 +138,13 @@ export function createSqliteTrainingStore(
     },
     async recoverInterrupted() {
       // an interrupted large document may have staged or partly published rows: they go before it is retrained
-      for (const id of documents.interruptedIds()) immediate(() => index.deleteDocument(id));
-      const n = documents.requeueInterrupted();
-      for (const d of documents.pendingDeployments()) refresh(d);
+      const interrupted = db
+        .query<{ id: string }, []>("SELECT id FROM documents WHERE status = 'processing'")
+        .all()
+        .map((r) => r.id);
+      for (const id of interrupted) immediate(() => index.deleteDocument(id));
+      const n = db.run("UPDATE documents SET status = 'queued', updated_at = ? WHERE status = 'processing'", [Date.now()]).changes;
+      for (const d of pendingDeployments(db)) refresh(d);
       return n;
     },
   };

@@ -44,6 +44,9 @@ const TABS: [RouteName, string, string | undefined][] = [
   ["settings", "Settings", undefined],
   ["documents", "Documents", "documents"],
   ["key", "Key", "key"],
+  ["chats", "Chat logs", "chats"],
+  ["gaps", "Content gaps", "gaps"],
+  ["tests", "Test questions", "tests"],
   ["corrections", "Corrections", "corrections"],
   ["leads", "Leads", "leads"],
   ["reports", "Reports", "reports"],
@@ -67,7 +70,11 @@ export async function deploymentFrame(ctx: PageContext, tab: RouteName, body: (d
       TABS.map(([name, label, path]) =>
         h(
           "a",
-          { href: deploymentHref(d.id, path), class: name === tab ? "active" : "", "aria-current": name === tab ? "page" : false },
+          {
+            href: deploymentHref(d.id, path),
+            class: name === tab || (name === "chats" && tab === "conversation") ? "active" : "",
+            "aria-current": name === tab ? "page" : false,
+          },
           label,
         ),
       ),

@@ -2,6 +2,10 @@ import { alertBox, clear, h } from "../shared/dom.ts";
 import { api, errorText, whenSignedOut } from "./api.ts";
 import { type PageContext, type PageRender, topBar } from "./layout.ts";
 import { accountPage } from "./pages/account.page.ts";
+import { chatsPage } from "./pages/chats.page.ts";
+import { conversationPage } from "./pages/conversation.page.ts";
+import { gapsPage } from "./pages/gaps.page.ts";
+import { testsPage } from "./pages/tests.page.ts";
 import { correctionsPage } from "./pages/corrections.page.ts";
 import { deploymentsPage } from "./pages/deployments.page.ts";
 import { documentsPage } from "./pages/documents.page.ts";
@@ -21,6 +25,10 @@ const PAGES: Record<Exclude<RouteName, "sign-in">, [string, PageRender]> = {
   corrections: ["Corrections", correctionsPage],
   leads: ["Leads", leadsPage],
   reports: ["Reports", reportsPage],
+  chats: ["Chat logs", chatsPage],
+  conversation: ["Conversation", conversationPage],
+  gaps: ["Content gaps", gapsPage],
+  tests: ["Test questions", testsPage],
   account: ["Account", accountPage],
   "not-found": [
     "Not found",
@@ -42,11 +50,13 @@ let checked = false;
 let generation = 0;
 let leave: (() => void)[] = [];
 
+/** One message at a time (a new one replaces the last), dismissable, gone by itself after a few seconds. */
 function toast(message: string, tone: "success" | "error" | "info" = "info"): void {
   const t = alertBox(message, tone);
   t.classList.add("toast");
-  toasts.append(t);
-  setTimeout(() => t.remove(), 4000);
+  t.append(h("button", { class: "toast-close", type: "button", "aria-label": "Dismiss message", onclick: () => t.remove() }, "×"));
+  toasts.replaceChildren(t);
+  setTimeout(() => t.remove(), 6000);
 }
 
 async function signOut(): Promise<void> {

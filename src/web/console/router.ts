@@ -7,6 +7,10 @@ export type RouteName =
   | "corrections"
   | "leads"
   | "reports"
+  | "chats"
+  | "conversation"
+  | "gaps"
+  | "tests"
   | "account"
   | "not-found";
 
@@ -15,12 +19,12 @@ export interface Route {
   params: Record<string, string>;
 }
 
-const TABS = new Set(["documents", "key", "corrections", "leads", "reports"]);
+const TABS = new Set(["documents", "key", "corrections", "leads", "reports", "chats", "gaps", "tests"]);
 
 /** Hash routes (#/deployments/dep_x/documents): the server serves one page, the hash picks the screen. */
 export function matchRoute(hash: string): Route {
   const parts = hash.replace(/^#\/?/, "").split("/").filter(Boolean).map(decodeURIComponent);
-  const [a, b, c] = parts;
+  const [a, b, c, d] = parts;
   if (!a) return { name: "deployments", params: {} };
   if (a === "sign-in" && !b) return { name: "sign-in", params: {} };
   if (a === "account" && !b) return { name: "account", params: {} };
@@ -28,6 +32,7 @@ export function matchRoute(hash: string): Route {
     if (!b) return { name: "deployments", params: {} };
     if (!c) return { name: "settings", params: { id: b } };
     if (TABS.has(c) && parts.length === 3) return { name: c as RouteName, params: { id: b } };
+    if (c === "chats" && d && parts.length === 4) return { name: "conversation", params: { id: b, conversationId: d } };
   }
   return { name: "not-found", params: {} };
 }

@@ -7,6 +7,14 @@ import type {
   reportResponse,
   sessionResponse,
 } from "../../server/routes/owner.schemas.ts";
+import type {
+  conversationResponse,
+  conversationsResponse,
+  gapsResponse,
+  policySchema,
+  erasureSchema,
+  testSummaryResponse,
+} from "../../server/routes/owner-insight.schemas.ts";
 
 /** Wire shapes of the owner API, straight from its route schemas (type-only: nothing of the server is bundled). */
 export type Session = typeof sessionResponse.static;
@@ -22,3 +30,12 @@ export interface KeyOnce {
   key_prefix: string;
   warning: string;
 }
+export type ConversationList = typeof conversationsResponse.static;
+export type ConversationSummary = ConversationList["data"][number];
+export type Conversation = typeof conversationResponse.static;
+export type Turn = Conversation["turns"][number];
+export type Citation = Turn["citations"][number];
+export type Gaps = typeof gapsResponse.static;
+export type TestSummary = typeof testSummaryResponse.static;
+export type Policy = typeof policySchema.static;
+export type Erasure = typeof erasureSchema.static;

@@ -5,12 +5,25 @@ export interface WidgetConfig {
   starter_questions: string[];
   qa_pairs: { question: string; answer: string }[];
   handoff_enabled: boolean;
+  /** false when the owner's mail is off: the handoff is listed for the owner, nobody is mailed */
+  handoff_mail?: boolean;
+}
+
+/** A cited passage the visitor may open (only when the owner allows it): a signed, short-lived link. */
+export interface CitationLink {
+  source: string;
+  page: number | null;
+  /** the last page the passage runs onto */
+  pageEnd: number | null;
+  row: number | null;
+  url: string;
 }
 
 export interface TurnEnd {
   chatLogId: number | null;
   conversationId: string | null;
   sources: string[];
+  citations: CitationLink[];
   refused: boolean;
 }
 
@@ -26,7 +39,26 @@ interface Frame {
   chat_log_id?: number;
   sources?: unknown;
   refused?: boolean;
+  citations?: unknown;
   choices?: { delta?: { content?: string }; finish_reason?: string | null }[];
+}
+
+/** Only links to this docchat's own /cite/ pages are shown. */
+function citationsOf(raw: unknown, base: string): CitationLink[] {
+  if (!Array.isArray(raw)) return [];
+  return raw.flatMap((c: Partial<CitationLink>) =>
+    typeof c?.url === "string" && c.url.startsWith("/cite/") && typeof c.source === "string"
+      ? [
+          {
+            source: c.source,
+            page: typeof c.page === "number" ? c.page : null,
+            pageEnd: typeof (c as { page_end?: unknown }).page_end === "number" ? (c as { page_end: number }).page_end : null,
+            row: typeof c.row === "number" ? c.row : null,
+            url: `${base}${c.url}`,
+          },
+        ]
+      : [],
+  );
 }
 
 const UNAVAILABLE = "The assistant is temporarily unavailable. Please try again shortly.";
@@ -70,7 +102,8 @@ export function createWidgetClient(base: string, key: string) {
       };
       es.onmessage = (ev: MessageEvent<string>) => {
         received = true;
-        if (ev.data === "[DONE]") return finish(() => h.onDone(end ?? { chatLogId: null, conversationId, sources: [], refused: false }));
+        if (ev.data === "[DONE]")
+          return finish(() => h.onDone(end ?? { chatLogId: null, conversationId, sources: [], citations: [], refused: false }));
         let f: Frame;
         try {
           f = JSON.parse(ev.data) as Frame;
@@ -86,6 +119,7 @@ export function createWidgetClient(base: string, key: string) {
             chatLogId: typeof f.chat_log_id === "number" ? f.chat_log_id : null,
             conversationId: f.conversation_id ?? conversationId,
             sources,
+            citations: citationsOf(f.citations, base),
             refused: f.refused === true,
           };
         }

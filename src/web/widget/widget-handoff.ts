@@ -7,6 +7,7 @@ export function handoffForm(
   client: WidgetClient,
   turn: { conversationId: string | null; chatLogId: number | null },
   t: VisitorMessages,
+  opts: { mail: boolean } = { mail: true },
 ): HTMLElement {
   const m = t.handoff;
   const email = h("input", {
@@ -26,7 +27,8 @@ export function handoffForm(
     maxlength: 4000,
   });
   const status = h("p", { class: "form-error", role: "alert" });
-  const submit = h("button", { type: "submit", class: "primary" }, m.send);
+  // not "Send": the composer below has that button, and two identical ones confuse (and read the same to a screen reader)
+  const submit = h("button", { type: "submit", class: "primary" }, opts.mail ? m.sendMail : m.sendRequest);
   const form: HTMLFormElement = h(
     "form",
     {
@@ -43,14 +45,15 @@ export function handoffForm(
             ...(turn.conversationId ? { conversation_id: turn.conversationId } : {}),
             ...(turn.chatLogId ? { chat_log_id: turn.chatLogId } : {}),
           });
-          form.replaceWith(h("p", { class: "handoff-done", role: "status" }, fill(m.thanks, { email: email.value.trim() })));
+          const done = opts.mail ? fill(m.thanks, { email: email.value.trim() }) : m.thanksRequest;
+          form.replaceWith(h("p", { class: "handoff-done", role: "status" }, done));
         } catch (err) {
           status.textContent = (err as Error).message;
           submit.disabled = false;
         }
       },
     },
-    h("p", { class: "handoff-title" }, m.title),
+    h("p", { class: "handoff-title" }, opts.mail ? m.title : m.titleRequest),
     email,
     name,
     message,

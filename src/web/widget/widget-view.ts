@@ -79,7 +79,21 @@ export function mountWidget(
       conversationId = end.conversationId;
       store.set(end.conversationId);
     }
-    if (end.sources.length)
+    // the owner may let visitors open what was cited: the page (or row) itself, by a short-lived link
+    const label = (c: TurnEnd["citations"][number]) =>
+      `${c.source}${c.page ? (c.pageEnd && c.pageEnd > c.page ? `, pp. ${c.page}–${c.pageEnd}` : `, p. ${c.page}`) : c.row ? `, row ${c.row}` : ""}`;
+    if (end.citations.length)
+      msg.append(
+        h(
+          "div",
+          { class: "sources" },
+          h("span", { class: "sources-label" }, "Sources:"),
+          end.citations.map((c) =>
+            h("a", { class: "source", href: c.url, target: "_blank", rel: "noopener noreferrer", title: "Open the cited page" }, label(c)),
+          ),
+        ),
+      );
+    else if (end.sources.length)
       msg.append(
         h(
           "div",
@@ -89,7 +103,8 @@ export function mountWidget(
         ),
       );
     if (end.chatLogId) msg.append(rating(end.chatLogId));
-    if (end.refused && config.handoff_enabled) msg.append(handoffForm(client, { conversationId, chatLogId: end.chatLogId }, t));
+    if (end.refused && config.handoff_enabled)
+      msg.append(handoffForm(client, { conversationId, chatLogId: end.chatLogId }, t, { mail: config.handoff_mail !== false }));
     scroll();
   };
 
@@ -191,6 +206,13 @@ export function mountWidget(
     if (open) input.focus();
   };
   launcher.addEventListener("click", () => toggle(launcher.getAttribute("aria-expanded") !== "true"));
+  // Escape closes the panel and gives focus back to the button that opened it
+  panel.addEventListener("keydown", (e) => {
+    if (e.key !== "Escape") return;
+    e.stopPropagation();
+    toggle(false);
+    launcher.focus();
+  });
   bubble("bot", fill(w.greeting, { name: config.name }));
   shadow.append(panel, launcher);
 }

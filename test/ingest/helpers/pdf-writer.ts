@@ -1,7 +1,8 @@
-/** One page: lines of ASCII text (Helvetica), or none for an image-only look-alike (a filled box). */
-export interface PdfPage {
-  lines: string[];
-}
+/**
+ * One page: lines of ASCII text (Helvetica 11, top down), or none for an image-only look-alike (a filled box);
+ * or text drawn at given positions (PDF points from the bottom left), in the order given.
+ */
+export type PdfPage = { lines: string[] } | { placed: { x: number; y: number; text: string }[] };
 
 /** Writes a small uncompressed PDF 1.4 with a correct xref table; deterministic output. */
 export function writePdf(pages: PdfPage[]): Uint8Array {
@@ -30,6 +31,8 @@ export function writePdf(pages: PdfPage[]): Uint8Array {
 }
 
 function contentStream(page: PdfPage): string {
+  if ("placed" in page)
+    return `BT /F1 11 Tf\n${page.placed.map((p) => `1 0 0 1 ${p.x} ${p.y} Tm (${escapePdf(p.text)}) Tj`).join("\n")}\nET`;
   if (page.lines.length === 0) return "0.2 0.2 0.2 rg 72 300 468 400 re f";
   const body = page.lines.map((l, i) => `${i === 0 ? "" : "T* "}(${escapePdf(l)}) Tj`).join("\n");
   return `BT /F1 11 Tf 14 TL 72 720 Td\n${body}\nET`;

@@ -21,7 +21,9 @@ describeStores("accounts", (ctx) => {
     expect(await accounts().findById(a.id)).toEqual(a);
     expect(await accounts().findByEmail(email.toUpperCase())).toEqual(a);
     expect(await accounts().findByEmail(email.toLowerCase())).toEqual(a);
-    expect(await accounts().ledger(a.id)).toEqual([{ delta: 500, balance: 500, reason: "grant", createdAt: a.createdAt }]);
+    expect(await accounts().ledger(a.id)).toEqual([
+      { delta: 500, balance: 500, reason: "grant", createdAt: a.createdAt, deploymentId: null, deploymentName: null, question: null },
+    ]);
   });
 
   test("an account without tokens has no grant in its ledger, and unknown ids and emails are null", async () => {

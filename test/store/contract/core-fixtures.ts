@@ -1,10 +1,7 @@
 /** Rows the core contract tests build on (deployments with an owner, documents with prepared chunks), on either engine. */
 import { randomBytes } from "node:crypto";
+import type { Deployment, DocumentRecord, NewChunk, Store } from "../../../src/store/contract/index.ts";
 import type { PgStore } from "../../../src/store/postgres/pg-store.ts";
-import type { NewChunk } from "../../../src/store/repos/chunk-index.repo.ts";
-import type { Deployment } from "../../../src/store/repos/deployments.repo.ts";
-import type { DocumentRecord } from "../../../src/store/repos/documents.repo.ts";
-import type { Store } from "../../../src/store/store.ts";
 import { withTerms } from "../../helpers/analyzed.ts";
 
 export const uid = (prefix: string) => `${prefix}_${randomBytes(9).toString("base64url")}`;

@@ -109,7 +109,7 @@ describeStores("deployments", (ctx) => {
       expect(await store.repos.documents.list(gone.id)).toEqual([]);
       expect(await chunkIndex.keywordSearch(gone.id, searched("heron"), 5)).toEqual([]);
       expect(await chunkIndex.vectorSearch(gone.id, new Float32Array([1, 0, 0]), 5)).toEqual([]);
-      expect((await chunkIndex.allChunks()).filter((c) => c.deployment_id === gone.id)).toEqual([]);
+      expect((await chunkIndex.allChunks()).filter((c) => c.deploymentId === gone.id)).toEqual([]);
       expect(await store.repos.termStats.totalChunks(gone.id)).toBe(0);
       expect((await chunkIndex.keywordSearch(stays.id, searched("heron"), 5)).length).toBe(1);
       expect((await chunkIndex.vectorSearch(stays.id, new Float32Array([1, 0, 0]), 5)).length).toBe(1);

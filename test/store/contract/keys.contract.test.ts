@@ -1,5 +1,5 @@
 import { expect, test } from "bun:test";
-import type { Store } from "../../../src/store/store.ts";
+import type { Store } from "../../../src/store/contract/index.ts";
 import { describeStores } from "../../helpers/stores.ts";
 import { deployment, uid } from "./core-fixtures.ts";
 

@@ -1,7 +1,6 @@
 import { expect, test } from "bun:test";
 import { reindexKeywords } from "../../../src/documents/keyword-reindex.ts";
-import type { NewChunk } from "../../../src/store/repos/chunk-index.repo.ts";
-import type { Store } from "../../../src/store/store.ts";
+import type { NewChunk, Store } from "../../../src/store/contract/index.ts";
 import { searched, withTerms } from "../../helpers/analyzed.ts";
 import { describeStores } from "../../helpers/stores.ts";
 import { chunk, deployment, document, uid } from "./core-fixtures.ts";

@@ -8,7 +8,7 @@ import { createLogger } from "../../../src/log.ts";
 import { newMessageId } from "../../../src/mail/mailer.ts";
 import { createOutboxWorker } from "../../../src/mail/outbox.worker.ts";
 import { createSmtpMailer } from "../../../src/mail/smtp.mailer.ts";
-import type { Store } from "../../../src/store/store.ts";
+import type { Store } from "../../../src/store/contract/index.ts";
 import { countByMessageId, type SmtpSink, startSmtpSink } from "../../helpers/smtp-sink.ts";
 import { describeStores } from "../../helpers/stores.ts";
 import { waitUntil } from "../../helpers/wait.ts";

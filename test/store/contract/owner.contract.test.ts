@@ -3,7 +3,7 @@
  * (issue 12). Reports group by day in the owner's time zone exactly as SQLite's date() does.
  */
 import { expect, test } from "bun:test";
-import type { ReportRange } from "../../../src/store/repos/reports.repo.ts";
+import type { ReportRange } from "../../../src/store/contract/index.ts";
 import { describeStores } from "../../helpers/stores.ts";
 import { seedAccount, seedOwner, turn, uniq } from "../../helpers/visitor-seed.ts";
 

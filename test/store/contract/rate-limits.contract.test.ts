@@ -1,6 +1,6 @@
 /** Rate limits through the store contract: the same decisions on SQLite (in-process log) and PostgreSQL (shared log). */
 import { expect, test } from "bun:test";
-import type { RateDecision } from "../../../src/store/store.ts";
+import type { RateDecision } from "../../../src/store/contract/index.ts";
 import { describeStores } from "../../helpers/stores.ts";
 
 describeStores("rate limits", (ctx) => {

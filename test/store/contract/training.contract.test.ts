@@ -1,6 +1,5 @@
 import { expect, test } from "bun:test";
-import type { DocumentRecord } from "../../../src/store/repos/documents.repo.ts";
-import type { Store } from "../../../src/store/store.ts";
+import type { DocumentRecord, Store } from "../../../src/store/contract/index.ts";
 import { describeStores } from "../../helpers/stores.ts";
 import { chunk, deployment, document, uid } from "./core-fixtures.ts";
 import { searched } from "../../helpers/analyzed.ts";

@@ -3,8 +3,7 @@
  * (issue 12), including the outbox shared by two nodes: a mail is claimed by one of them only while its lease runs.
  */
 import { expect, test } from "bun:test";
-import type { NewTurn } from "../../../src/store/repos/chat-logs.repo.ts";
-import type { Store } from "../../../src/store/store.ts";
+import type { NewTurn, Store } from "../../../src/store/contract/index.ts";
 import { describeStores } from "../../helpers/stores.ts";
 import { seedOwner, turn, uniq } from "../../helpers/visitor-seed.ts";
 

@@ -1,12 +1,14 @@
 import m001 from "./001_retrieval.sql" with { type: "text" };
 import m002 from "./002_core.sql" with { type: "text" };
 import m003 from "./003_rate_limits.sql" with { type: "text" };
-import m004 from "./004_languages.sql" with { type: "text" };
+import m004 from "./004_owner_insight.sql" with { type: "text" };
+import m005 from "./005_languages.sql" with { type: "text" };
 
 /** PostgreSQL's own migrations (numbered apart from SQLite's). Imported as text so they ship inside the binary. Append only. */
 export const pgMigrations: { version: number; name: string; sql: string }[] = [
   { version: 1, name: "retrieval", sql: m001 },
   { version: 2, name: "core", sql: m002 },
   { version: 3, name: "rate_limits", sql: m003 },
-  { version: 4, name: "languages", sql: m004 },
+  { version: 4, name: "owner_insight", sql: m004 },
+  { version: 5, name: "languages", sql: m005 },
 ];

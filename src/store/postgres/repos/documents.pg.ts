@@ -1,56 +1,44 @@
 import type { SQL } from "bun";
-import type { DocumentLanguage, DocumentNote, DocumentRecord, DocumentStatus, NewDocument } from "../../repos/documents.repo.ts";
-import type { DocumentsStore } from "../../store.ts";
-import { numOrNull, type Raw } from "./values.ts";
+import type { DocumentRecord, DocumentRow, DocumentStatus, DocumentsStore, NewDocument } from "../../contract/documents.contract.ts";
+import { noStatusCounts, toDocumentRecord } from "../../contract/documents.contract.ts";
+import { first, rows } from "./values.ts";
 
-/** A documents row as the SQLite repo returns it. */
-export const toDocumentRecord = (r: Raw): DocumentRecord => ({
-  id: r.id as string,
-  deploymentId: r.deployment_id as string,
-  name: r.name as string,
-  kind: r.kind as string,
-  contentHash: r.content_hash as string,
-  size: Number(r.size),
-  status: r.status as DocumentStatus,
-  errorCode: (r.error_code as string | null) ?? null,
-  errorMessage: (r.error_message as string | null) ?? null,
-  attempts: Number(r.attempts),
-  chunkCount: Number(r.chunk_count),
-  pages: numOrNull(r.pages),
-  replaceOnTrain: r.replace_on_train === 1,
-  ocrPages: Number(r.ocr_pages),
-  ocrConfidence: numOrNull(r.ocr_confidence),
-  notes: r.notes ? (JSON.parse(r.notes as string) as DocumentNote[]) : [],
-  progress: { done: Number(r.progress_done), total: Number(r.progress_total) },
-  lang: (r.lang as string | null) ?? null,
-  createdAt: Number(r.created_at),
-  updatedAt: Number(r.updated_at),
-});
-
-/** Queue order, then creation order for the caller (as SQLite's claimBatch returns them). */
-export const byCreation = (x: DocumentRecord, y: DocumentRecord) => x.createdAt - y.createdAt || (x.id < y.id ? -1 : x.id > y.id ? 1 : 0);
+/** How many of a deployment's documents are in each status; on any handle (a transaction's too). */
+export async function statusCounts(tx: SQL, deploymentId: string): Promise<Record<DocumentStatus, number>> {
+  const out = noStatusCounts();
+  for (const r of await rows<{ status: DocumentStatus; n: number }>(
+    tx`SELECT status, count(*)::int AS n FROM documents WHERE deployment_id = ${deploymentId} GROUP BY status`,
+  ))
+    out[r.status] = r.n;
+  return out;
+}
 
 /** Parts are not acknowledged on their own: the document row's synchronous commit later makes them durable. */
 const unsynced = (tx: SQL) => tx`SET LOCAL synchronous_commit = off`;
 
 /**
- * Documents on PostgreSQL (the SQLite twin is repos/documents.repo.ts). Documents are claimed for training only
- * through the TrainingStore (training.pg.ts), under a worker's lease.
+ * Documents on PostgreSQL. Documents are claimed for training only through the TrainingStore (training.pg.ts),
+ * under a worker's lease.
  */
 export function createPgDocumentsRepo(sql: SQL): DocumentsStore {
   async function insertRow(tx: SQL, input: NewDocument): Promise<DocumentRecord> {
     const at = Date.now();
     const notes = input.notes && input.notes.length > 0 ? JSON.stringify(input.notes) : null;
-    const [row] =
-      (await tx`INSERT INTO documents (id, deployment_id, name, kind, content_hash, size, status, pages, replace_on_train, queued_at,
+    const row =
+      await first<DocumentRow>(tx`INSERT INTO documents (id, deployment_id, name, kind, content_hash, size, status, pages, replace_on_train, queued_at,
         ocr_pages, ocr_confidence, notes, created_at, updated_at)
       VALUES (${input.id}, ${input.deploymentId}, ${input.name}, ${input.kind}, ${input.contentHash}, ${input.size ?? input.bytes?.byteLength ?? 0},
         ${input.queue ? "queued" : "stored"}, ${input.pages}, ${input.replaceOnTrain ? 1 : 0}, ${input.queue ? at : null}, ${input.ocrPages ?? 0},
-        ${input.ocrConfidence ?? null}, ${notes}, ${at}, ${at}) RETURNING *`) as Raw[];
+        ${input.ocrConfidence ?? null}, ${notes}, ${at}, ${at}) RETURNING *`);
     await tx`INSERT INTO document_blobs (document_id, bytes, parsed) VALUES (${input.id}, ${input.bytes ?? new Uint8Array()}, ${input.parsed ?? null})`;
     if (input.chunks !== undefined) await putPart(tx, input.id, "chunks", 0, input.chunks, at);
-    return toDocumentRecord(row as Raw);
+    if (!row) throw new Error("document insert returned no row");
+    return toDocumentRecord(row);
   }
+  const one = async (q: Promise<unknown>) => {
+    const r = await first<DocumentRow>(q);
+    return r ? toDocumentRecord(r) : null;
+  };
   const putPart = (tx: SQL, documentId: string, part: string, seq: number, data: Uint8Array | string, at: number) =>
     tx`INSERT INTO document_parts (document_id, part, seq, data, created_at)
       VALUES (${documentId}, ${part}, ${seq}, ${typeof data === "string" ? Buffer.from(data) : data}, ${at})
@@ -73,16 +61,16 @@ export function createPgDocumentsRepo(sql: SQL): DocumentsStore {
       });
     },
     async partCount(documentId, part) {
-      const r = (
-        (await sql`SELECT count(*)::int AS n FROM document_parts WHERE document_id = ${documentId} AND part = ${part}`) as Raw[]
-      )[0];
+      const r = await first<{ n: number }>(
+        sql`SELECT count(*)::int AS n FROM document_parts WHERE document_id = ${documentId} AND part = ${part}`,
+      );
       return Number(r?.n ?? 0);
     },
     async partText(documentId, part, seq) {
-      const r = (
-        (await sql`SELECT data FROM document_parts WHERE document_id = ${documentId} AND part = ${part} AND seq = ${seq}`) as Raw[]
-      )[0];
-      return r ? new TextDecoder().decode(r.data as Uint8Array) : null;
+      const r = await first<{ data: Uint8Array }>(
+        sql`SELECT data FROM document_parts WHERE document_id = ${documentId} AND part = ${part} AND seq = ${seq}`,
+      );
+      return r ? new TextDecoder().decode(r.data) : null;
     },
     async deleteOrphanParts(olderThanMs) {
       const res = await sql`DELETE FROM document_parts p WHERE created_at < ${Date.now() - olderThanMs}
@@ -92,41 +80,35 @@ export function createPgDocumentsRepo(sql: SQL): DocumentsStore {
     async setProgress(id, done, total) {
       await sql`UPDATE documents SET progress_done = ${done}, progress_total = ${total} WHERE id = ${id}`;
     },
-    async get(id) {
-      const r = ((await sql`SELECT * FROM documents WHERE id = ${id}`) as Raw[])[0];
-      return r ? toDocumentRecord(r) : null;
-    },
-    async getScoped(id, deploymentId) {
-      const r = ((await sql`SELECT * FROM documents WHERE id = ${id}`) as Raw[])[0];
-      return r && r.deployment_id === deploymentId ? toDocumentRecord(r) : null;
-    },
+    get: (id) => one(sql`SELECT * FROM documents WHERE id = ${id}`),
+    getScoped: (id, deploymentId) => one(sql`SELECT * FROM documents WHERE id = ${id} AND deployment_id = ${deploymentId}`),
     async list(deploymentId) {
-      return ((await sql`SELECT * FROM documents WHERE deployment_id = ${deploymentId} ORDER BY created_at, id`) as Raw[]).map(
+      return (await rows<DocumentRow>(sql`SELECT * FROM documents WHERE deployment_id = ${deploymentId} ORDER BY created_at, id`)).map(
         toDocumentRecord,
       );
     },
     async accountUsage(accountId, except) {
-      const r = (
-        (await sql`SELECT count(*)::int8 AS n, coalesce(sum(d.size), 0)::int8 AS b FROM documents d JOIN deployments p ON p.id = d.deployment_id
-          WHERE p.account_id = ${accountId} AND NOT (d.deployment_id = ${except?.deploymentId ?? ""} AND d.name = ${except?.name ?? ""})`) as Raw[]
-      )[0];
+      const r = await first<{ n: string; b: string }>(sql`SELECT count(*)::int8 AS n, coalesce(sum(d.size), 0)::int8 AS b
+        FROM documents d JOIN deployments p ON p.id = d.deployment_id
+        WHERE p.account_id = ${accountId} AND NOT (d.deployment_id = ${except?.deploymentId ?? ""} AND d.name = ${except?.name ?? ""})`);
       return { documents: Number(r?.n ?? 0), bytes: Number(r?.b ?? 0) };
     },
     async findByName(deploymentId, name) {
       return (
-        (await sql`SELECT * FROM documents WHERE deployment_id = ${deploymentId} AND name = ${name} ORDER BY created_at`) as Raw[]
+        await rows<DocumentRow>(sql`SELECT * FROM documents WHERE deployment_id = ${deploymentId} AND name = ${name} ORDER BY created_at`)
       ).map(toDocumentRecord);
     },
     async parsed(id) {
-      const r = ((await sql`SELECT parsed FROM document_blobs WHERE document_id = ${id}`) as Raw[])[0];
-      return (r?.parsed as string | null | undefined) ?? null;
+      const r = await first<{ parsed: string | null }>(sql`SELECT parsed FROM document_blobs WHERE document_id = ${id}`);
+      return r?.parsed ?? null;
     },
     async bytes(id) {
-      const r = ((await sql`SELECT bytes FROM document_blobs WHERE document_id = ${id}`) as Raw[])[0];
-      const blob = (r?.bytes as Uint8Array | undefined) ?? null;
+      const blob = (await first<{ bytes: Uint8Array }>(sql`SELECT bytes FROM document_blobs WHERE document_id = ${id}`))?.bytes ?? null;
       if (!blob || blob.byteLength > 0) return blob;
-      const parts = (await sql`SELECT data FROM document_parts WHERE document_id = ${id} AND part = 'bytes' ORDER BY seq`) as Raw[];
-      return parts.length === 0 ? blob : Buffer.concat(parts.map((p) => p.data as Uint8Array));
+      const parts = await rows<{ data: Uint8Array }>(
+        sql`SELECT data FROM document_parts WHERE document_id = ${id} AND part = 'bytes' ORDER BY seq`,
+      );
+      return parts.length === 0 ? blob : Buffer.concat(parts.map((p) => p.data));
     },
     async queueDeployment(deploymentId) {
       const at = Date.now();
@@ -137,7 +119,7 @@ export function createPgDocumentsRepo(sql: SQL): DocumentsStore {
     },
     async markCompleted(id, chunkCount) {
       await sql`UPDATE documents SET status = 'completed', chunk_count = ${chunkCount}, progress_done = progress_total, error_code = NULL,
-        error_message = NULL, lease_owner = NULL, lease_until = NULL, updated_at = ${Date.now()} WHERE id = ${id}`;
+        error_message = NULL, lang = (SELECT c.lang FROM chunks c WHERE c.document_id = documents.id AND c.lang IS NOT NULL GROUP BY c.lang ORDER BY count(*) DESC, c.lang LIMIT 1), lease_owner = NULL, lease_until = NULL, updated_at = ${Date.now()} WHERE id = ${id}`;
     },
     async deferQueued(id, code, message) {
       await sql`UPDATE documents SET status = 'queued', attempts = greatest(0, attempts - 1), error_code = ${code}, error_message = ${message},
@@ -154,21 +136,23 @@ export function createPgDocumentsRepo(sql: SQL): DocumentsStore {
         await tx`DELETE FROM documents WHERE id = ${id}`;
       });
     },
-    async languages(deploymentId): Promise<DocumentLanguage[]> {
-      const rows = (await sql`SELECT lang, count(*)::int AS documents, sum(chunk_count)::int AS chunks FROM documents
-        WHERE deployment_id = ${deploymentId} AND status = 'completed' AND lang IS NOT NULL GROUP BY lang ORDER BY chunks DESC, lang`) as Raw[];
-      return rows.map((r) => ({ lang: r.lang as string, documents: Number(r.documents), chunks: Number(r.chunks) }));
-    },
     async statusCounts(deploymentId) {
-      const out: Record<DocumentStatus, number> = { stored: 0, queued: 0, processing: 0, completed: 0, failed: 0 };
-      for (const r of (await sql`SELECT status, count(*)::int AS n FROM documents WHERE deployment_id = ${deploymentId} GROUP BY status`) as Raw[])
-        out[r.status as DocumentStatus] = Number(r.n);
-      return out;
+      return statusCounts(sql, deploymentId);
+    },
+    async languages(deploymentId) {
+      return (
+        await rows<{ lang: string; documents: number; chunks: number }>(
+          sql`SELECT lang, count(*)::int AS documents, sum(chunk_count)::int AS chunks FROM documents
+            WHERE deployment_id = ${deploymentId} AND status = 'completed' AND lang IS NOT NULL GROUP BY lang ORDER BY chunks DESC, lang`,
+        )
+      ).map((r) => ({ lang: r.lang, documents: Number(r.documents), chunks: Number(r.chunks) }));
     },
     async pendingDeployments() {
       return (
-        (await sql`SELECT DISTINCT deployment_id AS d FROM documents WHERE status IN ('queued', 'processing') ORDER BY d`) as Raw[]
-      ).map((r) => r.d as string);
+        await rows<{ d: string }>(
+          sql`SELECT DISTINCT deployment_id AS d FROM documents WHERE status IN ('queued', 'processing') ORDER BY d`,
+        )
+      ).map((r) => r.d);
     },
   };
 }

@@ -1,10 +1,8 @@
 import type { SQL } from "bun";
-import type { Account } from "../../repos/accounts.repo.ts";
-import { toDeployment } from "../../repos/deployments.repo.ts";
-import type { KeyContext, KeyInfo } from "../../repos/keys.repo.ts";
-import type { KeysStore } from "../../store.ts";
-import { pgDeploymentRow } from "./deployments.pg.ts";
-import { flag, type Raw } from "./values.ts";
+import { type AccountRow, toAccount } from "../../contract/accounts.contract.ts";
+import { type DeploymentRow, toDeployment } from "../../contract/deployments.contract.ts";
+import { type KeyContext, type KeyRow, type KeysStore, toKeyInfo } from "../../contract/keys.contract.ts";
+import { first } from "./values.ts";
 
 /** Migration 002's triggers notify this channel whenever api_keys, deployments or accounts change. */
 export const KEYS_CHANNEL = "docchat_keys";
@@ -23,7 +21,7 @@ export interface PgKeysStore extends KeysStore {
 }
 
 /**
- * API keys on PostgreSQL (the SQLite twin is repos/keys.repo.ts). `resolve` runs on every gated request, so
+ * API keys on PostgreSQL. `resolve` runs on every gated request, so
  * resolved keys are cached per node; a key disabled, a deployment unpublished or an IP list changed on ANY node
  * (or by the CLI) must be enforced everywhere within a second. So:
  * - this node's own writes clear the cache as soon as they commit (invalidate());
@@ -49,7 +47,7 @@ export async function createPgKeysRepo(sql: SQL): Promise<PgKeysStore> {
     epoch++;
   };
   const readVersion = async () => {
-    const r = ((await sql`SELECT last_value::text AS v, is_called FROM key_cache_version`) as Raw[])[0];
+    const r = await first<{ v: string; is_called: boolean }>(sql`SELECT last_value::text AS v, is_called FROM key_cache_version`);
     return `${r?.v}:${r?.is_called}`;
   };
   const checkVersion = async () => {
@@ -72,36 +70,20 @@ export async function createPgKeysRepo(sql: SQL): Promise<PgKeysStore> {
     },
   );
 
+  /** One round trip: the key, its deployment (d.*) and the owner account, the latter two's clashing columns aliased. */
   async function lookup(keyHash: string): Promise<KeyContext | null> {
-    const r = (
-      (await sql`SELECT d.*, k.display_prefix AS key_prefix, k.disabled AS key_disabled, k.created_at AS key_created_at,
-          a.email AS account_email, a.tokens AS account_tokens, a.disabled AS account_disabled, a.created_at AS account_created_at
-        FROM api_keys k JOIN deployments d ON d.id = k.deployment_id JOIN accounts a ON a.id = d.account_id
-        WHERE k.key_hash = ${keyHash}`) as Raw[]
-    )[0];
-    if (!r) return null;
-    const account: Account = {
-      id: Number(r.account_id),
-      email: r.account_email as string,
-      tokens: Number(r.account_tokens),
-      disabled: flag(r.account_disabled),
-      createdAt: Number(r.account_created_at),
-    };
-    return {
-      key: {
-        deploymentId: r.id as string,
-        displayPrefix: r.key_prefix as string,
-        disabled: flag(r.key_disabled),
-        createdAt: Number(r.key_created_at),
-      },
-      deployment: toDeployment(pgDeploymentRow(r)),
-      account,
-    };
+    const r = await first<DeploymentRow & { key: KeyRow; account: AccountRow }>(sql`SELECT d.*,
+        json_build_object('deployment_id', k.deployment_id, 'display_prefix', k.display_prefix, 'disabled', k.disabled,
+          'created_at', k.created_at) AS key,
+        json_build_object('id', a.id, 'email', a.email, 'tokens', a.tokens, 'disabled', a.disabled, 'created_at', a.created_at) AS account
+      FROM api_keys k JOIN deployments d ON d.id = k.deployment_id JOIN accounts a ON a.id = d.account_id
+      WHERE k.key_hash = ${keyHash}`);
+    return r ? { key: toKeyInfo(r.key), deployment: toDeployment(r), account: toAccount(r.account) } : null;
   }
 
   return {
     /** Replaces any key of the deployment (regenerate = delete old + create new) in one transaction. */
-    async put(deploymentId, keyHash, displayPrefix): Promise<KeyInfo> {
+    async put(deploymentId, keyHash, displayPrefix) {
       const at = Date.now();
       await sql.begin(async (tx) => {
         await tx`DELETE FROM api_keys WHERE deployment_id = ${deploymentId}`;
@@ -111,10 +93,10 @@ export async function createPgKeysRepo(sql: SQL): Promise<PgKeysStore> {
       return { deploymentId, displayPrefix, disabled: false, createdAt: at };
     },
     async findForDeployment(deploymentId) {
-      const r = ((await sql`SELECT display_prefix, disabled, created_at FROM api_keys WHERE deployment_id = ${deploymentId}`) as Raw[])[0];
-      return r
-        ? { deploymentId, displayPrefix: r.display_prefix as string, disabled: r.disabled === 1, createdAt: Number(r.created_at) }
-        : null;
+      const r = await first<KeyRow>(
+        sql`SELECT deployment_id, display_prefix, disabled, created_at FROM api_keys WHERE deployment_id = ${deploymentId}`,
+      );
+      return r ? toKeyInfo(r) : null;
     },
     async setDisabled(deploymentId, disabled) {
       const res = await sql`UPDATE api_keys SET disabled = ${disabled ? 1 : 0} WHERE deployment_id = ${deploymentId}`;

@@ -1,16 +1,12 @@
 import type { SQL } from "bun";
-import type { QueueDepthsStore } from "../../store.ts";
+import type { QueueDepthsStore } from "../../contract/store.contract.ts";
+import { first } from "./values.ts";
 
-/** Backlog sizes for the metrics endpoint, read at scrape time (the SQLite twin is repos/queue-depths.repo.ts). */
+/** Backlog sizes for the metrics endpoint, read at scrape time. */
 export function createPgQueueDepthsRepo(sql: SQL): QueueDepthsStore {
+  const count = async (q: Promise<unknown>) => Number((await first<{ n: number }>(q))?.n ?? 0);
   return {
-    async trainingQueue() {
-      const r = ((await sql`SELECT count(*)::int AS n FROM documents WHERE status IN ('queued', 'processing')`) as { n: number }[])[0];
-      return Number(r?.n ?? 0);
-    },
-    async mailOutbox() {
-      const r = ((await sql`SELECT count(*)::int AS n FROM mail_outbox WHERE status IN ('pending', 'sending')`) as { n: number }[])[0];
-      return Number(r?.n ?? 0);
-    },
+    trainingQueue: () => count(sql`SELECT count(*)::int AS n FROM documents WHERE status IN ('queued', 'processing')`),
+    mailOutbox: () => count(sql`SELECT count(*)::int AS n FROM mail_outbox WHERE status IN ('pending', 'sending')`),
   };
 }

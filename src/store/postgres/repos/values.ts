@@ -1,16 +1,12 @@
-/** A row as Bun.sql gives it: bigint columns and aggregates arrive as strings. */
+/** A row as Bun.sql gives it, before a contract mapper reads it: int8 columns and aggregates arrive as strings. */
 export type Raw = Record<string, unknown>;
 
-export const num = (v: unknown): number => Number(v);
-export const numOrNull = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
-/** 0/1 flag columns read as booleans, whether the column is an integer or a boolean. */
-export const flag = (v: unknown): boolean => v === true || v === 1 || v === "1";
-export const rating = (v: unknown): 0 | 1 | null => (v === null || v === undefined ? null : (Number(v) as 0 | 1));
+/** The rows of a query, typed as the contract row the caller reads them as (Bun.sql returns them untyped). */
+export const rows = async <R = Raw>(q: Promise<unknown>): Promise<R[]> => (await q) as R[];
+export const first = async <R = Raw>(q: Promise<unknown>): Promise<R | null> => (await rows<R>(q))[0] ?? null;
 
 /** SQLite's LIMIT: a negative limit means no limit, which PostgreSQL spells NULL. */
 export const limitOf = (n: number): number | null => (n < 0 ? null : n);
-
-export const first = async (q: Promise<unknown>): Promise<Raw | null> => ((await q) as Raw[])[0] ?? null;
 
 /**
  * PostgreSQL's text can't hold U+0000, which SQLite's TEXT keeps: a NUL in a visitor's question or an email typed at

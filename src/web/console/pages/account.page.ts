@@ -4,6 +4,7 @@ import { onSubmit } from "../form-submit.ts";
 import { dateTime, number } from "../format.ts";
 import type { PageContext } from "../layout.ts";
 import type { Account } from "../types.ts";
+import { erasureCard } from "./privacy.ts";
 
 const REASONS: Record<string, string> = { grant: "Starting balance", set: "Balance set", answer: "Answer" };
 
@@ -44,7 +45,14 @@ function ledgerTable(ledger: Account["ledger"]): HTMLElement {
       "tr",
       null,
       h("td", null, dateTime(l.created_at)),
-      h("td", null, REASONS[l.reason] ?? l.reason),
+      h(
+        "td",
+        { class: "wrap" },
+        REASONS[l.reason] ?? l.reason,
+        l.deployment_name
+          ? h("div", { class: "muted small" }, `${l.deployment_name}${l.question ? ` · “${l.question.slice(0, 120)}”` : ""}`)
+          : null,
+      ),
       h("td", { class: `num ${l.delta < 0 ? "neg" : "pos"}` }, `${l.delta > 0 ? "+" : ""}${number(l.delta)}`),
       h("td", { class: "num" }, number(l.balance)),
     );
@@ -103,5 +111,6 @@ export async function accountPage(ctx: PageContext): Promise<Node> {
     ),
     passwordForm(ctx),
     h("section", { class: "card" }, h("h2", null, "Token history"), ledgerTable(a.ledger)),
+    await erasureCard(ctx),
   );
 }

@@ -156,9 +156,15 @@ function dropZone(onFiles: (files: File[]) => void): HTMLElement {
 }
 
 /** What an upload's message says, from the document's status as last seen (never "started" once it finished). */
-function uploadNote(name: string, doc: Pick<DocumentItem, "status" | "error">, unchanged = false): HTMLElement {
+function uploadNote(name: string, doc: Pick<DocumentItem, "status" | "error">, unchanged = false, published = true): HTMLElement {
   if (unchanged) return alertBox(`${name} is already there, unchanged.`, "success");
-  if (doc.status === "completed") return alertBox(`${name} uploaded and trained: answers use it now.`, "success");
+  if (doc.status === "completed")
+    return alertBox(
+      published
+        ? `${name} uploaded and trained: answers use it now.`
+        : `${name} uploaded and trained. Publish the deployment in Settings so visitors get answers from it.`,
+      "success",
+    );
   if (doc.status === "failed") return alertBox(`${name} could not be trained: ${doc.error?.message ?? doc.error?.code ?? "unknown error"}`);
   if (doc.status === "stored") return alertBox(`${name} stored, not trained yet.`, "info");
   return alertBox(`${name} uploaded; training…`, "info");
@@ -178,7 +184,7 @@ function body(ctx: PageContext, d: Deployment): Node {
     for (const [id, p] of pending) {
       const doc = r.data.find((x) => x.id === id);
       if (doc && isBusy(doc.status)) continue;
-      if (doc) p.note.replaceWith(uploadNote(p.name, doc));
+      if (doc) p.note.replaceWith(uploadNote(p.name, doc, false, d.published));
       pending.delete(id);
     }
     clear(banner, "Deployment training: ", trainingBadge(r.training_status));
@@ -216,7 +222,7 @@ function body(ctx: PageContext, d: Deployment): Node {
         // while the server reads a long PDF, the list shows its page progress
         setTimeout(refresh, 300);
         const r = await sent;
-        const next = uploadNote(file.name, r.document, r.unchanged);
+        const next = uploadNote(file.name, r.document, r.unchanged, d.published);
         note.replaceWith(next);
         if (!r.unchanged && isBusy(r.document.status)) pending.set(r.document.id, { note: next, name: file.name });
       } catch (err) {

@@ -4,6 +4,7 @@ import { onSubmit } from "../form-submit.ts";
 import { deploymentFrame, type PageContext } from "../layout.ts";
 import type { Deployment } from "../types.ts";
 import { widgetSnippet } from "./key-once.ts";
+import { policyCard } from "./privacy.ts";
 
 const lines = (s: string) =>
   s
@@ -141,8 +142,20 @@ function settingsForm(d: Deployment, onSaved: (d: Deployment) => void): HTMLElem
       published,
       h("span", null, h("strong", null, "Published"), " — visitors can chat with it (needs a trained document set)"),
     ),
-    field("Persona", persona, "Sets the tone of answers. Visitors cannot override it."),
-    field("Default temperature", temperature, "0 = most precise, 2 = most varied. Requests may override it per call."),
+    field(
+      "Persona",
+      persona,
+      d.answers_by_model
+        ? "Sets the tone of answers. Visitors cannot override it."
+        : "Applies only when a language model writes the answers. This install answers with passages from your documents, so the persona is not used yet.",
+    ),
+    field(
+      "Default temperature",
+      temperature,
+      d.answers_by_model
+        ? "0 = most precise, 2 = most varied. Requests may override it per call."
+        : "Applies only when a language model writes the answers; extractive answers (this install) don't use it.",
+    ),
     field("Starter questions", starters, "Shown as one-tap suggestions in the widget. One per line."),
     languages.el,
     field(
@@ -162,6 +175,13 @@ function settingsForm(d: Deployment, onSaved: (d: Deployment) => void): HTMLElem
         " — after a question the assistant cannot answer, visitors may leave their email for a person",
       ),
     ),
+    d.mail_enabled
+      ? null
+      : h(
+          "p",
+          { class: "alert alert-warn", "data-testid": "handoff-mail-off" },
+          "Mail is off on this server (DOCCHAT_SMTP_URL is not set): handoff requests are listed under Leads but nobody is emailed, and the widget does not promise the visitor an email.",
+        ),
     field("IP allow-list", ipAllow, "Optional. One address or CIDR per line; when set, only these addresses may call this deployment."),
     h(
       "fieldset",
@@ -206,7 +226,7 @@ function settingsForm(d: Deployment, onSaved: (d: Deployment) => void): HTMLElem
 }
 
 export function settingsPage(ctx: PageContext): Promise<Node> {
-  return deploymentFrame(ctx, "settings", (d) =>
+  return deploymentFrame(ctx, "settings", async (d) =>
     h(
       "div",
       { class: "stack" },
@@ -214,6 +234,7 @@ export function settingsPage(ctx: PageContext): Promise<Node> {
         ctx.toast("Settings saved.", "success");
         ctx.rerender();
       }),
+      await policyCard(ctx, d),
       h(
         "section",
         { class: "card" },

@@ -1,0 +1,102 @@
+/**
+ * Issue 18, PDFs as people read them, over HTTP on a real server with the real files of ../shared/data/docs: a
+ * table cell answered with its row and its column, a running footer answered from the document card instead of
+ * repeating on every page, a definition entry found with its term, and a transcript without its line numbers.
+ */
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
+import { sharedDoc } from "../helpers/paths.ts";
+import { startTestServer, type TestServer } from "../helpers/server.ts";
+
+setDefaultTimeout(120_000);
+
+let srv: TestServer;
+let key = "";
+
+async function upload(path: string): Promise<void> {
+  const form = new FormData();
+  form.append("file", new Blob([await Bun.file(sharedDoc(path)).arrayBuffer()]), path.split("/").at(-1) ?? path);
+  const r = await fetch(`${srv.url}/api/v1/documents`, { method: "POST", headers: { authorization: `Bearer ${key}` }, body: form });
+  expect(r.status).toBe(200);
+}
+
+interface Answer {
+  text: string;
+  sources: string[];
+  chunks: { text: string; source: string; heading_path?: string; page_start?: number }[];
+}
+
+async function ask(question: string): Promise<Answer> {
+  const r = await fetch(`${srv.url}/api/v1/chat/completions-with-sources`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+    body: JSON.stringify({ model: "any", messages: [{ role: "user", content: question }] }),
+  });
+  expect(r.status).toBe(200);
+  const body = (await r.json()) as { choices: { message: { content: string } }[]; sources: string[]; chunks: Answer["chunks"] };
+  return { text: body.choices[0]?.message.content ?? "", sources: body.sources, chunks: body.chunks };
+}
+
+/** Every stored chunk of one document. */
+async function chunksOf(source: string) {
+  const all = await srv.services.store.repos.chunkIndex.getChunks(Array.from({ length: 3000 }, (_, i) => i + 1));
+  return all.filter((c) => c.source === source);
+}
+
+beforeAll(async () => {
+  srv = await startTestServer({ DOCCHAT_TRAIN_WAIT_MS: "90000" });
+  key = (await srv.seed()).apiKey;
+  await upload("pdf/tables/nics-background-checks-2015-11.pdf");
+  await upload("pdf/text/federal-register-2020-17221.pdf");
+  await upload("pdf/text/debian-bash-doc-bash.pdf");
+  await upload("pdf/text/scotus-transcript-p1.pdf");
+});
+afterAll(() => srv.stop());
+
+describe("tables in PDFs", () => {
+  test("a cell of a dense table is found and quoted with its row label and its column", async () => {
+    const a = await ask("How many handgun checks were there in Pennsylvania?");
+    expect(a.sources).toEqual(["nics-background-checks-2015-11"]);
+    expect(a.text).toContain("Pennsylvania");
+    expect(a.text).toContain("Handgun: 62,752");
+    const row = a.chunks.flatMap((c) => c.text.split("\n")).find((l) => l.startsWith("State / Territory: Pennsylvania;"));
+    expect(row).toContain("; Handgun: 62,752;");
+  });
+
+  test("a row of a cost table inside a three-column notice answers with its column's name", async () => {
+    const a = await ask("What is the estimated cost on U.S. operators of the AOA sensor system test?");
+    expect(a.sources).toEqual(["federal-register-2020-17221"]);
+    expect(a.text).toContain("Cost on U.S. operators: $248,200");
+    expect(a.text).toContain("AOA sensor system test");
+  });
+});
+
+describe("running headers and footers", () => {
+  test("are gone from the pages' text and answer from the document card", async () => {
+    const bash = await chunksOf("debian-bash-doc-bash");
+    expect(bash.length).toBeGreaterThan(500);
+    expect(bash.filter((c) => /GNU Bash 5\.2|General Commands Manual/.test(c.text)).map((c) => c.headingPath)).toEqual(["Document card"]);
+    const fr = await chunksOf("federal-register-2020-17221");
+    expect(fr.filter((c) => c.text.includes("Federal Register / Vol. 85")).map((c) => c.headingPath)).toEqual(["Document card"]);
+    const a = await ask("Which version of Bash does the bash manual page describe?");
+    expect(a.text).toContain("GNU Bash 5.2");
+  });
+});
+
+describe("definition entries", () => {
+  test("an option of a builtin is found under its heading path and answered with its term", async () => {
+    const a = await ask("What does set -o pipefail do?");
+    expect(a.sources).toEqual(["debian-bash-doc-bash"]);
+    expect(a.text).toContain("(set -o pipefail): If set, the return value of a pipeline is the value of the last (rightmost) command");
+    const entry = a.chunks.find((c) => c.heading_path?.endsWith("> -o option-name > pipefail"));
+    expect(entry?.heading_path).toStartWith("SHELL BUILTIN COMMANDS > set [-abefhkmnptuvxBCEHPT]");
+  });
+});
+
+describe("transcripts", () => {
+  test("the line numbers in the margin are not part of the text, and a wrapped appearance reads whole", async () => {
+    const chunks = await chunksOf("scotus-transcript-p1");
+    expect(chunks.some((c) => /(^|\n)\s*(\d{1,2})\s*(\n|$)/.test(c.text))).toBe(false);
+    const a = await ask("Who appeared on behalf of the Respondent in Knowles v. Mirzayance?");
+    expect(a.text).toContain("CHARLES M. SEVILLA, ESQ., San Diego, Cal.; on behalf of the Respondent.");
+  });
+});
