@@ -52,6 +52,9 @@ export interface VisitorMessages {
     /** {name} is the deployment's name */
     greeting: string;
     chatWith: string;
+    sources: string;
+    unreachable: string;
+    interrupted: string;
   };
 }
 
@@ -96,6 +99,9 @@ const en: VisitorMessages = {
     footer: "Answers come from this site's documents.",
     greeting: "Hi! Ask me anything about {name}.",
     chatWith: "Chat with {name}",
+    sources: "Sources:",
+    unreachable: "Cannot reach the assistant. Check your connection.",
+    interrupted: "The connection was interrupted. Please ask again.",
   },
 };
 
@@ -141,6 +147,9 @@ const de: VisitorMessages = {
     footer: "Die Antworten stammen aus den Dokumenten dieser Website.",
     greeting: "Hallo! Fragen Sie mich alles zu {name}.",
     chatWith: "Chat mit {name}",
+    sources: "Quellen:",
+    unreachable: "Der Assistent ist nicht erreichbar. Bitte prüfen Sie Ihre Verbindung.",
+    interrupted: "Die Verbindung wurde unterbrochen. Bitte fragen Sie noch einmal.",
   },
 };
 
@@ -185,6 +194,9 @@ const fr: VisitorMessages = {
     footer: "Les réponses proviennent des documents de ce site.",
     greeting: "Bonjour ! Posez-moi vos questions sur {name}.",
     chatWith: "Discuter avec {name}",
+    sources: "Sources :",
+    unreachable: "Impossible de joindre l'assistant. Vérifiez votre connexion.",
+    interrupted: "La connexion a été interrompue. Veuillez reposer la question.",
   },
 };
 
@@ -228,6 +240,9 @@ const es: VisitorMessages = {
     footer: "Las respuestas provienen de los documentos de este sitio.",
     greeting: "¡Hola! Pregúnteme lo que quiera sobre {name}.",
     chatWith: "Chatear con {name}",
+    sources: "Fuentes:",
+    unreachable: "No se puede contactar con el asistente. Compruebe su conexión.",
+    interrupted: "La conexión se ha interrumpido. Vuelva a preguntar.",
   },
 };
 
@@ -272,6 +287,9 @@ const it: VisitorMessages = {
     footer: "Le risposte provengono dai documenti di questo sito.",
     greeting: "Ciao! Mi chieda qualsiasi cosa su {name}.",
     chatWith: "Chatta con {name}",
+    sources: "Fonti:",
+    unreachable: "Impossibile raggiungere l'assistente. Controlli la connessione.",
+    interrupted: "La connessione si è interrotta. Ripeta la domanda.",
   },
 };
 
@@ -315,6 +333,9 @@ const pt: VisitorMessages = {
     footer: "As respostas vêm dos documentos deste site.",
     greeting: "Olá! Pergunte-me o que quiser sobre {name}.",
     chatWith: "Conversar com {name}",
+    sources: "Fontes:",
+    unreachable: "Não é possível contactar o assistente. Verifique a sua ligação.",
+    interrupted: "A ligação foi interrompida. Volte a perguntar.",
   },
 };
 
@@ -358,6 +379,9 @@ const nl: VisitorMessages = {
     footer: "De antwoorden komen uit de documenten van deze site.",
     greeting: "Hallo! Vraag me alles over {name}.",
     chatWith: "Chat met {name}",
+    sources: "Bronnen:",
+    unreachable: "De assistent is niet bereikbaar. Controleer uw verbinding.",
+    interrupted: "De verbinding is verbroken. Stel uw vraag opnieuw.",
   },
 };
 

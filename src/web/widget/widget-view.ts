@@ -87,7 +87,7 @@ export function mountWidget(
         h(
           "div",
           { class: "sources" },
-          h("span", { class: "sources-label" }, "Sources:"),
+          h("span", { class: "sources-label" }, w.sources),
           end.citations.map((c) =>
             h("a", { class: "source", href: c.url, target: "_blank", rel: "noopener noreferrer", title: "Open the cited page" }, label(c)),
           ),
@@ -98,7 +98,7 @@ export function mountWidget(
         h(
           "div",
           { class: "sources" },
-          h("span", { class: "sources-label" }, "Sources:"),
+          h("span", { class: "sources-label" }, w.sources),
           end.sources.map((s) => h("span", { class: "source" }, s)),
         ),
       );

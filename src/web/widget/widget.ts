@@ -35,7 +35,9 @@ function sessionStore(key: string) {
 async function start(script: HTMLScriptElement): Promise<void> {
   const key = script.dataset.key ?? "";
   const base = new URL(script.src, location.href).origin;
-  const client = createWidgetClient(base, key);
+  // the page says which language it is in (data-lang on the tag, else <html lang>), else the browser does
+  const t = visitorMessages(script.dataset.lang || document.documentElement.lang || navigator.language);
+  const client = createWidgetClient(base, key, t);
   let config: Awaited<ReturnType<typeof client.config>>;
   try {
     config = await client.config();
@@ -49,9 +51,7 @@ async function start(script: HTMLScriptElement): Promise<void> {
   const style = document.createElement("style");
   style.textContent = css;
   shadow.append(style);
-  // the page says which language it is in (data-lang on the tag, else <html lang>), else the browser does
-  const lang = script.dataset.lang || document.documentElement.lang || navigator.language;
-  mountWidget(shadow, client, config, sessionStore(key), visitorMessages(lang));
+  mountWidget(shadow, client, config, sessionStore(key), t);
   document.body.append(host);
 }
 
