@@ -8,8 +8,8 @@ import { documentsCommands } from "./commands/documents.commands.ts";
 import { evalCommand } from "./commands/eval.command.ts";
 import { internalCommands } from "./commands/internal.commands.ts";
 import { modelsCommand } from "./commands/models.command.ts";
-import { serveCommand } from "./commands/serve.command.ts";
 import { privacyCommands } from "./commands/privacy.commands.ts";
+import { serveCommand } from "./commands/serve.command.ts";
 import { visitorCommands } from "./commands/visitor.commands.ts";
 
 export const commands: Command[] = [

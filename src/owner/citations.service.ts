@@ -1,8 +1,13 @@
 import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 import { appError } from "../errors/index.ts";
-import type { DocumentRecord } from "../store/contract/index.ts";
-import type { Passage, WidgetCitations } from "../store/contract/index.ts";
-import type { ConversationLogsStore, DocumentsStore, VisitorDataStore } from "../store/contract/index.ts";
+import type {
+  ConversationLogsStore,
+  DocumentRecord,
+  DocumentsStore,
+  Passage,
+  VisitorDataStore,
+  WidgetCitations,
+} from "../store/contract/index.ts";
 
 /** How long a visitor's citation link opens its page. */
 export const LINK_TTL_SECONDS = 15 * 60;

@@ -1,8 +1,6 @@
 import type { ChatService } from "../chat/chat.service.ts";
 import { appError } from "../errors/index.ts";
-import type { Account } from "../store/contract/index.ts";
-import type { Deployment } from "../store/contract/index.ts";
-import type { ConversationLogsStore } from "../store/contract/index.ts";
+import type { Account, ConversationLogsStore, Deployment } from "../store/contract/index.ts";
 import type { CorrectionsService } from "../visitor/corrections.service.ts";
 import { normaliseQuestion } from "../visitor/normalise-question.ts";
 import { countTerms, type GapGroup, groupGaps } from "./gap-groups.ts";

@@ -1,6 +1,5 @@
 import { appError } from "../errors/index.ts";
-import type { ChatLogFilter, ConversationTurn } from "../store/contract/index.ts";
-import type { ConversationLogsStore, LeadsStore } from "../store/contract/index.ts";
+import type { ChatLogFilter, ConversationLogsStore, ConversationTurn, LeadsStore } from "../store/contract/index.ts";
 import { parseDay } from "./reports.service.ts";
 
 const DAY_MS = 86_400_000;

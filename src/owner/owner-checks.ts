@@ -2,9 +2,7 @@ import type { ChatService } from "../chat/chat.service.ts";
 import { citationsOf } from "../chat/citations.ts";
 import { AppError } from "../errors/index.ts";
 import { judge } from "../eval/eval-report.ts";
-import type { Account } from "../store/contract/index.ts";
-import type { Deployment } from "../store/contract/index.ts";
-import type { Citation, TestKind } from "../store/contract/index.ts";
+import type { Account, Citation, Deployment, TestKind } from "../store/contract/index.ts";
 
 /**
  * The owner's checks through the dry pipeline (the API's own, recording and charging nothing): re-asking a question

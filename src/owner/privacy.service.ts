@@ -1,9 +1,7 @@
 import { createHash } from "node:crypto";
 import { appError } from "../errors/index.ts";
 import type { Logger } from "../log.ts";
-import type { ErasureRecord, ErasureSubject } from "../store/contract/index.ts";
-import type { PolicyPatch } from "../store/contract/index.ts";
-import type { DeploymentsStore, VisitorDataStore } from "../store/contract/index.ts";
+import type { DeploymentsStore, ErasureRecord, ErasureSubject, PolicyPatch, VisitorDataStore } from "../store/contract/index.ts";
 import { visitorEmail } from "../visitor/validate.ts";
 
 const DAY_MS = 86_400_000;

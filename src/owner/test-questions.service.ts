@@ -1,9 +1,15 @@
 import type { ChatService } from "../chat/chat.service.ts";
 import { appError } from "../errors/index.ts";
 import type { Logger } from "../log.ts";
-import type { Deployment } from "../store/contract/index.ts";
-import type { NewTestQuestion, TestResult, TestRun } from "../store/contract/index.ts";
-import type { AccountsStore, DeploymentsStore, TestQuestionsStore } from "../store/contract/index.ts";
+import type {
+  AccountsStore,
+  Deployment,
+  DeploymentsStore,
+  NewTestQuestion,
+  TestQuestionsStore,
+  TestResult,
+  TestRun,
+} from "../store/contract/index.ts";
 import { ask, judgeCase } from "./owner-checks.ts";
 
 export const MAX_TEST_QUESTIONS = 200;

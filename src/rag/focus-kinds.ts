@@ -23,7 +23,10 @@ export type FocusKind =
   | "weight";
 
 const NUM = String.raw`\d[\d.,]*`;
-const unit = (units: string) => new RegExp(String.raw`${NUM}\s*-?\s*(?:${units})\b`, "iu");
+/** a count in digits or words: "3", "two", "a dozen" */
+const COUNT = String.raw`(?:${NUM}|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|forty|fifty|sixty|hundred|a few|several|a dozen|half an?|an?)`;
+/** "3 days", "two working days", "4-week" */
+const unit = (units: string) => new RegExp(String.raw`\b${COUNT}\s*-?\s*(?:[\p{L}]+\s+)?(?:${units})\b`, "iu");
 const TESTS: Record<Exclude<FocusKind, "number" | "time" | "extent">, RegExp> = {
   range: new RegExp(
     String.raw`\bbetween\s+-?${NUM}\s+and\s+-?${NUM}|\bfrom\s+-?${NUM}\s+(?:to|through|until)\s+-?${NUM}|\b${NUM}\s*[-–]\s*${NUM}\b`,

@@ -89,7 +89,9 @@ describe("running headers, footers and page numbers", () => {
     const notes = doc("GeoTopo-komprimiert");
     // "7 1.2. METRISCHE RÄUME" on one page, "48 3.2. FUNDAMENTALGRUPPE" on another
     expect(texts(notes).filter((t) => /^\d+ \d\.\d\. [\p{Lu} ]+$/u.test(t))).toEqual([]);
-    expect(texts(notes)).toContain("Dieses Skript wurde im Wintersemester 2013/2014 von Martin Thoma geschrieben. Es beinhaltet die Mitschriften aus der Vorlesung von Prof. Dr. Herrlich sowie die Mitschriften einiger Übungen und Tutorien.");
+    expect(texts(notes)).toContain(
+      "Dieses Skript wurde im Wintersemester 2013/2014 von Martin Thoma geschrieben. Es beinhaltet die Mitschriften aus der Vorlesung von Prof. Dr. Herrlich sowie die Mitschriften einiger Übungen und Tutorien.",
+    );
   });
 
   test("a transcript's line numbers and its one-page running lines are not part of its text", () => {

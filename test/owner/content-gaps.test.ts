@@ -195,9 +195,7 @@ describe("content gaps", () => {
 describe("test questions", () => {
   test("questions run after a training, pass or fail, and the console sees what changed since the run before", async () => {
     const add = (body: object) => owner.post<{ id: number }>(`/deployments/${dep}/tests`, body);
-    expect(
-      (await add({ question: "Do you repair cargo bikes?", kind: "answer", expect_any: ["cargo bikes"] })).status,
-    ).toBe(201);
+    expect((await add({ question: "Do you repair cargo bikes?", kind: "answer", expect_any: ["cargo bikes"] })).status).toBe(201);
     await add({ question: "Where do customers park?", kind: "answer", expect_any: ["courtyard"] });
     await add({ question: "Do you rent tandems?", kind: "refuse" });
     await add({ question: "Can I rent a bike for a week?", kind: "answer", expect_any: ["rental"] });

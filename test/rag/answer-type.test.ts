@@ -92,3 +92,17 @@ describe("the answer gate", () => {
     expect(s).toBeCloseTo(13 / 20 + 0.15, 5);
   });
 });
+
+describe("focus kinds", () => {
+  test("a measured value answers for its noun, in digits or in words; a bare number does not", async () => {
+    const { holdsFocusKind } = await import("../../src/rag/focus-kinds.ts");
+    expect(holdsFocusKind("extent", "A standard repair takes two working days.", "How long does a repair take?")).toBe(true);
+    expect(holdsFocusKind("extent", "followed by a 4-week post-treatment follow-up", "How long?")).toBe(true);
+    expect(holdsFocusKind("dose", "Sitagliptin 100 mg/day, taken once.", "What is the dose?")).toBe(true);
+    expect(holdsFocusKind("dose", "Store sitagliptin below 25 °C; packs of 28.", "What is the dose?")).toBe(false);
+    expect(holdsFocusKind("money", "a salary of £ 4 a week", "How much did it pay?")).toBe(true);
+    expect(holdsFocusKind("money", "37,499.96 DISTRICT DIRECTOR", "How much was paid?")).toBe(true);
+    expect(holdsFocusKind("range", "a random integer between 0 and 32767", "What range?")).toBe(true);
+    expect(holdsFocusKind("age", "Posting Date: June 25, 2008", "How old is Alice?")).toBe(false);
+  });
+});

@@ -1,13 +1,13 @@
+import { toSeconds } from "../../shared/wire-time.ts";
 import type {
   Citation,
   ConversationSummary,
   ConversationTurn,
-  ErasureRecord,
   DeploymentPolicy,
+  ErasureRecord,
   TestQuestion,
   TestRun,
 } from "../../store/contract/index.ts";
-import { toSeconds } from "../../shared/wire-time.ts";
 
 export const citationView = (c: Citation) => ({
   document_id: c.documentId,

@@ -4,16 +4,16 @@ import { type PageContext, type PageRender, topBar } from "./layout.ts";
 import { accountPage } from "./pages/account.page.ts";
 import { chatsPage } from "./pages/chats.page.ts";
 import { conversationPage } from "./pages/conversation.page.ts";
-import { gapsPage } from "./pages/gaps.page.ts";
-import { testsPage } from "./pages/tests.page.ts";
 import { correctionsPage } from "./pages/corrections.page.ts";
 import { deploymentsPage } from "./pages/deployments.page.ts";
 import { documentsPage } from "./pages/documents.page.ts";
+import { gapsPage } from "./pages/gaps.page.ts";
 import { keyPage } from "./pages/key.page.ts";
 import { leadsPage } from "./pages/leads.page.ts";
 import { reportsPage } from "./pages/reports.page.ts";
 import { settingsPage } from "./pages/settings.page.ts";
 import { signInPage } from "./pages/sign-in.page.ts";
+import { testsPage } from "./pages/tests.page.ts";
 import { matchRoute, type RouteName } from "./router.ts";
 import type { Session } from "./types.ts";
 

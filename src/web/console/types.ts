@@ -10,9 +10,9 @@ import type {
 import type {
   conversationResponse,
   conversationsResponse,
+  erasureSchema,
   gapsResponse,
   policySchema,
-  erasureSchema,
   testSummaryResponse,
 } from "../../server/routes/owner-insight.schemas.ts";
 

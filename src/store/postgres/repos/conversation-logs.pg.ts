@@ -1,5 +1,4 @@
 import type { SQL } from "bun";
-import { conversationsSql, filterSql, GAP_SQL, TURN_COLS } from "../../shared/owner-insight-sql.ts";
 import {
   type ChatLogFilter,
   type ConversationLogsStore,
@@ -14,6 +13,7 @@ import {
   toSummary,
   toTurn,
 } from "../../contract/owner-insight.contract.ts";
+import { conversationsSql, filterSql, GAP_SQL, TURN_COLS } from "../../shared/owner-insight-sql.ts";
 import { text } from "./values.ts";
 
 /** The PostgreSQL twin of repos/conversation-logs.repo.ts (the same SQL text, numbered $n parameters). */
