@@ -10,7 +10,9 @@
  *   4. ingest: SciFact abstracts as TXT files through documents.push + training, documents/s, this tree and another
  *      source tree (--before /path/to/checkout, e.g. main) in child processes of the same run.
  *
- *   bun bench/languages.bench.ts [--only scifact,multilingual,reindex,ingest] [--chunks 100000] [--docs 3000] [--before DIR] [--no-write]
+ *   5. latency: keyword retrieval p50/p95 at N chunks on each engine, this tree and --before, in child processes.
+ *
+ *   bun bench/languages.bench.ts [--only scifact,multilingual,latency,reindex,ingest] [--chunks 100000] [--docs 3000] [--before DIR] [--no-write]
  */
 import { Database } from "bun:sqlite";
 import { join } from "node:path";
@@ -28,7 +30,7 @@ import { loadScifact, passageText } from "./lib/scifact.dataset.ts";
 
 const { values: args } = parseArgs({
   options: {
-    only: { type: "string", default: "scifact,multilingual,reindex,ingest" },
+    only: { type: "string", default: "scifact,multilingual,latency,reindex,ingest" },
     chunks: { type: "string", default: "100000" },
     docs: { type: "string", default: "3000" },
     before: { type: "string" },
@@ -226,6 +228,56 @@ ${n} chunks of ~90 words (SciFact sentences recombined) in one deployment, marke
 
 | engine | chunks | seconds | chunks/s | (loading them first took, s) |
 | --- | ---: | ---: | ---: | ---: |
+${lines.join("\n")}`);
+  console.log(sections.at(-1));
+}
+
+if (only.has("latency")) {
+  const roots: [string, string][] = [
+    ["this tree", join(import.meta.dir, "..")],
+    ...(args.before ? [["before", args.before] as [string, string]] : []),
+  ];
+  const { startPostgres } = await import("../test/helpers/postgres.ts");
+  const { freshDatabase } = {
+    freshDatabase: async (url: string, name: string) => {
+      const admin = new Bun.SQL(url, { max: 1 });
+      await admin.unsafe(`CREATE DATABASE ${name}`);
+      await admin.close();
+      const u = url.replace(/\/docchat$/, `/${name}`);
+      const db = new Bun.SQL(u, { max: 1 });
+      await db`CREATE EXTENSION IF NOT EXISTS vector`;
+      await db.close();
+      return u;
+    },
+  };
+  const cluster = await startPostgres({ settings: { shared_buffers: "512MB" } });
+  const lines: string[] = [];
+  try {
+    let k = 0;
+    for (const engine of ENGINES)
+      for (const [label, root] of roots) {
+        const env: Record<string, string> = { ...process.env } as Record<string, string>;
+        if (engine === "postgres") env.DOCCHAT_DATABASE_URL = await freshDatabase(cluster.url, `lat_${k++}`);
+        else delete env.DOCCHAT_DATABASE_URL;
+        const proc = Bun.spawn([process.execPath, join(import.meta.dir, "lib/keyword-latency.ts"), root, String(args.chunks), "200"], {
+          stdout: "pipe",
+          stderr: "inherit",
+          env,
+        });
+        const out = (await new Response(proc.stdout).text()).trim().split("\n").at(-1) ?? "{}";
+        const r = JSON.parse(out) as { p50: number; p95: number; mean: number; loadSeconds: number };
+        lines.push(row([engine, label, args.chunks ?? "", f(r.p50, 2), f(r.p95, 2), f(r.mean, 2), f(r.loadSeconds, 0)]));
+        console.log(lines.at(-1));
+      }
+  } finally {
+    await cluster.stop();
+  }
+  sections.push(`### Keyword retrieval latency at ${args.chunks} chunks, before and after
+
+One deployment of ${args.chunks} synthetic chunks (~90 words, SciFact sentences recombined; analyzed as training would in this tree, the text itself in the tree before), 200 SciFact claims through retrieve() in keyword mode after 10 warm-up claims, each tree in a child process of the same run; PostgreSQL 15 + pgvector in a throwaway cluster (fsync off).
+
+| engine | tree | chunks | p50 ms | p95 ms | mean ms | loading s |
+| --- | --- | ---: | ---: | ---: | ---: | ---: |
 ${lines.join("\n")}`);
   console.log(sections.at(-1));
 }
