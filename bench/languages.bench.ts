@@ -12,7 +12,7 @@
  *
  *   5. latency: keyword retrieval p50/p95 at N chunks on each engine, this tree and --before, in child processes.
  *
- *   bun bench/languages.bench.ts [--only scifact,multilingual,latency,reindex,ingest] [--chunks 100000] [--docs 3000] [--before DIR] [--no-write]
+ *   bun bench/languages.bench.ts [--only scifact,multilingual,latency,reindex,ingest] [--chunks 100000] [--docs 3000] [--rounds 2] [--before DIR] [--no-write]
  */
 import { Database } from "bun:sqlite";
 import { join } from "node:path";
@@ -33,6 +33,7 @@ const { values: args } = parseArgs({
     only: { type: "string", default: "scifact,multilingual,latency,reindex,ingest" },
     chunks: { type: "string", default: "100000" },
     docs: { type: "string", default: "3000" },
+    rounds: { type: "string", default: "2" },
     before: { type: "string" },
     "no-write": { type: "boolean", default: false },
   },
@@ -41,6 +42,11 @@ const only = new Set(args.only?.split(","));
 const f = (x: number, d = 3) => x.toFixed(d);
 const row = (cells: (string | number)[]) => `| ${cells.join(" | ")} |`;
 const sections: string[] = [];
+const rounds = Number(args.rounds);
+const median = (xs: number[]) => {
+  const t = [...xs].sort((a, b) => a - b);
+  return t.length % 2 ? (t[(t.length - 1) / 2] as number) : ((t[t.length / 2 - 1] as number) + (t[t.length / 2] as number)) / 2;
+};
 const retrieverFor = (d: IndexDriver) =>
   createRetriever({
     index: d.index,
@@ -252,33 +258,45 @@ if (only.has("latency")) {
   };
   const cluster = await startPostgres({ settings: { shared_buffers: "512MB" } });
   const lines: string[] = [];
+  const p95s = new Map<string, number[]>();
   try {
     let k = 0;
-    for (const engine of ENGINES)
-      for (const [label, root] of roots) {
-        const env: Record<string, string> = { ...process.env } as Record<string, string>;
-        if (engine === "postgres") env.DOCCHAT_DATABASE_URL = await freshDatabase(cluster.url, `lat_${k++}`);
-        else delete env.DOCCHAT_DATABASE_URL;
-        const proc = Bun.spawn([process.execPath, join(import.meta.dir, "lib/keyword-latency.ts"), root, String(args.chunks), "200"], {
-          stdout: "pipe",
-          stderr: "inherit",
-          env,
-        });
-        const out = (await new Response(proc.stdout).text()).trim().split("\n").at(-1) ?? "{}";
-        const r = JSON.parse(out) as { p50: number; p95: number; mean: number; loadSeconds: number };
-        lines.push(row([engine, label, args.chunks ?? "", f(r.p50, 2), f(r.p95, 2), f(r.mean, 2), f(r.loadSeconds, 0)]));
-        console.log(lines.at(-1));
-      }
+    // the trees alternate, round after round, so the machine's load falls on both alike
+    for (let round = 1; round <= rounds; round++)
+      for (const engine of ENGINES)
+        for (const [label, root] of roots) {
+          const env: Record<string, string> = { ...process.env } as Record<string, string>;
+          if (engine === "postgres") env.DOCCHAT_DATABASE_URL = await freshDatabase(cluster.url, `lat_${k++}`);
+          else delete env.DOCCHAT_DATABASE_URL;
+          const proc = Bun.spawn([process.execPath, join(import.meta.dir, "lib/keyword-latency.ts"), root, String(args.chunks), "200"], {
+            stdout: "pipe",
+            stderr: "inherit",
+            env,
+          });
+          const out = (await new Response(proc.stdout).text()).trim().split("\n").at(-1) ?? "{}";
+          const r = JSON.parse(out) as { p50: number; p95: number; mean: number; loadSeconds: number };
+          lines.push(row([engine, label, round, args.chunks ?? "", f(r.p50, 2), f(r.p95, 2), f(r.mean, 2), f(r.loadSeconds, 0)]));
+          p95s.set(`${engine} ${label}`, [...(p95s.get(`${engine} ${label}`) ?? []), r.p95]);
+          console.log(lines.at(-1));
+        }
   } finally {
     await cluster.stop();
   }
+  const ratios = args.before
+    ? ENGINES.map(
+        (e) =>
+          `${e}: median p95 ${f(median(p95s.get(`${e} this tree`) ?? []), 2)} ms vs ${f(median(p95s.get(`${e} before`) ?? []), 2)} ms before = ${f(median(p95s.get(`${e} this tree`) ?? []) / median(p95s.get(`${e} before`) ?? []), 2)}×`,
+      ).join("; ")
+    : "";
   sections.push(`### Keyword retrieval latency at ${args.chunks} chunks, before and after
 
 One deployment of ${args.chunks} synthetic chunks (~90 words, SciFact sentences recombined; analyzed as training would in this tree, the text itself in the tree before), 200 SciFact claims through retrieve() in keyword mode after 10 warm-up claims, each tree in a child process of the same run; PostgreSQL 15 + pgvector in a throwaway cluster (fsync off).
 
-| engine | tree | chunks | p50 ms | p95 ms | mean ms | loading s |
-| --- | --- | ---: | ---: | ---: | ---: | ---: |
-${lines.join("\n")}`);
+| engine | tree | round | chunks | p50 ms | p95 ms | mean ms | loading s |
+| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |
+${lines.join("\n")}
+
+${ratios}`);
   console.log(sections.at(-1));
 }
 
@@ -288,8 +306,9 @@ if (only.has("ingest")) {
     ...(args.before ? [["before", args.before] as [string, string]] : []),
   ];
   const lines: string[] = [];
+  const rates = new Map<string, number[]>();
   // alternate the two trees so the machine's load falls on both alike
-  for (let round = 0; round < 2; round++)
+  for (let round = 0; round < rounds; round++)
     for (const [label, root] of roots) {
       const proc = Bun.spawn([process.execPath, join(import.meta.dir, "lib/ingest-rate.ts"), root, String(args.docs)], {
         stdout: "pipe",
@@ -298,6 +317,7 @@ if (only.has("ingest")) {
       const out = (await new Response(proc.stdout).text()).trim().split("\n").at(-1) ?? "{}";
       const r = JSON.parse(out) as { docs: number; seconds: number };
       lines.push(row([label, round + 1, r.docs, f(r.seconds, 1), f(r.docs / r.seconds, 1)]));
+      rates.set(label, [...(rates.get(label) ?? []), r.docs / r.seconds]);
       console.log(lines.at(-1));
     }
   sections.push(`### Ingest: documents/s
@@ -306,7 +326,12 @@ SciFact abstracts, one TXT each, through documents.push and the training worker 
 
 | tree | round | documents | seconds | documents/s |
 | --- | ---: | ---: | ---: | ---: |
-${lines.join("\n")}`);
+${lines.join("\n")}
+${
+  args.before
+    ? `\nMedian documents/s: ${f(median(rates.get("this tree") ?? []), 1)} vs ${f(median(rates.get("before") ?? []), 1)} before = ${f(median(rates.get("this tree") ?? []) / median(rates.get("before") ?? []), 2)}×`
+    : ""
+}`);
   console.log(sections.at(-1));
 }
 

@@ -12,7 +12,7 @@ import { analyzeForSearch } from "./query-analysis.ts";
 import { stem } from "./terms.ts";
 
 /** Which words keyword search gets (see searchTerms): measured on SciFact and at 100k chunks. */
-const SEARCH_TERMS = { maxTerms: 12, maxRows: 15_000, minTerms: 3 };
+const SEARCH_TERMS = { maxTerms: 12, maxRows: 10_000, minTerms: 3 };
 /**
  * A question is judged over this many fused candidates, which are then ordered by how well one of their sentences
  * answers it: BM25 favours long passages that repeat the question's words, the answering sentence is often in a

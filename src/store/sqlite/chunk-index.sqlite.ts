@@ -8,6 +8,7 @@ import {
   deleteKeywordRows,
   ensureKeywordTable,
   findKeywordTable,
+  keywordsChanged,
   type KeywordTable,
   LEGACY_ANALYZER,
   rebuilding,
@@ -54,6 +55,7 @@ export function createChunkIndexWriter(db: Db) {
    * the analyzer (external content over `chunks`), so a deployment stays searchable until the keyword reindex rebuilds it.
    */
   const ftsInsert = (kw: KeywordTable) => {
+    keywordsChanged(db);
     if (kw.analyzer === LEGACY_ANALYZER) {
       const q = db.query(`INSERT INTO ${kw.fts} (rowid, text, heading_path) VALUES (?, ?, ?)`);
       return (id: number, _terms: string, _heading: string, text: string, headingPath: string) => q.run(id, text, headingPath);

@@ -29,6 +29,17 @@ export interface KeywordTable {
 const names = (n: number, analyzer: string): KeywordTable => ({ n, fts: `kw_${n}`, vocab: `kw_${n}_vocab`, analyzer });
 
 /** The deployment's table, or null when it has none yet (no chunk was ever indexed for it). */
+/**
+ * Counts changes to live keyword tables per database (rows written or deleted, tables dropped or swapped), so a
+ * cache of document frequencies (term-stats.sqlite.ts) knows when it is stale. One process owns a data dir, so
+ * every change to its tables passes through here.
+ */
+const generations = new WeakMap<Database, number>();
+export const keywordGeneration = (db: Database): number => generations.get(db) ?? 0;
+export const keywordsChanged = (db: Database): void => {
+  generations.set(db, keywordGeneration(db) + 1);
+};
+
 export function findKeywordTable(db: Database, deploymentId: string): KeywordTable | null {
   const row = db
     .query<{ n: number; analyzer: string }, [string]>("SELECT n, analyzer FROM keyword_tables WHERE deployment_id = ?")
@@ -77,6 +88,7 @@ export function allKeywordTables(db: Database): KeywordTable[] {
 }
 
 function dropTable(db: Database, t: { fts: string; vocab: string }): void {
+  keywordsChanged(db);
   db.run(`DROP TABLE IF EXISTS ${t.vocab}`);
   db.run(`DROP TABLE IF EXISTS ${t.fts}`);
 }
@@ -92,6 +104,7 @@ export function dropKeywordTable(db: Database, deploymentId: string): void {
 
 /** Removes chunk rows from a table, whichever way it was built (a legacy table needs each row's old values). */
 export function deleteKeywordRows(db: Database, t: KeywordTable, rows: { id: number; text: string; heading_path: string }[]): void {
+  keywordsChanged(db);
   if (t.analyzer === LEGACY_ANALYZER) {
     const del = db.query(`INSERT INTO ${t.fts} (${t.fts}, rowid, text, heading_path) VALUES ('delete', ?, ?, ?)`);
     for (const r of rows) del.run(r.id, r.text, r.heading_path);
@@ -148,6 +161,7 @@ export function markStale(db: Database, deploymentId: string): void {
 export function swapInRebuilt(db: Database, deploymentId: string): void {
   const r = rebuilding(db, deploymentId);
   if (!r) return;
+  keywordsChanged(db);
   const old = findKeywordTable(db, deploymentId);
   if (old) dropTable(db, old);
   db.run("DELETE FROM keyword_tables WHERE deployment_id = ?", [deploymentId]);
