@@ -2,7 +2,7 @@
  * `bun run smoke`: builds dist/docchat, copies it alone into a temp dir (no node_modules anywhere near it, cwd
  * there, a clean environment) and drives it like an operator would: doctor, serve, CLI account + deployment,
  * the official `openai` client, a PDF and a CSV pushed, a grounded answer with sources, a refusal, SIGTERM →
- * exit 0, restart on the same data dir, answer again; then two binary nodes on a throwaway PostgreSQL. Exits
+ * exit 0 (after the MCP server over HTTP and stdio), restart on the same data dir, answer again; then two binary nodes on a throwaway PostgreSQL. Exits
  * non-zero naming the step that failed.
  *
  *   bun scripts/smoke-binary.ts [--no-build] [--keep]
@@ -19,6 +19,7 @@ import { startPostgres } from "../test/helpers/postgres.ts";
 import { type ServeProcess, startServeProcess } from "../test/helpers/serve-process.ts";
 import { writePdf } from "../test/ingest/helpers/pdf-writer.ts";
 import { buildBinary } from "./build-binary.ts";
+import { mcpSmokeSteps } from "./smoke-mcp.ts";
 
 const root = resolve(import.meta.dir, "..");
 
@@ -272,6 +273,7 @@ const steps: Step[] = [
       return JSON.stringify(r.choices[0]?.message.content?.slice(0, 60));
     },
   },
+  ...mcpSmokeSteps(check),
   { name: "SIGTERM → exit 0", run: stopServer },
   { name: "restart on the same data dir", run: startServer },
   {

@@ -11,6 +11,7 @@ import { DEFAULT_CHUNK_OPTIONS } from "./ingest/chunk.ts";
 import { createParsePool } from "./ingest/parse-pool.ts";
 import { createLlmBackend } from "./llm/create-backend.ts";
 import { createLogger, type Logger } from "./log.ts";
+import { createMcpTools } from "./mcp/mcp-tools.ts";
 import { createMail } from "./mail/create-mail.ts";
 import { createMetrics } from "./metrics/metrics.ts";
 import { createAccountsService } from "./owner/accounts.service.ts";
@@ -18,6 +19,7 @@ import { createChatLogsService } from "./owner/chat-logs.service.ts";
 import { createCitationsService } from "./owner/citations.service.ts";
 import { createContentGapsService } from "./owner/content-gaps.service.ts";
 import { createConversationsService } from "./owner/conversations.service.ts";
+import { createChatExportService } from "./owner/chat-export.service.ts";
 import { createDeploymentsService } from "./owner/deployments.service.ts";
 import { createOwnerJobs } from "./owner/owner-jobs.ts";
 import { createPrivacyService } from "./owner/privacy.service.ts";
@@ -40,6 +42,8 @@ import { VERSION } from "./version.ts";
 import { createCorrectionsService } from "./visitor/corrections.service.ts";
 import { createFeedbackService } from "./visitor/feedback.service.ts";
 import { createLeadsService } from "./visitor/leads.service.ts";
+import { createWebhooks } from "./webhooks/create-webhooks.ts";
+import { emitOnChat, emitOnDebits, emitOnFeedback, emitOnTraining, leadCreatedEmitter } from "./webhooks/webhook-emitters.ts";
 
 /** Composition root: every dependency is built once here and passed in. */
 export async function createServices(config: Config, opts: { log?: Logger } = {}) {
@@ -52,8 +56,10 @@ export async function createServices(config: Config, opts: { log?: Logger } = {}
   if ((await repos.chunkIndex.meta("keyword_analyzer")) !== ANALYZER_VERSION)
     await repos.chunkIndex.setMeta("keyword_analyzer", ANALYZER_VERSION);
   const mail = createMail({ config, log, outbox: repos.outbox });
+  /** Signed webhooks: endpoints, the delivery log and the outbox worker; `emit` queues an event. */
+  const webhooks = createWebhooks({ config, log, store: repos.webhooks, version: VERSION });
   /** The Prometheus registry of this service (GET /metrics when DOCCHAT_METRICS_TOKEN is set). */
-  const metrics = createMetrics({ depths: repos.queueDepths });
+  const metrics = createMetrics({ depths: repos.queueDepths, webhookOutbox: () => repos.webhooks.depth() });
   // The embedder loads lazily (CLI commands that don't need it stay fast) and once. An embeddings server that
   // can't be reached while nothing tells its dimension leaves it unloaded: the next caller tries again.
   let embedderPromise: Promise<Embedder | null> | null = null;
@@ -99,7 +105,7 @@ export async function createServices(config: Config, opts: { log?: Logger } = {}
   let mode: RetrievalModeInfo | null = null;
   const training = createTrainingWorker({
     documents: repos.documents,
-    training: repos.training,
+    training: emitOnTraining(repos.training, { webhooks: webhooks.service, documents: repos.documents }),
     index: repos.chunkIndex,
     embedder,
     log,
@@ -125,7 +131,14 @@ export async function createServices(config: Config, opts: { log?: Logger } = {}
   const llm = createLlmBackend(llmBackendConfig(config), { queueObserver: metrics.modelQueue, composer: composeAnswer });
   const answers = createChatStack({
     config,
-    repos: { ...repos, chatLogs: observeDebits(repos.chatLogs, metrics) },
+    repos: {
+      ...repos,
+      chatLogs: emitOnDebits(observeDebits(repos.chatLogs, metrics), {
+        webhooks: webhooks.service,
+        deployments: repos.deployments,
+        threshold: config.webhookBalanceLow,
+      }),
+    },
     embedder,
     reranker,
     backend: llm,
@@ -150,6 +163,7 @@ export async function createServices(config: Config, opts: { log?: Logger } = {}
     log,
   });
   const ownerJobs = createOwnerJobs({ tests: testQuestions, privacy, log });
+  const chat = emitOnChat(observeChat(answers.chat, metrics), webhooks.service);
   const services = {
     version: VERSION,
     config,
@@ -197,8 +211,15 @@ export async function createServices(config: Config, opts: { log?: Logger } = {}
       chatLogs: repos.chatLogFeedback,
       mailFrom: config.mailFrom,
       onQueued: mail.worker.wake,
+      onCreated: leadCreatedEmitter(webhooks.service),
     }),
-    feedback: createFeedbackService({ chatLogs: repos.chatLogFeedback }),
+    feedback: emitOnFeedback(createFeedbackService({ chatLogs: repos.chatLogFeedback }), {
+      webhooks: webhooks.service,
+      chatLogs: repos.chatLogFeedback,
+    }),
+    /** Signed webhooks per deployment (the worker runs under `serve`). */
+    webhooks: webhooks.service,
+    webhookWorker: webhooks.worker,
     /** Owner console sign-in: hashed session ids, idle and absolute timeouts, logins throttled per email+address. */
     sessions: createSessionsService({
       accounts: repos.accounts,
@@ -210,12 +231,14 @@ export async function createServices(config: Config, opts: { log?: Logger } = {}
     reports: createReportsService({ reports: repos.reports }),
     /** The owner's reading of chat logs. */
     chatLogs: createChatLogsService({ chatLogs: repos.ownerChatLogs }),
+    /** Conversation export: chat logs for a date range as JSON lines or CSV, a page at a time. */
+    chatExport: createChatExportService({ store: repos.chatLogExport }),
     /** `corrections.findFor(deploymentId, question)` is what the chat pipeline asks before retrieval. */
     corrections,
     /** The answer backend (extractive, openai-compatible or local llama) behind its bounded queue. */
     llm,
     /** The answering pipeline: `chat.answer(request, signal)` streams sources, deltas and done. */
-    chat: observeChat(answers.chat, metrics),
+    chat,
     metrics,
     retriever: answers.retriever,
     /** The answering pipeline for the owner's own checks: records and charges nothing. */
@@ -228,6 +251,13 @@ export async function createServices(config: Config, opts: { log?: Logger } = {}
     ownerJobs,
     /** the citation viewer: the owner's, and visitors' signed links to the cited page */
     citations: createCitationsService({ data: repos.visitorData, logs: repos.conversationLogs, documents: repos.documents }),
+    /** search, fetch and ask for agents (MCP over HTTP and stdio), on the same pipeline as every answer */
+    mcpTools: createMcpTools({
+      chat,
+      retriever: answers.retriever,
+      neighbours: repos.neighbours,
+      settings: { topK: config.topK, refusalThreshold: config.refusalThreshold, rerankThreshold: config.rerankThreshold },
+    }),
     shutdownHooks: [] as (() => Promise<void> | void)[],
     /** Background work for `serve`: the training queue (and, as they land, the mail outbox). */
     async startWorkers() {
@@ -250,6 +280,8 @@ export async function createServices(config: Config, opts: { log?: Logger } = {}
         unsubscribe();
         return ownerJobs.stop();
       });
+      webhooks.worker.start();
+      services.shutdownHooks.push(() => webhooks.worker.stop());
     },
     async close() {
       for (const hook of services.shutdownHooks.reverse()) await hook();

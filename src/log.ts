@@ -13,6 +13,7 @@ export function redact(text: string): string {
   return text
     .replace(/(api_key|apikey|key|token|password)=([^&\s"]+)/gi, "$1=[redacted]")
     .replace(/dck_[0-9A-Za-z]+/g, "dck_[redacted]")
+    .replace(/whsec_[0-9A-Za-z+/=]+/g, "whsec_[redacted]")
     .replace(/(bearer\s+)[^\s"]+/gi, "$1[redacted]");
 }
 

@@ -106,6 +106,7 @@ export function createChatService(deps: ChatDeps) {
       ...base,
       searchQuery,
       sources: [],
+      citations: [],
       hits: [],
       contextIds: [],
       refused: o.refused ?? false,
@@ -211,6 +212,7 @@ export function createChatService(deps: ChatDeps) {
     const quoted = deps.backend.compose?.(genReq);
     const cited = quoted ? quoted.used.flatMap((i) => given[i] ?? []) : given;
     const sources = distinctSources(cited);
+    const citations = citationsOf(cited);
     // content gaps count an answer given with low confidence (the closest passage only came near) as weak
     const weak = confidence === "low";
     const ev: SourcesEvent = {
@@ -218,6 +220,7 @@ export function createChatService(deps: ChatDeps) {
       ...base,
       searchQuery: grounding.searchQuery,
       sources,
+      citations,
       hits,
       contextIds: given.map((h) => h.chunkId),
       refused: false,
@@ -226,7 +229,7 @@ export function createChatService(deps: ChatDeps) {
       correctionId: null,
     };
     yield ev;
-    yield* generated(genReq, { searchQuery: grounding.searchQuery, sources, extra: refined, citations: citationsOf(cited), weak }, record);
+    yield* generated(genReq, { searchQuery: grounding.searchQuery, sources, extra: refined, citations, weak }, record);
   }
 
   async function ensureBalance(accountId: number): Promise<void> {

@@ -1,6 +1,6 @@
 import type { AppError } from "../errors/index.ts";
 import type { RetrievalHit } from "../rag/retrieval.types.ts";
-import type { Account, Deployment } from "../store/contract/index.ts";
+import type { Account, Citation, Deployment } from "../store/contract/index.ts";
 
 export interface ChatMessageIn {
   role: "user" | "assistant" | "system";
@@ -48,6 +48,8 @@ export type ChatEvent =
       searchQuery: string;
       /** distinct document names, in hit order */
       sources: string[];
+      /** the passages the answer stands on, with where they are in their documents ([] when it stands on none) */
+      citations: Citation[];
       hits: RetrievalHit[];
       /** chunk ids of the hits a model is given to answer from (none for a refusal, a correction or a persona chat) */
       contextIds: number[];

@@ -487,6 +487,48 @@ export const definition = {
     doc: "Time allowed for one SMTP delivery, in ms; a claimed mail is retried after twice this if the process died.",
     parse: int(100, 600_000),
   }),
+  webhookAllowPrivate: setting({
+    env: "DOCCHAT_WEBHOOK_ALLOW_PRIVATE",
+    default: false,
+    doc: "Let webhook URLs reach loopback, link-local and private addresses (checked when an endpoint is saved and again on every delivery). Off: only public addresses.",
+    parse: bool,
+  }),
+  webhookPollMs: setting({
+    env: "DOCCHAT_WEBHOOK_POLL_MS",
+    default: 2000,
+    doc: "How often the webhook outbox worker looks for due deliveries, in ms (new events wake it at once).",
+    parse: int(10, 3_600_000),
+  }),
+  webhookMaxAttempts: setting({
+    env: "DOCCHAT_WEBHOOK_MAX_ATTEMPTS",
+    default: 10,
+    doc: "Delivery attempts before a webhook delivery is dead-lettered (status dead in the delivery log; the owner can redeliver it).",
+    parse: int(1, 1000),
+  }),
+  webhookRetryBaseMs: setting({
+    env: "DOCCHAT_WEBHOOK_RETRY_BASE_MS",
+    default: 5000,
+    doc: "First retry delay of a failed webhook delivery, in ms; doubles per attempt, with jitter.",
+    parse: int(1, 86_400_000),
+  }),
+  webhookRetryMaxMs: setting({
+    env: "DOCCHAT_WEBHOOK_RETRY_MAX_MS",
+    default: 3_600_000,
+    doc: "Longest retry delay of a failed webhook delivery, in ms.",
+    parse: int(1, 86_400_000),
+  }),
+  webhookTimeoutMs: setting({
+    env: "DOCCHAT_WEBHOOK_TIMEOUT_MS",
+    default: 10_000,
+    doc: "Time allowed for one webhook delivery (connect, send, response), in ms; a receiver slower than this is retried.",
+    parse: int(100, 120_000),
+  }),
+  webhookBalanceLow: setting({
+    env: "DOCCHAT_WEBHOOK_BALANCE_LOW",
+    default: 10_000,
+    doc: "Token balance below which an answer's debit sends balance.low to the account's deployments' webhooks (once per crossing).",
+    parse: int(0, 1_000_000_000_000),
+  }),
   rateLimitScale: setting({
     env: "DOCCHAT_RATE_LIMIT_SCALE",
     default: 1,

@@ -14,6 +14,11 @@ export const errorCatalogue = {
     type: "invalid_request_error",
     message: "This assistant does not support contextual answers.",
   },
+  url_not_allowed: {
+    status: 400,
+    type: "invalid_request_error",
+    message: "This URL cannot receive webhooks: it must lead to a public address.",
+  },
   bad_key: { status: 401, type: "authentication_error", message: "The API key is invalid or disabled." },
   not_published: { status: 401, type: "authentication_error", message: "This assistant is not available." },
   no_tokens: {
@@ -44,6 +49,13 @@ export const errorCatalogue = {
   },
   not_trained: { status: 404, type: "not_found_error", message: "This assistant has no trained documents yet." },
   not_found: { status: 404, type: "not_found_error", message: "The requested item was not found." },
+  method_not_allowed: { status: 405, type: "invalid_request_error", message: "This method is not allowed here." },
+  not_acceptable: {
+    status: 406,
+    type: "invalid_request_error",
+    message: "The Accept header must allow the response's content types.",
+  },
+  unsupported_media_type: { status: 415, type: "invalid_request_error", message: "Unsupported Content-Type for this endpoint." },
   handoff_disabled: {
     status: 403,
     type: "permission_error",

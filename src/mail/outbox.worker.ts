@@ -1,6 +1,6 @@
 import type { Logger } from "../log.ts";
 import { retryDelayMs } from "../shared/backoff.ts";
-import { createWakeableSleep } from "../shared/wakeable-sleep.ts";
+import { createOutboxLoop } from "../shared/outbox-loop.ts";
 import type { OutboxStore } from "../store/contract/index.ts";
 import { type Mailer, UnsafeMailError } from "./mailer.ts";
 
@@ -33,9 +33,6 @@ export function createOutboxWorker(o: OutboxWorkerOptions) {
   const now = o.now ?? Date.now;
   // A claimed row stays invisible while its send may still be running; after that a crash is assumed.
   const leaseMs = o.sendTimeoutMs * 2 + 1000;
-  let running = false;
-  const pause = createWakeableSleep();
-  let loop: Promise<void> | null = null;
 
   async function deliverOne(): Promise<boolean> {
     const at = now();
@@ -70,33 +67,19 @@ export function createOutboxWorker(o: OutboxWorkerOptions) {
     return n;
   }
 
-  async function run(): Promise<void> {
-    while (running) {
-      try {
-        await drain(() => running);
-      } catch (e) {
-        o.log.error("mail outbox worker error", { error: describe(e) });
-      }
-      if (running) await pause.sleep(o.pollMs);
-    }
-  }
+  const loop = createOutboxLoop({
+    drain,
+    pollMs: o.pollMs,
+    onError: (e) => o.log.error("mail outbox worker error", { error: describe(e) }),
+  });
 
   return {
-    start(): void {
-      if (running) return;
-      running = true;
-      loop = run();
-    },
+    start: loop.start,
     /** New mail was queued: deliver now instead of at the next poll. */
-    wake(): void {
-      pause.wake();
-    },
+    wake: loop.wake,
     /** Finishes the send in flight (bounded by the send timeout), then closes the mailer. */
     async stop(): Promise<void> {
-      running = false;
-      pause.wake();
-      await loop;
-      loop = null;
+      await loop.stop();
       await o.mailer.close();
     },
     /** One pass over the due rows without the background loop (tests and tools). */

@@ -15,7 +15,7 @@ const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10
  * The Prometheus registry of one running service, built once by the composition root (never the library's
  * global registry, so two services in one process — tests — never share counters).
  */
-export function createMetrics(deps: { depths: QueueDepths }) {
+export function createMetrics(deps: { depths: QueueDepths; webhookOutbox?: () => Promise<number> }) {
   const registry = new Registry();
   const registers = [registry];
   const requests = new Counter({
@@ -73,6 +73,16 @@ export function createMetrics(deps: { depths: QueueDepths }) {
       this.set(await deps.depths.mailOutbox());
     },
   });
+  const webhookOutbox = deps.webhookOutbox;
+  if (webhookOutbox)
+    new Gauge({
+      name: "docchat_webhook_outbox_depth",
+      help: "Webhook deliveries waiting (pending, retrying or being sent).",
+      registers,
+      async collect() {
+        this.set(await webhookOutbox());
+      },
+    });
 
   return {
     contentType: registry.contentType,

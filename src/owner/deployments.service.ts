@@ -15,7 +15,7 @@ import type {
 import { displayPrefix, generateApiKey, hashApiKey, looksLikeApiKey } from "./api-keys.ts";
 
 export const TEMPERATURE_RANGE = { min: 0, max: 2 } as const;
-const LIMITS = { name: 200, persona: 4000, question: 500, answer: 4000, items: 50, cidrs: 200, refusalText: 1000 } as const;
+const LIMITS = { name: 200, description: 2000, persona: 4000, question: 500, answer: 4000, items: 50, cidrs: 200, refusalText: 1000 } as const;
 
 function newDeploymentId(): string {
   return `dep_${randomBytes(9).toString("base64url")}`;
@@ -26,6 +26,8 @@ export function validatePatch(patch: DeploymentPatch): DeploymentPatch {
   const bad = (param: string, message: string) => appError("bad_request", { param, message });
   if (patch.name !== undefined && (patch.name.trim() === "" || patch.name.length > LIMITS.name))
     throw bad("name", `name must be 1–${LIMITS.name} characters.`);
+  if (patch.description !== undefined && patch.description.length > LIMITS.description)
+    throw bad("description", `description must be at most ${LIMITS.description} characters.`);
   if (patch.persona !== undefined && patch.persona.length > LIMITS.persona)
     throw bad("persona", `persona must be at most ${LIMITS.persona} characters.`);
   if (patch.temperature !== undefined && !(patch.temperature >= TEMPERATURE_RANGE.min && patch.temperature <= TEMPERATURE_RANGE.max)) {

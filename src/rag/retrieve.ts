@@ -47,6 +47,8 @@ export interface RetrievalSettings {
   minIdfCorpus: number;
   /** cosine → relevance mapping for the active embedder; null = coverage only */
   calibration: (embedderId: string) => CosineCalibration | null;
+  /** fused candidates a question is judged over (QUESTION_POOL when absent) */
+  questionPool?: number;
   /** fused candidates handed to the reranker, when one is active */
   rerankCandidates?: number;
 }
@@ -106,7 +108,7 @@ export function createRetriever(deps: {
   return {
     async retrieve(input: RetrieveInput): Promise<Retrieval> {
       const mode = input.mode ?? "hybrid";
-      const pool = isQuestion(input.query) ? Math.max(input.topK, QUESTION_POOL) : input.topK;
+      const pool = isQuestion(input.query) ? Math.max(input.topK, settings.questionPool ?? QUESTION_POOL) : input.topK;
       const q = await analyzeForSearch(deps.stats, input.deploymentId, input.query, { languages: input.languages });
       const { stats, words: terms } = q;
       const searched = mode === "vector" ? [] : searchTerms(q.forms, stats.documentFrequencies(input.deploymentId, q.forms), SEARCH_TERMS);

@@ -18,6 +18,7 @@ import { nativeChatRoutes } from "./routes/native-chat.routes.ts";
 import { nativeVisitorRoutes } from "./routes/native-visitor.routes.ts";
 import { openaiV1Routes } from "./routes/openai-v1.routes.ts";
 import { openApiRoutes } from "./routes/openapi.routes.ts";
+import { mcpRoutes } from "./routes/mcp.routes.ts";
 import { isOwnerUpload, ownerRoutes } from "./routes/owner.routes.ts";
 import { responsesRoutes } from "./routes/responses.routes.ts";
 import { widgetRoutes } from "./routes/widget.routes.ts";
@@ -26,8 +27,8 @@ import { readUploadBody, releaseUpload } from "./upload-body.ts";
 const CORS = {
   "access-control-allow-origin": "*",
   "access-control-allow-methods": "GET, POST, DELETE, OPTIONS",
-  "access-control-allow-headers": "authorization, x-api-key, content-type",
-  "access-control-expose-headers": "x-request-id, x-ratelimit-limit, x-ratelimit-remaining, retry-after",
+  "access-control-allow-headers": "authorization, x-api-key, content-type, mcp-protocol-version, mcp-session-id, last-event-id",
+  "access-control-expose-headers": "x-request-id, x-ratelimit-limit, x-ratelimit-remaining, retry-after, mcp-session-id, www-authenticate",
   "access-control-max-age": "600",
 };
 
@@ -251,6 +252,7 @@ export function createServer(services: Services) {
     .use(widgetRoutes(services, state))
     .use(nativeVisitorRoutes(services, state))
     .use(nativeChatRoutes(services, state))
+    .use(mcpRoutes(services, state))
     .use(ownerRoutes(services))
     .use(consoleRoutes());
 

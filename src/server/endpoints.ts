@@ -18,6 +18,11 @@ export const endpoints = {
   "native.stream": { limit: 60, trained: true },
   "native.faq": { limit: 120, trained: false },
   "native.feedback": { limit: 120, trained: false },
+  /**
+   * The MCP server (Streamable HTTP): every request counts, like a chat request; listing tools works before
+   * training, the tools themselves say `not_trained`.
+   */
+  mcp: { limit: 60, trained: false },
 } as const;
 
 export type EndpointName = keyof typeof endpoints;
@@ -36,6 +41,7 @@ const byPath: Record<string, EndpointName> = {
   "/api/stream": "native.stream",
   "/api/faq/details": "native.faq",
   "/api/feedback": "native.feedback",
+  "/api/v1/mcp": "mcp",
 };
 
 const pathOfName = new Map<EndpointName, string>(Object.entries(byPath).map(([p, n]) => [n, p]));

@@ -1,4 +1,5 @@
 import { type AppError, localizedMessage, toErrorBody } from "../errors/index.ts";
+import { jsonRpcErrorResponse } from "../mcp/mcp-errors.ts";
 import type { EndpointName } from "./endpoints.ts";
 
 /**
@@ -17,6 +18,11 @@ export function toErrorResponse(e: AppError, headers: Record<string, string>, en
   }
   if (endpoint === "native.faq" && e.status !== 429) {
     return new Response(JSON.stringify({ error: message, code: e.code }), { status: e.status, headers: h });
+  }
+  // MCP clients read JSON-RPC: the same status, the error as a JSON-RPC error object (code = the status).
+  if (endpoint === "mcp") {
+    if (e.status === 401) h["www-authenticate"] = 'Bearer realm="docchat", error="invalid_token"';
+    return new Response(JSON.stringify(jsonRpcErrorResponse(e)), { status: e.status, headers: h });
   }
   // The native stream documents 404 for an unpublished deployment (the rest of the API answers 401).
   if (endpoint === "native.stream" && e.code === "not_published")

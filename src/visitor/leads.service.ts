@@ -1,6 +1,6 @@
 import { appError } from "../errors/index.ts";
 import type { ChatLogFeedbackStore, Deployment, Lead, LeadsStore, LeadWithMail, RatedTurn } from "../store/contract/index.ts";
-import { toCsv } from "./csv.ts";
+import { toCsv } from "../shared/csv.ts";
 import { composeLeadMail } from "./lead-mail.ts";
 import { multiLine, singleLine, VISITOR_LIMITS, visitorEmail } from "./validate.ts";
 
@@ -19,7 +19,14 @@ export interface HandoffRequest {
  * Handoff: a visitor whose question was refused asks for a person to email them. The lead and the owner's
  * notification are written in one transaction; the outbox worker delivers the mail afterwards.
  */
-export function createLeadsService(deps: { leads: LeadsStore; chatLogs: ChatLogFeedbackStore; mailFrom: string; onQueued?: () => void }) {
+export function createLeadsService(deps: {
+  leads: LeadsStore;
+  chatLogs: ChatLogFeedbackStore;
+  mailFrom: string;
+  onQueued?: () => void;
+  /** a new lead was recorded (not a repeat): its webhook event is queued here, before the mail worker is woken */
+  onCreated?: (lead: Lead) => Promise<void>;
+}) {
   const { leads, chatLogs } = deps;
 
   /** The refusal this handoff answers: in the given conversation and/or at or before the given chat log, of THIS deployment. */
@@ -65,6 +72,7 @@ export function createLeadsService(deps: { leads: LeadsStore; chatLogs: ChatLogF
         },
         (l) => composeLeadMail({ lead: l, deployment: req.deployment, ownerEmail: req.ownerEmail, from: deps.mailFrom }),
       );
+      await deps.onCreated?.(lead);
       deps.onQueued?.();
       return { lead, created: true };
     },

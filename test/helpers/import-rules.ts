@@ -6,7 +6,7 @@
  *   0 errors/ config/ shared/ net/ log.ts version.ts — building blocks every part may use
  *   1 store/ — the contract (others import contract/ only); sqlite/ and postgres/ never import each other
  *   2 models/ · 3 llm/ ingest/ mail/ metrics/ · 4 rag/ — capabilities (rag/ uses llm/ interfaces, never the reverse)
- *   5 chat/ documents/ owner/ visitor/ eval/ — features
+ *   5 chat/ documents/ owner/ visitor/ eval/ mcp/ webhooks/ — features
  *   6 app.ts — the composition root, the one place outside the edges that picks a store driver
  *   7 server/ cli/ web/ · 8 main.ts — the edges; nothing below imports them (web/ is browser code: it imports
  *     only web/, and the owner API's wire types from server's *.schemas.ts, type-only)
@@ -42,6 +42,8 @@ const RANKS: [prefix: string, rank: number][] = [
   ["src/owner/", 5],
   ["src/visitor/", 5],
   ["src/eval/", 5],
+  ["src/mcp/", 5],
+  ["src/webhooks/", 5],
   ["src/app.ts", 6],
   ["src/server/", 7],
   ["src/cli/", 7],

@@ -31,6 +31,7 @@ export const turn = (o: Pick<NewTurn, "deploymentId" | "accountId"> & Partial<Ne
   searchQuery: "refund",
   answer: "Yes, within 30 days.",
   sources: ["policy.pdf"],
+  citations: [],
   promptTokens: 0,
   completionTokens: 0,
   refused: false,

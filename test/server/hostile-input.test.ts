@@ -147,6 +147,12 @@ function check(route: { method: string; path: string }, payload: string, status:
     return legacy || current ? null : fail;
   }
   if (status < 400 || status >= 500) return fail;
+  // The MCP endpoint answers in JSON-RPC: the status as the error's code, the stable code in its data.
+  if (endpoint === "mcp") {
+    const e = err as { code?: unknown; message?: unknown; data?: { code?: unknown } } | undefined;
+    const rpc = (json as { jsonrpc?: unknown }).jsonrpc === "2.0" && e?.code === status && typeof e.message === "string";
+    return rpc && typeof e?.data?.code === "string" ? null : fail;
+  }
   const e = err as { message?: unknown; type?: unknown; code?: unknown } | undefined;
   return typeof e?.message === "string" && typeof e.type === "string" && typeof e.code === "string" ? null : fail;
 }

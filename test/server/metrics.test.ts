@@ -134,7 +134,7 @@ describe("GET /metrics", () => {
     world.upstream!.setMode({ kind: "reply" });
   });
 
-  test("training queue and mail outbox depths are reported", async () => {
+  test("training queue, mail outbox and webhook outbox depths are reported", async () => {
     const { services } = world.server;
     await services.training.stop();
     const bytes = new Uint8Array(readFileSync(join(FIXTURES, "harbour-museum.txt")));
@@ -146,9 +146,27 @@ describe("GET /metrics", () => {
       { messageId: "<m1@test>", to: "owner@example.com", subject: "s", body: "b", leadId: null },
       Date.now() + 3_600_000,
     );
+    // a delivery to an endpoint that is paused waits in the outbox
+    const endpoint = await services.repos.webhooks.createEndpoint({
+      id: "whe_metrics",
+      deploymentId: seeded.deploymentId,
+      url: "https://hooks.example.com/x",
+      secret: "whsec_c2VjcmV0",
+      events: ["answer.refused"],
+      description: "",
+    });
+    await services.repos.webhooks.updateEndpoint(seeded.deploymentId, endpoint.id, { enabled: false });
+    await services.repos.webhooks.enqueue({
+      deploymentId: seeded.deploymentId,
+      endpointId: endpoint.id,
+      eventId: "msg_m",
+      type: "webhook.test",
+      payload: "{}",
+    });
     const text = await scrape();
     expect(value(text, "docchat_training_queue_depth")).toBe(1);
     expect(value(text, "docchat_mail_outbox_depth")).toBe(1);
+    expect(value(text, "docchat_webhook_outbox_depth")).toBe(1);
     services.training.start();
   });
 });

@@ -97,6 +97,8 @@ describe("PostgreSQL migrations", () => {
         "test_results",
         "test_runs",
         "token_ledger",
+        "webhook_deliveries",
+        "webhook_endpoints",
       ]);
     } finally {
       for (const n of nodes) await n.close();

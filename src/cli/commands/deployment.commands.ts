@@ -25,6 +25,7 @@ function patchFrom(values: Record<string, unknown>): DeploymentPatch {
   if (values.unpublish) patch.published = false;
   if (typeof values.name === "string") patch.name = values.name;
   if (typeof values.persona === "string") patch.persona = values.persona;
+  if (typeof values.description === "string") patch.description = values.description;
   if (typeof values.temperature === "string") {
     const t = Number(values.temperature);
     if (values.temperature.trim() === "" || !Number.isFinite(t))
@@ -119,13 +120,14 @@ export const deploymentCommands: Command[] = [
   {
     path: ["deployment", "update"],
     usage:
-      'deployment update ID [--publish|--unpublish] [--persona T] [--temperature X] [--handoff on|off] [--refusal-threshold X|default] [--languages de,en|auto] [--refusal-text T|default] [--ip-allow CIDR,...|none] [--push on|off] [--push-ip-allow CIDR,...|none] [--key-manages-documents on|off] [--starter-question Q]... [--qa "Q=>A"]...',
+      'deployment update ID [--publish|--unpublish] [--persona T] [--description T] [--temperature X] [--handoff on|off] [--refusal-threshold X|default] [--languages de,en|auto] [--refusal-text T|default] [--ip-allow CIDR,...|none] [--push on|off] [--push-ip-allow CIDR,...|none] [--key-manages-documents on|off] [--starter-question Q]... [--qa "Q=>A"]...',
     summary: "Change a deployment's settings (repeatable lists replace the previous list; 'none' clears).",
     options: {
       name: { type: "string", doc: "new display name" },
       publish: { type: "boolean", doc: "publish" },
       unpublish: { type: "boolean", doc: "unpublish" },
       persona: { type: "string", doc: "persona text that governs tone" },
+      description: { type: "string", doc: "what the documents cover (agents read it in the MCP server's instructions)" },
       temperature: { type: "string", doc: "default temperature 0–2" },
       handoff: { type: "string", doc: "on|off" },
       "refusal-threshold": {

@@ -1,6 +1,6 @@
 import { endpoints } from "../endpoints.ts";
 import { type Op, operations } from "./public-operations.ts";
-import { errorSchema } from "./public-schemas.ts";
+import { errorSchema, jsonRpcErrorSchema } from "./public-schemas.ts";
 
 export const PUBLIC_OPENAPI_PATH = "/api/v1/openapi.json";
 
@@ -71,7 +71,7 @@ function responses(op: Op): Json {
     out[String(status)] = {
       description: ERROR_TEXT[status] ?? "error",
       headers: rateHeaders,
-      content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } },
+      content: { "application/json": { schema: { $ref: `#/components/schemas/${op.jsonRpcErrors ? "JsonRpcError" : "Error"}` } } },
     };
   }
   return out;
@@ -83,9 +83,11 @@ const ERROR_TEXT: Record<number, string> = {
   402: "token balance exhausted (no_tokens)",
   403: "account disabled or address not allowed (account_disabled, ip_restricted)",
   404: "not trained yet, or no such item (not_trained, not_found)",
+  405: "method not allowed (method_not_allowed)",
+  406: "the Accept header does not allow the response (not_acceptable)",
   409: "handoff not offered for this turn",
   413: "request or file too large",
-  415: "unsupported document type",
+  415: "unsupported document type or Content-Type (unsupported_document, unsupported_media_type)",
   422: "document unreadable, encrypted or without text",
   429: "rate limited (rate_limited; Retry-After)",
   503: "model busy or unreachable (overloaded, backend_down; Retry-After)",
@@ -129,6 +131,7 @@ export function publicOpenApi(version: string) {
       { name: "Documents", description: "Push documents into the deployment" },
       { name: "Widget", description: "What the embeddable widget calls" },
       { name: "Native", description: "The older form-based family (can be switched off with DOCCHAT_NATIVE_API=off)" },
+      { name: "MCP", description: "The deployment as a Model Context Protocol server for AI agents (docs/mcp.md)" },
     ],
     components: {
       securitySchemes: {
@@ -136,7 +139,7 @@ export function publicOpenApi(version: string) {
         apiKeyHeader: { type: "apiKey", in: "header", name: "X-API-KEY" },
         apiKeyQuery: { type: "apiKey", in: "query", name: "api_key", description: "for browser EventSource, which cannot set headers" },
       },
-      schemas: { Error: plain(errorSchema) },
+      schemas: { Error: plain(errorSchema), JsonRpcError: plain(jsonRpcErrorSchema) },
     },
     paths,
   };

@@ -10,6 +10,7 @@ import {
   documentPushJson,
   documentPushMultipart,
   documentSchema,
+  jsonRpcMessageSchema,
   modelListSchema,
   nativeChatResponseSchema,
   responseSchema,
@@ -21,7 +22,7 @@ export interface Op {
   method: "get" | "post" | "delete";
   path: string;
   endpoint: EndpointName;
-  tag: "Chat completions" | "Responses" | "Models" | "Documents" | "Widget" | "Native";
+  tag: "Chat completions" | "Responses" | "Models" | "Documents" | "Widget" | "Native" | "MCP";
   summary: string;
   description?: string;
   body?: { json?: Schema; form?: Schema; multipart?: Schema };
@@ -29,7 +30,11 @@ export interface Op {
   pathParams?: string[];
   ok: { status?: number; schema?: Schema; sse?: Schema; description?: string }[];
   errors: number[];
+  /** MCP answers refusals as JSON-RPC errors, not in the API's error shape */
+  jsonRpcErrors?: true;
 }
+
+const MCP_GUIDE = "The Model Context Protocol server of the deployment behind the key (docs/mcp.md): no sessions are kept, so only POST is served.";
 
 const CHAT_ERRORS = [400, 401, 402, 403, 404, 429, 503];
 
@@ -226,5 +231,44 @@ export const operations: Op[] = [
     body: { form: nativeFeedbackBody, json: nativeFeedbackBody },
     ok: [{ schema: nativeFeedbackResponse }],
     errors: [400, 401, 429],
+  },
+  {
+    method: "post",
+    path: "/api/v1/mcp",
+    endpoint: "mcp",
+    tag: "MCP",
+    summary: "The deployment's MCP server (Streamable HTTP): search, fetch and ask tools with citations.",
+    description:
+      "A JSON-RPC message of the Model Context Protocol (revision 2025-11-25): initialize, tools/list, tools/call (search, fetch, ask), ping. " +
+      "Send `Accept: application/json, text/event-stream`; replies stream as SSE. A refusal by the gate is a JSON-RPC error whose code is the HTTP status. See docs/mcp.md.",
+    body: { json: jsonRpcMessageSchema },
+    ok: [
+      { sse: jsonRpcMessageSchema, description: "the JSON-RPC response, as an SSE stream" },
+      { status: 202, description: "a notification or response accepted" },
+    ],
+    errors: [400, 401, 403, 406, 415, 429],
+    jsonRpcErrors: true,
+  },
+  {
+    method: "get",
+    path: "/api/v1/mcp",
+    endpoint: "mcp",
+    tag: "MCP",
+    summary: "Not served: no server-to-client stream without sessions (405).",
+    description: MCP_GUIDE,
+    ok: [],
+    errors: [405],
+    jsonRpcErrors: true,
+  },
+  {
+    method: "delete",
+    path: "/api/v1/mcp",
+    endpoint: "mcp",
+    tag: "MCP",
+    summary: "Not served: there is no session to end (405).",
+    description: MCP_GUIDE,
+    ok: [],
+    errors: [405],
+    jsonRpcErrors: true,
   },
 ];

@@ -155,3 +155,32 @@ export const nativeChatResponseSchema = t.Object({
   error: t.Optional(t.String({ description: "present instead of response on failure (HTTP 200 except 429)" })),
   code: t.Optional(t.String()),
 });
+
+/** A JSON-RPC 2.0 message as MCP sends it (docs/mcp.md): the body of POST /api/v1/mcp. */
+export const jsonRpcMessageSchema = t.Object(
+  {
+    jsonrpc: t.Literal("2.0"),
+    id: t.Optional(t.Union([t.String(), t.Number()])),
+    method: t.Optional(t.String({ description: "initialize, tools/list, tools/call, ping, notifications/…" })),
+    params: t.Optional(t.Record(t.String(), t.Unknown())),
+    result: t.Optional(t.Unknown()),
+  },
+  { additionalProperties: true },
+);
+
+/** A refused MCP request: the HTTP status as the JSON-RPC error code, the stable catalogue code in data.code. */
+export const jsonRpcErrorSchema = t.Object({
+  jsonrpc: t.Literal("2.0"),
+  id: t.Union([t.String(), t.Number(), t.Null()]),
+  error: t.Object({
+    code: t.Integer({ description: "the HTTP status of the refusal (401, 403, 429, …)" }),
+    message: t.String(),
+    data: t.Object({
+      code: t.String({ description: "stable: bad_key, not_published, ip_restricted, rate_limited, … (docs/errors.md)" }),
+      type: t.String(),
+      status: t.Integer(),
+      param: t.Optional(t.String()),
+      retry_after: t.Optional(t.Integer()),
+    }),
+  }),
+});

@@ -24,6 +24,7 @@ function toPatch(b: PatchBody): DeploymentPatch {
   return {
     name: b.name,
     published: b.published,
+    description: b.description,
     persona: b.persona,
     temperature: b.temperature,
     starterQuestions: b.starter_questions?.map((q) => q.trim()).filter(Boolean),
@@ -98,7 +99,7 @@ export function ownerDeploymentRoutes(services: Services, guard: OwnerGuard) {
         response: { 200: deploymentSchema },
         detail: {
           summary:
-            "Change settings: name, published, persona, temperature, starter questions, Q&A pairs, handoff, IP allow-list, what the key may do with documents, refusal threshold",
+            "Change settings: name, description, published, persona, temperature, starter questions, Q&A pairs, handoff, IP allow-list, what the key may do with documents, refusal threshold",
           tags,
         },
       },

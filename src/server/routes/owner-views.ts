@@ -11,6 +11,7 @@ export async function ownerDeploymentView(s: Services, d: Deployment) {
     name: d.name,
     kind: d.kind,
     published: d.published,
+    description: d.description,
     persona: d.persona,
     temperature: d.temperature,
     starter_questions: d.starterQuestions,

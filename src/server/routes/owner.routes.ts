@@ -10,9 +10,11 @@ import { ownerDocumentRoutes } from "./owner-documents.routes.ts";
 import { ownerEvalRoutes } from "./owner-eval.routes.ts";
 import { ownerInsightRoutes } from "./owner-insight.routes.ts";
 import { ownerPrivacyRoutes } from "./owner-privacy.routes.ts";
+import { ownerExportRoutes } from "./owner-export.routes.ts";
 import { ownerReportRoutes } from "./owner-reports.routes.ts";
 import { ownerSessionRoutes } from "./owner-session.routes.ts";
 import { ownerVisitorRoutes } from "./owner-visitor.routes.ts";
+import { ownerWebhookRoutes } from "./owner-webhooks.routes.ts";
 
 /** Multipart document uploads to the owner API may be as large as a document push. */
 export function isOwnerUpload(pathname: string): boolean {
@@ -46,6 +48,8 @@ export function ownerRoutes(services: Services) {
     .use(ownerPrivacyRoutes(services, guard))
     // visitors' citation links (/cite/…) and the owner's viewer: one plugin, since both open the same view
     .use(citationRoutes(services, guard))
+    .use(ownerWebhookRoutes(services, guard))
+    .use(ownerExportRoutes(services, guard))
     .get(
       SPEC_PATH,
       () => {

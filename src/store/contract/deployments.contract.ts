@@ -13,6 +13,8 @@ export interface Deployment {
   id: string;
   accountId: number;
   name: string;
+  /** what the deployment's documents cover, in the owner's words (agents read it in the MCP server's instructions) */
+  description: string;
   kind: DeploymentKind;
   published: boolean;
   persona: string;
@@ -42,6 +44,7 @@ export interface Deployment {
 /** The settings an owner may change; absent fields stay as they are. */
 export interface DeploymentPatch {
   name?: string;
+  description?: string;
   published?: boolean;
   persona?: string;
   temperature?: number;
@@ -64,6 +67,7 @@ export interface DeploymentRow {
   id: string;
   account_id: IntCell;
   name: string;
+  description: string;
   kind: DeploymentKind;
   published: FlagCell;
   persona: string;
@@ -88,6 +92,7 @@ export const toDeployment = (r: DeploymentRow): Deployment => ({
   id: r.id,
   accountId: num(r.account_id),
   name: r.name,
+  description: r.description ?? "",
   kind: r.kind,
   published: flag(r.published),
   persona: r.persona,
@@ -112,6 +117,7 @@ type Cell = string | number | null;
 /** Each patch field's column and the value stored there (flags 0/1, lists as JSON). Column names are fixed here. */
 const PATCH_COLUMNS: { [K in keyof DeploymentPatch]-?: (v: NonNullable<DeploymentPatch[K]> | null) => [string, Cell] } = {
   name: (v) => ["name", v],
+  description: (v) => ["description", v],
   published: (v) => ["published", v ? 1 : 0],
   persona: (v) => ["persona", v],
   temperature: (v) => ["temperature", v],

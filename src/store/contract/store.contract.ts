@@ -1,4 +1,5 @@
 import type { AccountsStore } from "./accounts.contract.ts";
+import type { ChatLogExportStore } from "./chat-log-export.contract.ts";
 import type { ChatLogFeedbackStore, ChatLogsStore, ConversationsStore, OwnerChatLogsStore } from "./chat-logs.contract.ts";
 import type { ChunkIndexStore, TermStatsStore } from "./chunk-index.contract.ts";
 import type { CorrectionsStore } from "./corrections.contract.ts";
@@ -6,12 +7,14 @@ import type { DeploymentsStore } from "./deployments.contract.ts";
 import type { DocumentsStore } from "./documents.contract.ts";
 import type { KeysStore } from "./keys.contract.ts";
 import type { LeadsStore } from "./leads.contract.ts";
+import type { NeighboursStore } from "./neighbours.contract.ts";
 import type { OutboxStore } from "./outbox.contract.ts";
 import type { LoginAttemptsStore, OwnerSessionsStore } from "./owner.contract.ts";
 import type { ConversationLogsStore, TestQuestionsStore, VisitorDataStore } from "./owner-insight.contract.ts";
 import type { RateLimitStore } from "./rate-limits.contract.ts";
 import type { ReportsStore } from "./reports.contract.ts";
 import type { TrainingStore } from "./training.contract.ts";
+import type { WebhooksStore } from "./webhooks.contract.ts";
 
 /** Backlog sizes for the metrics endpoint, read at scrape time. */
 export interface QueueDepthsStore {
@@ -45,6 +48,12 @@ export interface Repos {
   ownerChatLogs: OwnerChatLogsStore;
   reports: ReportsStore;
   queueDepths: QueueDepthsStore;
+  /** signed-webhook endpoints and their delivery outbox */
+  webhooks: WebhooksStore;
+  /** a deployment's chat logs for a date range, a page at a time */
+  chatLogExport: ChatLogExportStore;
+  /** passages by id with their neighbours (MCP fetch) */
+  neighbours: NeighboursStore;
   rateLimits: RateLimitStore;
   /** issue 22: the owner's chat logs as conversations, content-gap candidates, the citation viewer's passages */
   conversationLogs: ConversationLogsStore;

@@ -5,6 +5,7 @@ import { scrubPassword } from "./diagnostics.pg.ts";
 import { migratePg } from "./migrate.pg.ts";
 import { createPgRateLimits } from "./rate-limits.pg.ts";
 import { createPgAccountsRepo } from "./repos/accounts.pg.ts";
+import { createPgChatLogExportRepo } from "./repos/chat-log-export.pg.ts";
 import { createPgChatLogFeedbackRepo } from "./repos/chat-log-feedback.pg.ts";
 import { createPgChatLogsRepo } from "./repos/chat-logs.pg.ts";
 import { createPgConversationLogsRepo } from "./repos/conversation-logs.pg.ts";
@@ -15,6 +16,7 @@ import { createPgDocumentsRepo } from "./repos/documents.pg.ts";
 import { createPgKeysRepo } from "./repos/keys.pg.ts";
 import { createPgLeadsRepo } from "./repos/leads.pg.ts";
 import { createPgLoginAttemptsRepo } from "./repos/login-attempts.pg.ts";
+import { createPgNeighboursRepo } from "./repos/neighbours.pg.ts";
 import { createPgOutboxRepo } from "./repos/outbox.pg.ts";
 import { createPgOwnerChatLogsRepo } from "./repos/owner-chat-logs.pg.ts";
 import { createPgOwnerSessionsRepo } from "./repos/owner-sessions.pg.ts";
@@ -22,6 +24,7 @@ import { createPgQueueDepthsRepo } from "./repos/queue-depths.pg.ts";
 import { createPgReportsRepo } from "./repos/reports.pg.ts";
 import { createPgTestQuestionsRepo } from "./repos/test-questions.pg.ts";
 import { createPgVisitorDataRepo } from "./repos/visitor-data.pg.ts";
+import { createPgWebhooksRepo } from "./repos/webhooks.pg.ts";
 import { createPgTrainingStore } from "./training.pg.ts";
 
 export interface PgStoreOptions {
@@ -116,7 +119,14 @@ async function openPgStore(sql: SQL): Promise<PgStore> {
     testQuestions: createPgTestQuestionsRepo(sql),
   };
 
-  const repos: Repos = { chunkIndex, termStats, ...core, ...visitor, rateLimits: createPgRateLimits(sql) };
+  // agents and automation: webhooks, conversation export, passages for MCP fetch
+  const agents = {
+    webhooks: createPgWebhooksRepo(sql),
+    chatLogExport: createPgChatLogExportRepo(sql),
+    neighbours: createPgNeighboursRepo(sql),
+  };
+
+  const repos: Repos = { chunkIndex, termStats, ...core, ...visitor, ...agents, rateLimits: createPgRateLimits(sql) };
   return {
     engine: "postgres",
     sql,

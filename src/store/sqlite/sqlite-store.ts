@@ -3,6 +3,7 @@ import { createChunkIndexWriter, createSqliteChunkIndex } from "./chunk-index.sq
 import { closeDatabase, type Db, openDatabase } from "./db.ts";
 import { createMemoryRateLimits } from "./memory-rate-limits.ts";
 import { createSqliteAccountsRepo } from "./repos/accounts.sqlite.ts";
+import { createSqliteChatLogExportRepo } from "./repos/chat-log-export.sqlite.ts";
 import { createSqliteChatLogFeedbackRepo } from "./repos/chat-log-feedback.sqlite.ts";
 import { createSqliteChatLogsRepo } from "./repos/chat-logs.sqlite.ts";
 import { createSqliteConversationLogsRepo } from "./repos/conversation-logs.sqlite.ts";
@@ -13,6 +14,7 @@ import { createSqliteDocumentsRepo } from "./repos/documents.sqlite.ts";
 import { createSqliteKeysRepo } from "./repos/keys.sqlite.ts";
 import { createSqliteLeadsRepo } from "./repos/leads.sqlite.ts";
 import { createSqliteLoginAttemptsRepo } from "./repos/login-attempts.sqlite.ts";
+import { createSqliteNeighboursRepo } from "./repos/neighbours.sqlite.ts";
 import { createSqliteOutboxRepo } from "./repos/outbox.sqlite.ts";
 import { createSqliteOwnerChatLogsRepo } from "./repos/owner-chat-logs.sqlite.ts";
 import { createSqliteOwnerSessionsRepo } from "./repos/owner-sessions.sqlite.ts";
@@ -20,6 +22,7 @@ import { createSqliteQueueDepthsRepo } from "./repos/queue-depths.sqlite.ts";
 import { createSqliteReportsRepo } from "./repos/reports.sqlite.ts";
 import { createSqliteTestQuestionsRepo } from "./repos/test-questions.sqlite.ts";
 import { createSqliteVisitorDataRepo } from "./repos/visitor-data.sqlite.ts";
+import { createSqliteWebhooksRepo } from "./repos/webhooks.sqlite.ts";
 import { createSqliteTermStats } from "./term-stats.sqlite.ts";
 import { createSqliteTrainingStore } from "./training.sqlite.ts";
 
@@ -48,6 +51,9 @@ export function sqliteRepos(db: Db): Repos {
     ownerChatLogs: createSqliteOwnerChatLogsRepo(db),
     reports: createSqliteReportsRepo(db),
     queueDepths: createSqliteQueueDepthsRepo(db),
+    webhooks: createSqliteWebhooksRepo(db),
+    chatLogExport: createSqliteChatLogExportRepo(db),
+    neighbours: createSqliteNeighboursRepo(db),
     rateLimits: createMemoryRateLimits(),
     conversationLogs: createSqliteConversationLogsRepo(db),
     visitorData: createSqliteVisitorDataRepo(db),

@@ -50,6 +50,7 @@ const TABS: [RouteName, string, string | undefined][] = [
   ["corrections", "Corrections", "corrections"],
   ["leads", "Leads", "leads"],
   ["reports", "Reports", "reports"],
+  ["integrations", "Integrations", "integrations"],
 ];
 
 /** Fetches the deployment and frames a page about it with its name, state and tabs. */

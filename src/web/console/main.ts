@@ -8,6 +8,7 @@ import { correctionsPage } from "./pages/corrections.page.ts";
 import { deploymentsPage } from "./pages/deployments.page.ts";
 import { documentsPage } from "./pages/documents.page.ts";
 import { gapsPage } from "./pages/gaps.page.ts";
+import { integrationsPage } from "./pages/integrations.page.ts";
 import { keyPage } from "./pages/key.page.ts";
 import { leadsPage } from "./pages/leads.page.ts";
 import { reportsPage } from "./pages/reports.page.ts";
@@ -29,6 +30,7 @@ const PAGES: Record<Exclude<RouteName, "sign-in">, [string, PageRender]> = {
   conversation: ["Conversation", conversationPage],
   gaps: ["Content gaps", gapsPage],
   tests: ["Test questions", testsPage],
+  integrations: ["Integrations", integrationsPage],
   account: ["Account", accountPage],
   "not-found": [
     "Not found",

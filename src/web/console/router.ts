@@ -11,6 +11,7 @@ export type RouteName =
   | "conversation"
   | "gaps"
   | "tests"
+  | "integrations"
   | "account"
   | "not-found";
 
@@ -19,7 +20,7 @@ export interface Route {
   params: Record<string, string>;
 }
 
-const TABS = new Set(["documents", "key", "corrections", "leads", "reports", "chats", "gaps", "tests"]);
+const TABS = new Set(["documents", "key", "corrections", "leads", "reports", "chats", "gaps", "tests", "integrations"]);
 
 /** Hash routes (#/deployments/dep_x/documents): the server serves one page, the hash picks the screen. */
 export function matchRoute(hash: string): Route {

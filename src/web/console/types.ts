@@ -15,6 +15,7 @@ import type {
   policySchema,
   testSummaryResponse,
 } from "../../server/routes/owner-insight.schemas.ts";
+import type { deliveriesResponse, webhookListResponse } from "../../server/routes/owner-webhooks.schemas.ts";
 
 /** Wire shapes of the owner API, straight from its route schemas (type-only: nothing of the server is bundled). */
 export type Session = typeof sessionResponse.static;
@@ -25,6 +26,10 @@ export type Corrections = typeof correctionsResponse.static;
 export type Lead = typeof leadSchema.static;
 export type Report = typeof reportResponse.static;
 export type Account = typeof accountResponse.static;
+export type WebhookList = typeof webhookListResponse.static;
+export type WebhookEndpoint = WebhookList["data"][number];
+export type DeliveryPage = typeof deliveriesResponse.static;
+export type Delivery = DeliveryPage["data"][number];
 export interface KeyOnce {
   api_key: string;
   key_prefix: string;

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { csvCell, toCsv } from "../../src/visitor/csv.ts";
+import { csvCell, toCsv } from "../../src/shared/csv.ts";
 
 describe("CSV export", () => {
   test("prefixes cells a spreadsheet would run as a formula with an apostrophe", () => {
