@@ -1,5 +1,5 @@
-import { collectAnswer } from "../chat/collect-answer.ts";
 import type { ChatService } from "../chat/chat.service.ts";
+import { collectAnswer } from "../chat/collect-answer.ts";
 import { thresholdFor } from "../chat/ground-question.ts";
 import { refusalText, visitorLanguage } from "../chat/refusal.ts";
 import { appError } from "../errors/index.ts";

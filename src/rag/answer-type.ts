@@ -22,6 +22,9 @@ const MONTH =
 /** times of day and spans: "7:30", "9am", "noon", "within 14 days" */
 const CLOCK =
   /\b\d{1,2}[:.]\d{2}\b|\b\d{1,2}\s?(am|pm|a\.m\.|p\.m\.)|\b(noon|midnight|morning|afternoon|evening|night|o['’]clock|daily|weekly|monthly|yearly|annually)\b|\b\d+\s(seconds?|minutes?|hours?|days?|weeks?|months?|years?)\b/i;
+/** months, weekdays, clock times and spans in German, French, Spanish, Italian, Portuguese and Dutch (question-words.ts) */
+const FOREIGN_TIME =
+  /\b(januar|februar|märz|mai|juni|juli|oktober|dezember|janvier|février|mars|avril|juin|juillet|août|septembre|octobre|novembre|décembre|enero|febrero|marzo|abril|mayo|junio|julio|agosto|septiembre|octubre|noviembre|diciembre|gennaio|febbraio|aprile|maggio|giugno|luglio|settembre|ottobre|dicembre|janeiro|fevereiro|março|maio|junho|julho|setembro|outubro|novembro|dezembro|januari|februari|maart|juni|juli|augustus|oktober|montag|dienstag|mittwoch|donnerstag|freitag|samstag|sonntag|lundi|mardi|mercredi|jeudi|vendredi|samedi|dimanche|lunes|martes|miércoles|jueves|viernes|sábado|domingo|semester|wintersemester|sommersemester|jahrhundert|siècle|siglo|secolo|século|eeuw)\b|\b\d{1,2}(?:[:.]\d{2})?\s?(uhr|h)\b|\b\d+\s(tage?n?|wochen?|monate?n?|jahre?n?|stunden?|minuten?|jours?|semaines?|mois|ans|années?|heures?|días?|semanas?|meses|años?|horas?|giorni|settimane|mesi|anni|ore|dias|anos|dagen|weken|maanden|jaren|uur)\b/iu;
 const ERA =
   /\b(centur(y|ies)|decades?|\d+s|\d+\s*(ad|bc|bce|ce)|today|yesterday|tomorrow|holidays?|weekends?|weekdays?|monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b/i;
 
@@ -63,7 +66,11 @@ export function holdsAnswerType(type: AnswerType, text: string, question: string
   if (type === "number") return numbers.some((n) => !isYear(n, text)) || NUMBER_WORD.test(text);
   if (type === "time")
     return (
-      numbers.some((n) => /^\d{3,4}$/.test(n) || /^\d{1,2}[/.-]\d{1,2}/.test(n)) || MONTH.test(text) || ERA.test(text) || CLOCK.test(text)
+      numbers.some((n) => /^\d{3,4}$/.test(n) || /^\d{1,2}[/.-]\d{1,2}/.test(n)) ||
+      MONTH.test(text) ||
+      ERA.test(text) ||
+      CLOCK.test(text) ||
+      FOREIGN_TIME.test(text)
     );
   return namesIn(text).some((w) => !asked.has(w.toLowerCase()));
 }

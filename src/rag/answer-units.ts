@@ -43,6 +43,13 @@ export interface ScoredUnit {
 }
 
 const NEIGHBOUR = 0.5;
+/** a book's index ("Stichwortverzeichnis": "Gauß-Bonnet, 98 inverser, 48 …") names where things are, not what they are */
+const BOOK_INDEX = 0.5;
+const INDEX_HEADING =
+  /(^|> )(index|indexes|subject index|stichwortverzeichnis|sachverzeichnis|sachregister|register|index alphabétique|índice alfabético|índice|indice analitico|indice)$/i;
+const PAGE_REFERENCES = /[\p{L})]\s*,\s*\d{1,4}(?=[\s,]|$)/gu;
+const isIndexListing = (headingPath: string, text: string) =>
+  INDEX_HEADING.test(headingPath.trim()) && (text.match(PAGE_REFERENCES)?.length ?? 0) >= 3;
 /** a row none of whose values the question names is some other record */
 const UNIDENTIFIED_ROW = 0.5;
 const ROW_KEYS = /(^|; )[^:;]*: /g;
@@ -115,7 +122,8 @@ export function scoreUnits(
     for (const [i, unit] of units.entries()) {
       const terms = sets[i] as Set<string>;
       if (unit.kind === "heading" || unit.kind === "header") {
-        localHead = terms;
+        // a label ("Beweis: …") is under the heading above it ("Satz 5.5 (Satz von Gauß-Bonnet)")
+        localHead = unit.label ? new Set([...localHead, ...terms]) : terms;
         continue;
       }
       if (shape.negated && !NEGATION.test(unit.text)) continue;
@@ -147,6 +155,7 @@ export function scoreUnits(
       }
       if (contradicted) continue;
       let score = (mass / total) * (own < minTerms ? LONE_WORD : 1) * typeFactor(shape, unit.text, question);
+      if (isIndexListing(passage.headingPath, unit.text)) score *= BOOK_INDEX;
       // a row is found by its values ("Twitter, Inc."), not by the column names every row repeats
       if (unit.kind === "row") {
         const values = stemSet(unit.text.replace(ROW_KEYS, " "), lang);

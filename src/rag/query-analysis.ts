@@ -1,5 +1,5 @@
-import { COMPOUNDING, compoundSplits } from "./analyzer/decompound.ts";
 import type { TermStatsStore } from "../store/contract/index.ts";
+import { COMPOUNDING, compoundSplits } from "./analyzer/decompound.ts";
 import type { TermStats } from "./grounding-gate.ts";
 import { analyzeQuery, detectLanguage, type Lang, stem, toLang, wordTokens } from "./terms.ts";
 

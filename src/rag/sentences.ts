@@ -12,6 +12,8 @@ export interface TextUnit {
   kind: UnitKind;
   /** position in the passage, for restoring reading order */
   position: number;
+  /** a heading that is a label opening a sentence ("Beweis: …", "Note: …"): it is under the heading before it */
+  label?: true;
 }
 
 const SBD_OPTIONS = { newline_boundaries: false, preserve_whitespace: false, sanitize: false } as const;
@@ -24,11 +26,17 @@ const LEADING_LABEL = /^((?:\p{Lu}[\p{Lu}\d&/-]*\s?){1,4}|\p{Lu}\p{Ll}+(?:\s\p{L
 
 const words = (s: string) => s.split(/\s+/).filter(Boolean).length;
 
-/** A short line with no sentence punctuation at its end, or a label ending in a colon. */
+/** "Satz 5.5 (Satz von Gauß-Bonnet)", "Theorem 2.1 (Pythagoras)", "Definition 3 (Gruppe)": a numbered label with its title */
+const NUMBERED_TITLE = /^\p{Lu}\p{L}+\s+\d+(\.\d+)*\s*\([^()]+\)$/u;
+
+/** A short line with no sentence punctuation at its end, a label ending in a colon, or a numbered title. */
 export function isHeadingLine(line: string): boolean {
   const t = line.trim();
   if (!t || words(t) > 12 || t.length > 90) return false;
+  // a lone letter is a formula's remnant ("S" under "∫ K(s)dA = 2πχ(S)" in a PDF), not a heading
+  if (!/\p{L}[^\p{L}]*\p{L}/u.test(t)) return false;
   if (/[:：]$/.test(t)) return words(t) <= 8;
+  if (NUMBERED_TITLE.test(t)) return true;
   if (/[.!?;,"”)]$/.test(t)) return false;
   return /^\p{Lu}|^\d+(\.\d+)*\s+\p{Lu}/u.test(t);
 }
@@ -64,16 +72,16 @@ export function splitSentences(text: string): string[] {
 
 export function segmentPassage(text: string): TextUnit[] {
   const units: TextUnit[] = [];
-  const push = (t: string, kind: UnitKind) => {
+  const push = (t: string, kind: UnitKind, label = false) => {
     const clean = t.trim();
-    if (/[\p{L}\p{N}]/u.test(clean)) units.push({ text: clean, kind, position: units.length });
+    if (/[\p{L}\p{N}]/u.test(clean)) units.push({ text: clean, kind, position: units.length, ...(label ? { label: true as const } : {}) });
   };
   let prose: string[] = [];
   const flushProse = () => {
     for (const s of splitSentences(prose.join(" "))) {
       const label = LEADING_LABEL.exec(s);
       if (label && words(label[1] ?? "") <= 4 && s.length - label[0].length > 20) {
-        push(label[1] ?? "", "heading");
+        push(label[1] ?? "", "heading", true);
         push(s.slice(label[0].length), "sentence");
       } else push(s, "sentence");
     }
