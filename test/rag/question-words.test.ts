@@ -31,7 +31,7 @@ describe("what a question in another language asks for", () => {
     ];
     for (const [q, kind, focusKind] of cases) {
       const f = foreignQuestion(q);
-      expect({ q, kind: f?.kind ?? null, focusKind: f?.focusKind }).toEqual({ q, kind, focusKind });
+      expect(`${q} → ${f?.kind ?? null} ${f?.focusKind ?? ""}`).toBe(`${q} → ${kind} ${focusKind ?? ""}`);
     }
   });
 
@@ -61,9 +61,17 @@ describe("what a question in another language asks for", () => {
       "Die Vorlesung ist montags um 10 Uhr.",
       "Le cours commence en janvier.",
       "Dura 3 semanas.",
+      "Die Kaution wird innerhalb von sechs Monaten zurückgezahlt.",
     ])
       expect(holdsAnswerType("time", s, q)).toBe(true);
     expect(holdsAnswerType("time", "Das Skript ist kostenlos verfügbar.", q)).toBe(false);
+  });
+
+  test("counts written as words in those languages answer a how-many question; English words that look alike do not", () => {
+    expect(holdsAnswerType("number", "Les comprimés se prennent deux fois par jour.", "Combien de fois prendre le comprimé ?")).toBe(true);
+    expect(holdsAnswerType("number", "Las pastillas se toman dos veces al día.", "¿Cuántas veces se toma la pastilla?")).toBe(true);
+    expect(holdsAnswerType("number", "The delay was due to the weather.", "How many flights were delayed?")).toBe(false);
+    expect(holdsAnswerType("number", "Der Mieter zahlt eine Kaution.", "Wie viele Monatsmieten beträgt die Kaution?")).toBe(false);
   });
 });
 
