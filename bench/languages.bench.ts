@@ -307,6 +307,7 @@ if (only.has("ingest")) {
   ];
   const lines: string[] = [];
   const rates = new Map<string, number[]>();
+  const cpuRates = new Map<string, number[]>();
   // alternate the two trees so the machine's load falls on both alike
   for (let round = 0; round < rounds; round++)
     for (const [label, root] of roots) {
@@ -315,21 +316,24 @@ if (only.has("ingest")) {
         stderr: "inherit",
       });
       const out = (await new Response(proc.stdout).text()).trim().split("\n").at(-1) ?? "{}";
-      const r = JSON.parse(out) as { docs: number; seconds: number };
-      lines.push(row([label, round + 1, r.docs, f(r.seconds, 1), f(r.docs / r.seconds, 1)]));
+      const r = JSON.parse(out) as { docs: number; seconds: number; cpuSeconds: number };
+      lines.push(
+        row([label, round + 1, r.docs, f(r.seconds, 1), f(r.docs / r.seconds, 1), f(r.cpuSeconds, 1), f(r.docs / r.cpuSeconds, 1)]),
+      );
       rates.set(label, [...(rates.get(label) ?? []), r.docs / r.seconds]);
+      cpuRates.set(label, [...(cpuRates.get(label) ?? []), r.docs / r.cpuSeconds]);
       console.log(lines.at(-1));
     }
   sections.push(`### Ingest: documents/s
 
 SciFact abstracts, one TXT each, through documents.push and the training worker (keyword-only, SQLite) in a child process per run, the two source trees alternating.
 
-| tree | round | documents | seconds | documents/s |
-| --- | ---: | ---: | ---: | ---: |
+| tree | round | documents | seconds | documents/s | CPU seconds | documents per CPU-second |
+| --- | ---: | ---: | ---: | ---: | ---: | ---: |
 ${lines.join("\n")}
 ${
   args.before
-    ? `\nMedian documents/s: ${f(median(rates.get("this tree") ?? []), 1)} vs ${f(median(rates.get("before") ?? []), 1)} before = ${f(median(rates.get("this tree") ?? []) / median(rates.get("before") ?? []), 2)}×`
+    ? `\nMedian documents/s: ${f(median(rates.get("this tree") ?? []), 1)} vs ${f(median(rates.get("before") ?? []), 1)} before = ${f(median(rates.get("this tree") ?? []) / median(rates.get("before") ?? []), 2)}×; per CPU-second: ${f(median(cpuRates.get("this tree") ?? []), 1)} vs ${f(median(cpuRates.get("before") ?? []), 1)} = ${f(median(cpuRates.get("this tree") ?? []) / median(cpuRates.get("before") ?? []), 2)}×`
     : ""
 }`);
   console.log(sections.at(-1));

@@ -1,6 +1,7 @@
 /**
  * Child process of bench/languages.bench.ts: SciFact abstracts as TXT documents through the product of the source
- * tree given (so two trees compare in one run), keyword-only on a fresh SQLite data dir. Prints {docs, seconds}.
+ * tree given (so two trees compare in one run), keyword-only on a fresh SQLite data dir. Prints {docs, seconds,
+ * cpuSeconds} (the process's CPU time over the same span: less at the mercy of a shared machine's load).
  *
  *   bun bench/lib/ingest-rate.ts ROOT DOCS
  */
@@ -21,6 +22,7 @@ try {
   const account = await s.accounts.create({ email: "rate@example.com", tokens: 10 });
   const { deployment } = await s.deployments.create({ accountId: account.id, name: "Rate", published: true });
   const t = performance.now();
+  const cpu = process.cpuUsage();
   for (const d of lines)
     await s.documents.push(
       {
@@ -33,7 +35,8 @@ try {
       { waitMs: 0 },
     );
   await s.training.runUntilIdle();
-  console.log(JSON.stringify({ docs: lines.length, seconds: (performance.now() - t) / 1000 }));
+  const used = process.cpuUsage(cpu);
+  console.log(JSON.stringify({ docs: lines.length, seconds: (performance.now() - t) / 1000, cpuSeconds: (used.user + used.system) / 1e6 }));
 } finally {
   await s.close();
   rmSync(dir, { recursive: true, force: true });

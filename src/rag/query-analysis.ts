@@ -50,22 +50,23 @@ export async function analyzeForSearch(
   const langs = [...new Set([lang, ...documentLangs])];
   const analyzed = analyzeQuery(query, langs);
   const folded = (w: string) => wordTokens(w).join("");
+  // the words as written too: an index built before the analyzer holds them unstemmed (until it is re-indexed);
+  // one lookup for all (a round trip on PostgreSQL; on SQLite a word no index holds costs one B-tree probe)
   const [df, n] = await Promise.all([
-    stats.documentFrequencies(deploymentId, [...new Set(analyzed.flatMap((w) => w.forms))]),
+    stats.documentFrequencies(deploymentId, [...new Set(analyzed.flatMap((w) => [...w.forms, folded(w.word)]))]),
     stats.totalChunks(deploymentId),
   ]);
   const known = (t: string) => (df.get(t) ?? 0) > 0;
-  // a word none of whose forms the deployment holds is looked up as written (an index built before the analyzer
-  // holds words unstemmed, until it is re-indexed) and, in a compounding language, as parts
-  const missing = analyzed.filter((w) => !w.forms.some(known));
+  // a word in a compounding language that the deployment holds in no form may be a compound of words it holds
+  const missing = analyzed.filter((w) => !w.forms.some(known) && !known(folded(w.word)));
   const compounding = langs.some((l) => COMPOUNDING.has(l));
   const splits = new Map(
     compounding ? missing.map((w) => [w.word, langs.flatMap((l) => compoundSplits(w.word, l).map((s) => ({ ...s, l })))] as const) : [],
   );
-  const partForms = [...splits.values()].flat().flatMap((s) => [stem(s.head, s.l), stem(s.tail, s.l)]);
-  const second = [...new Set([...missing.map((w) => folded(w.word)), ...partForms])].filter((t) => !df.has(t));
-  if (second.length > 0) for (const [t, f] of await stats.documentFrequencies(deploymentId, second)) df.set(t, f);
-  for (const w of missing) if (known(folded(w.word))) splits.delete(w.word);
+  const partForms = [...new Set([...splits.values()].flat().flatMap((s) => [stem(s.head, s.l), stem(s.tail, s.l)]))].filter(
+    (t) => !df.has(t),
+  );
+  if (partForms.length > 0) for (const [t, f] of await stats.documentFrequencies(deploymentId, partForms)) df.set(t, f);
   const words: string[] = [];
   for (const w of analyzed) {
     const candidates = splits.get(w.word);

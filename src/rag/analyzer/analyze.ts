@@ -28,7 +28,8 @@ const isStop = (t: string, lang: Lang) => {
  * German participles of separable verbs put "ge" between the particle and the verb (nach-ge-lesen, auf-ge-führt),
  * which Snowball leaves in: without it "nachgelesen" meets "nachlesen" and "aufgeführt" meets "aufführen".
  */
-const SEPARABLE_GE = /^(ab|an|auf|aus|bei|durch|ein|fest|fort|her|hin|los|mit|nach|vor|weg|zu|zurück|zurueck|zusammen|dar|heim|nieder|weiter|wieder)ge(.{3,})$/;
+const SEPARABLE_GE =
+  /^(ab|an|auf|aus|bei|durch|ein|fest|fort|her|hin|los|mit|nach|vor|weg|zu|zurück|zurueck|zusammen|dar|heim|nieder|weiter|wieder)ge(.{3,})$/;
 
 /** A lower-cased word's term in `lang`: its stem, folded. */
 export const termOf = (word: string, lang: Lang): string => {
@@ -46,17 +47,28 @@ export function analyzeCounting(text: string, lang: Lang): { terms: string[]; wo
   const terms: string[] = [];
   let words = 0;
   let stops = 0;
+  let memo = indexTerms.get(lang);
+  if (!memo) {
+    memo = new Map();
+    indexTerms.set(lang, memo);
+  }
   for (const t of tokenize(text, { turkish: lang === "tr" })) {
     words++;
-    if (isDebris(t)) continue;
-    if (isStop(t, lang)) {
-      stops++;
-      continue;
+    let term = memo.get(t);
+    if (term === undefined) {
+      term = isDebris(t) ? "" : isStop(t, lang) ? null : termOf(t, lang);
+      if (memo.size >= INDEX_TERMS_MEMO) memo.clear();
+      memo.set(t, term);
     }
-    terms.push(termOf(t, lang));
+    if (term === null) stops++;
+    else if (term !== "") terms.push(term);
   }
   return { terms, words, stops };
 }
+
+/** each word's index term per language ("" debris, null a stop word): a word's analysis is looked up far more often than done */
+const indexTerms = new Map<Lang, Map<string, string | null>>();
+const INDEX_TERMS_MEMO = 200_000;
 
 /** Every word's term in `lang`, stop words included: what a passage "mentions" when the gate compares words. */
 export function termSet(text: string, lang: Lang): Set<string> {

@@ -96,16 +96,29 @@ function tables(): Tables {
 const NON_ASCII = /[^\x00-\x7f]/;
 const LATIN_WORD = /\p{Script=Latin}/u;
 
-/** Adds one Latin-script word's evidence for each language it may belong to. */
-function wordEvidence(w: string, t: Tables, add: (l: Lang, n: number) => void): void {
-  for (const [l, n] of t.words.get(w) ?? []) add(l, n);
-  if (NON_ASCII.test(w)) for (const [re, langs] of LETTERS) if (re.test(w)) for (const l of langs) add(l, 0.5 / langs.length);
+/** One Latin-script word's evidence for each language it may belong to (memoized: words repeat). */
+const evidence = new Map<string, [Lang, number][]>();
+const EVIDENCE_CACHE = 100_000;
+function wordEvidence(w: string, t: Tables): [Lang, number][] {
+  const hit = evidence.get(w);
+  if (hit) return hit;
+  const out: [Lang, number][] = [...(t.words.get(w) ?? [])];
+  if (NON_ASCII.test(w)) for (const [re, langs] of LETTERS) if (re.test(w)) for (const l of langs) out.push([l, 0.5 / langs.length]);
   const typical = new Set<Lang>();
   for (let k = 2; k <= 6 && k < w.length; k++) for (const l of t.endings.get(w.slice(-k)) ?? []) typical.add(l);
   for (const [list, langs] of INFIXES) if (list.some((x) => w.includes(x))) for (const l of langs) typical.add(l);
   if (w.startsWith("th") || w.startsWith("wh")) typical.add("en");
-  for (const l of typical) add(l, 0.3);
+  for (const l of typical) out.push([l, 0.3]);
+  if (evidence.size >= EVIDENCE_CACHE) evidence.clear();
+  evidence.set(w, out);
+  return out;
 }
+
+/**
+ * A long text stops being read once one language leads by this much evidence, this clearly: a document's
+ * language shows in its first few hundred words, and reading 3,000 cost most of a short document's training time.
+ */
+const DECIDED = { evidence: 60, confidence: 0.6, every: 100 };
 
 const SCRIPT = {
   kana: /[\p{Script=Hiragana}\p{Script=Katakana}]/gu,
@@ -121,6 +134,17 @@ const count = (text: string, re: RegExp) => text.match(re)?.length ?? 0;
 const SAMPLE_CHARS = 20_000;
 const MAX_WORDS = 3000;
 
+function decided(scores: Map<Lang, number>): boolean {
+  let best = 0;
+  let second = 0;
+  for (const v of scores.values())
+    if (v > best) {
+      second = best;
+      best = v;
+    } else if (v > second) second = v;
+  return best >= DECIDED.evidence && (best - second) / best >= DECIDED.confidence;
+}
+
 export function detectLanguage(
   text: string,
   opts: { candidates?: readonly Lang[]; fallback?: Lang /** words read at most */; maxWords?: number } = {},
@@ -130,8 +154,9 @@ export function detectLanguage(
   if (candidates.length === 1) return { lang: candidates[0] as Lang, reliable: true, confidence: 1 };
   const sample = text.length > SAMPLE_CHARS ? text.slice(0, SAMPLE_CHARS) : text;
   const scores = new Map<Lang, number>();
+  const allowed = new Set(candidates);
   const add = (l: Lang, n: number) => {
-    if (n > 0 && candidates.includes(l)) scores.set(l, (scores.get(l) ?? 0) + n);
+    if (n > 0 && allowed.has(l)) scores.set(l, (scores.get(l) ?? 0) + n);
   };
   const kana = count(sample, SCRIPT.kana);
   const han = count(sample, SCRIPT.han);
@@ -143,11 +168,13 @@ export function detectLanguage(
   add("ru", count(sample, SCRIPT.cyrillic) / 6);
   if (SCRIPT.latin.test(sample)) {
     const t = tables();
+    const max = opts.maxWords ?? MAX_WORDS;
     let seen = 0;
     for (const w of tokenize(sample)) {
       if (!LATIN_WORD.test(w)) continue;
-      if (++seen > (opts.maxWords ?? MAX_WORDS)) break;
-      wordEvidence(w, t, add);
+      if (++seen > max) break;
+      for (const [l, n] of wordEvidence(w, t)) add(l, n);
+      if (seen % DECIDED.every === 0 && decided(scores)) break;
     }
   }
   const ranked = [...scores.entries()].sort((a, b) => b[1] - a[1]);

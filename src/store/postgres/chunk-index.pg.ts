@@ -446,7 +446,10 @@ export type PgChunkIndex = Awaited<ReturnType<typeof createPgChunkIndex>>;
  * Term statistics for the gate's IDF weights from the deployment's own keyword statistics — the same numbers its
  * BM25 ranking uses. Both are single indexed lookups.
  */
-export function createPgTermStats(sql: SQL) {
+export function createPgTermStats(sql: SQL, opts: { cacheMs?: number; now?: () => number } = {}) {
+  const cacheMs = opts.cacheMs ?? 5000;
+  const now = opts.now ?? Date.now;
+  const langs = new Map<string, { l: string[]; at: number }>();
   return {
     async documentFrequencies(deploymentId: string, terms: string[]): Promise<Map<string, number>> {
       const wanted = [...new Set(terms)];
@@ -459,11 +462,20 @@ export function createPgTermStats(sql: SQL) {
       for (const t of wanted) out.set(t, df.get(termOf(t)) ?? 0);
       return out;
     },
-    /** The languages of the deployment's trained documents, the most chunks first. */
+    /**
+     * The languages of the deployment's trained documents, the most chunks first; cached briefly (as on SQLite):
+     * they choose the languages a question is analyzed in, and a round trip per question adds up.
+     */
     async languages(deploymentId: string): Promise<string[]> {
+      const t = now();
+      const hit = langs.get(deploymentId);
+      if (hit && t - hit.at <= cacheMs) return hit.l;
       const rows = (await sql`SELECT lang FROM documents WHERE deployment_id = ${deploymentId} AND status = 'completed'
         AND lang IS NOT NULL GROUP BY lang ORDER BY sum(chunk_count) DESC, lang`) as Raw[];
-      return rows.map((r) => r.lang as string);
+      const l = rows.map((r) => r.lang as string);
+      if (langs.size > 10_000) langs.clear();
+      langs.set(deploymentId, { l, at: t });
+      return l;
     },
     async totalChunks(deploymentId: string): Promise<number> {
       const r = ((await sql`SELECT chunks FROM kw_stats WHERE deployment_id = ${deploymentId}`) as Raw[])[0];
