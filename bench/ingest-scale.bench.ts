@@ -18,6 +18,7 @@ import { createChunkIndexWriter } from "../src/store/sqlite/chunk-index.sqlite.t
 import { markCompleted } from "../src/store/sqlite/repos/documents.sqlite.ts";
 import { replaceSection } from "./lib/benchmarks-md.ts";
 import { INGEST_MIX } from "./lib/ingest-mix.ts";
+import { analyze } from "../src/rag/terms.ts";
 
 const { values } = parseArgs({ options: { docs: { type: "string" }, write: { type: "boolean", default: false } } });
 const SHARED = join(import.meta.dir, "../../shared/data");
@@ -121,6 +122,10 @@ for (let i = 0; i < entries.length; ) {
             headingPath: c.heading_path as string,
             tokenCount: c.token_count as number,
             textHash: c.text_hash as string,
+            // the terms the pipeline stored: this row measures the store's insert alone
+            lang: c.lang as string | null,
+            terms: analyze(c.text as string, "en").join(" "),
+            headingTerms: analyze(c.heading_path as string, "en").join(" "),
           })),
         );
         markCompleted(raw.services.db, id, rows.length);

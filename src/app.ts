@@ -35,6 +35,7 @@ import { ModelServerUnavailableError } from "./rag/remote/model-server.ts";
 import { createReranker } from "./rag/rerank/create-reranker.ts";
 import type { Reranker } from "./rag/rerank/reranker.ts";
 import { type RetrievalModeInfo, retrievalMode } from "./rag/retrieval-mode.ts";
+import { ANALYZER_VERSION } from "./rag/terms.ts";
 import type { Store } from "./store/contract/index.ts";
 import { createPgStore } from "./store/postgres/pg-store.ts";
 import type { Db } from "./store/sqlite/db.ts";
@@ -53,6 +54,9 @@ export async function createServices(config: Config, opts: { log?: Logger } = {}
     ? await createPgStore(config.databaseUrl, { max: config.databasePool })
     : await createSqliteStore(config.dataDir);
   const repos = store.repos;
+  // keyword indexes built from now on record this analysis; those built by another are rebuilt (keyword-reindex.ts)
+  if ((await repos.chunkIndex.meta("keyword_analyzer")) !== ANALYZER_VERSION)
+    await repos.chunkIndex.setMeta("keyword_analyzer", ANALYZER_VERSION);
   const mail = createMail({ config, log, outbox: repos.outbox });
   /** Signed webhooks: endpoints, the delivery log and the outbox worker; `emit` queues an event. */
   const webhooks = createWebhooks({ config, log, store: repos.webhooks, version: VERSION });
@@ -125,6 +129,7 @@ export async function createServices(config: Config, opts: { log?: Logger } = {}
     log,
     chunking: DEFAULT_CHUNK_OPTIONS,
     leaseMs: config.trainingLeaseSeconds * 1000,
+    pinnedLanguages: async (id) => (await repos.deployments.findById(id))?.languages ?? [],
   });
   const spoolDir = join(config.dataDir, "spool");
   // Parser processes start on first use, so commands that never parse stay fast.
@@ -164,7 +169,14 @@ export async function createServices(config: Config, opts: { log?: Logger } = {}
     peekCorrections: { findFor: corrections.peek },
     log,
   });
-  const deployments = createDeploymentsService({ deployments: repos.deployments, keys: repos.keys });
+  const deployments = createDeploymentsService({
+    deployments: repos.deployments,
+    keys: repos.keys,
+    languagesChanged: async (id) => {
+      await repos.chunkIndex.keywordReindexRequest(id);
+      training.kick();
+    },
+  });
   const privacy = createPrivacyService({ data: repos.visitorData, deployments: repos.deployments, log });
   const testQuestions = createTestQuestionsService({
     tests: repos.testQuestions,

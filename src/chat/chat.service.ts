@@ -13,7 +13,7 @@ import { resolveThread, type ThreadTurn } from "./conversation.ts";
 import { generateAnswer } from "./generate-answer.ts";
 import { groundQuestion, refineWithModel, thresholdFor } from "./ground-question.ts";
 import { fitToContext } from "./prompt-budget.ts";
-import { REFUSAL_TEXT } from "./refusal.ts";
+import { refusalText, visitorLanguage } from "./refusal.ts";
 import { holdTokens, MIN_MODEL_TOKENS, MIN_QUOTE_TOKENS, REWRITE_HOLD_TOKENS, type TokenHold } from "./token-hold.ts";
 
 export interface CorrectionsLookup {
@@ -195,9 +195,14 @@ export function createChatService(deps: ChatDeps) {
       threshold: dep.refusalThreshold ?? s.refusalThreshold,
       rerankThreshold: dep.refusalThreshold ?? s.rerankThreshold,
     };
-    let grounding = await groundQuestion(deps.retriever, { deploymentId: dep.id, question: req.question, history: thread.history }, gs);
+    let grounding = await groundQuestion(
+      deps.retriever,
+      { deploymentId: dep.id, question: req.question, history: thread.history, languages: dep.languages },
+      gs,
+    );
     if (!grounding.grounded) {
-      yield* fixed(grounding.searchQuery, REFUSAL_TEXT, { refused: true });
+      const lang = visitorLanguage({ lang: req.lang, question: req.question, pinned: dep.languages });
+      yield* fixed(grounding.searchQuery, refusalText(dep, lang), { refused: true });
       return;
     }
     // Held before any model runs: a quoting answer its max_tokens; a model what the prompt over these passages
@@ -221,7 +226,7 @@ export function createChatService(deps: ChatDeps) {
       deps.backend,
       deps.retriever,
       grounding,
-      { deploymentId: dep.id, question: req.question, history: thread.history, signal, tenant },
+      { deploymentId: dep.id, question: req.question, history: thread.history, signal, tenant, languages: dep.languages },
       { ...gs, timeoutMs: s.rewriteTimeoutMs, maxTokens: s.rewriteMaxTokens },
     );
     grounding = refined.grounding;
@@ -257,6 +262,7 @@ export function createChatService(deps: ChatDeps) {
       messages,
       passages,
       question: req.question,
+      lang: visitorLanguage({ lang: req.lang, question: req.question, pinned: dep.languages }),
       searchQuery: grounding.searchQuery,
       mustMention: grounding.mustMention,
       termWeights: grounding.retrieval.weights,

@@ -398,6 +398,10 @@ export function createDocumentsService(deps: {
     list(deploymentId: string): Promise<DocumentRecord[]> {
       return documents.list(deploymentId);
     },
+    /** The languages the deployment's documents were analyzed in (detected, or pinned by the owner). */
+    languages(deploymentId: string) {
+      return documents.languages(deploymentId);
+    },
     /** How many of the deployment's documents are in each status. */
     statusCounts(deploymentId: string) {
       return documents.statusCounts(deploymentId);

@@ -73,4 +73,5 @@ export interface ParseOptions {
 }
 
 /** A chunk ready for indexing: what the store indexes, before its source name, text hash and vector are added. */
-export type ChunkDraft = Omit<NewChunk, "source" | "textHash" | "vector">;
+/** a chunk as ingest prepares it: its language and terms come at training (rag/analyzer) */
+export type ChunkDraft = Omit<NewChunk, "source" | "textHash" | "vector" | "lang" | "terms" | "headingTerms">;

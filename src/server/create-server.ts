@@ -1,6 +1,6 @@
 import { Elysia } from "elysia";
 import type { Services } from "../app.ts";
-import { appError, isAppError } from "../errors/index.ts";
+import { appError, isAppError, requestLanguage } from "../errors/index.ts";
 import { redact } from "../log.ts";
 import { parseBody } from "./body.ts";
 import { endpointFor, endpointPath, endpoints, isNative } from "./endpoints.ts";
@@ -206,7 +206,7 @@ export function createServer(services: Services) {
         });
         e = appError("internal_error");
       }
-      const response = toErrorResponse(e, set.headers as Record<string, string>, st.endpoint);
+      const response = toErrorResponse(e, set.headers as Record<string, string>, st.endpoint, requestLanguage(request));
       // Elysia would otherwise keep a parse-phase 400 over the legacy native chat's 200.
       set.status = response.status;
       return response;

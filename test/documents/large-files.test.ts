@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { rmSync } from "node:fs";
 import { join } from "node:path";
+import { searched } from "../helpers/analyzed.ts";
 import { startTestServer, type TestServer, tempDir } from "../helpers/server.ts";
 
 let srv: TestServer;
@@ -102,7 +103,7 @@ test("a 20 MB single-line TXT and a 1,000,000-row CSV are ingested while /health
     )
     .get(ids[1] as string);
   expect(row?.text).toContain("id: 777777; county: C");
-  expect(await srv.services.repos.chunkIndex.keywordSearch(deploymentId, ["zephyrquartz"], 5)).toHaveLength(1);
+  expect(await srv.services.repos.chunkIndex.keywordSearch(deploymentId, searched("zephyrquartz"), 5)).toHaveLength(1);
   const worst = (w: number[]) => w.at(-1) ?? 0;
   const p99 = (w: number[]) => w[Math.floor(w.length * 0.99)] ?? 0;
   console.info(

@@ -88,6 +88,14 @@ function patchFrom(values: Record<string, unknown>): DeploymentPatch {
   }
   patch.pushMaxDocuments = shareLimit(values, "push-max-documents");
   patch.pushMaxBytes = shareLimit(values, "push-max-bytes");
+  if (typeof values.languages === "string") {
+    const v = values.languages.trim();
+    patch.languages = v === "auto" || v === "" ? [] : v.split(",").map((c) => c.trim());
+  }
+  if (typeof values["refusal-text"] === "string") {
+    const v = values["refusal-text"].trim();
+    patch.refusalText = v === "default" || v === "" ? null : v;
+  }
   const starters = values["starter-question"] as string[] | undefined;
   if (starters?.length) patch.starterQuestions = starters.length === 1 && starters[0] === "none" ? [] : starters;
   const qa = values.qa as string[] | undefined;
@@ -125,7 +133,7 @@ export const deploymentCommands: Command[] = [
   {
     path: ["deployment", "update"],
     usage:
-      'deployment update ID [--publish|--unpublish] [--persona T] [--description T] [--temperature X] [--handoff on|off] [--refusal-threshold X|default] [--ip-allow CIDR,...|none] [--push on|off] [--push-ip-allow CIDR,...|none] [--push-max-documents N|default] [--push-max-bytes N|default] [--key-manages-documents on|off] [--starter-question Q]... [--qa "Q=>A"]...',
+      'deployment update ID [--publish|--unpublish] [--persona T] [--description T] [--temperature X] [--handoff on|off] [--refusal-threshold X|default] [--languages de,en|auto] [--refusal-text T|default] [--ip-allow CIDR,...|none] [--push on|off] [--push-ip-allow CIDR,...|none] [--push-max-documents N|default] [--push-max-bytes N|default] [--key-manages-documents on|off] [--starter-question Q]... [--qa "Q=>A"]...',
     summary: "Change a deployment's settings (repeatable lists replace the previous list; 'none' clears).",
     options: {
       name: { type: "string", doc: "new display name" },
@@ -138,6 +146,14 @@ export const deploymentCommands: Command[] = [
       "refusal-threshold": {
         type: "string",
         doc: "lowest grounding score 0–1 that is answered; default = the service default for the retrieval mode (see deployment show)",
+      },
+      languages: {
+        type: "string",
+        doc: "comma-separated language codes (de,en) the documents are written in; auto = detect per document (deployment show lists what was detected)",
+      },
+      "refusal-text": {
+        type: "string",
+        doc: "your own refusal, said in every language; default = docchat's, in the visitor's language",
       },
       "ip-allow": { type: "string", doc: "comma-separated CIDRs, or none" },
       push: { type: "string", doc: "on|off: the API key may push documents (POST /api/v1/documents)" },

@@ -22,6 +22,8 @@ export function documentView(d: DocumentRecord) {
     ocr_pages: d.ocrPages,
     ocr_confidence: d.ocrConfidence === null ? null : Math.round(d.ocrConfidence * 10) / 10,
     notes: d.notes,
+    // the language its words were stemmed in (detected, or the deployment's pinned one); null until trained
+    lang: d.lang,
     // while processing: parts of the document indexed so far
     progress: d.status === "processing" && d.progress.total > 0 ? { done: d.progress.done, total: d.progress.total } : null,
     status_url: `/api/v1/documents/${d.id}`,

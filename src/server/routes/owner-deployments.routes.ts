@@ -37,6 +37,8 @@ function toPatch(b: PatchBody): DeploymentPatch {
     pushMaxDocuments: b.push_max_documents,
     pushMaxBytes: b.push_max_bytes,
     refusalThreshold: b.refusal_threshold,
+    languages: b.languages,
+    refusalText: b.refusal_text === undefined ? undefined : b.refusal_text?.trim() || null,
   };
 }
 

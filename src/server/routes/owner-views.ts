@@ -25,6 +25,9 @@ export async function ownerDeploymentView(s: Services, d: Deployment) {
     push_max_bytes: d.pushMaxBytes ?? s.config.pushMaxBytes,
     push_share_custom: d.pushMaxDocuments !== null || d.pushMaxBytes !== null,
     refusal_threshold: d.refusalThreshold,
+    languages: d.languages,
+    detected_languages: await s.documents.languages(d.id),
+    refusal_text: d.refusalText,
     retrieval: (() => {
       const m = s.retrievalMode();
       return {

@@ -34,6 +34,10 @@ export interface Deployment {
   pushMaxBytes: number | null;
   /** the owner's refusal threshold (0..1); null uses the service default for the retrieval mode */
   refusalThreshold: number | null;
+  /** ISO 639-1 codes of the languages the owner pinned (empty: detected from the documents) */
+  languages: string[];
+  /** the owner's own refusal text, said in every language (null: docchat's, in the visitor's language) */
+  refusalText: string | null;
   trainingStatus: TrainingStatus;
   trainedAt: number | null;
   createdAt: number;
@@ -59,6 +63,10 @@ export interface DeploymentPatch {
   pushMaxBytes?: number | null;
   /** null goes back to the service default */
   refusalThreshold?: number | null;
+  /** [] goes back to detection */
+  languages?: string[];
+  /** null goes back to docchat's refusal */
+  refusalText?: string | null;
 }
 
 export interface DeploymentRow {
@@ -80,6 +88,8 @@ export interface DeploymentRow {
   push_max_documents: IntCell | null;
   push_max_bytes: IntCell | null;
   refusal_threshold: IntCell | null;
+  languages: string;
+  refusal_text: string | null;
   training_status: TrainingStatus;
   trained_at: IntCell | null;
   created_at: IntCell;
@@ -105,6 +115,8 @@ export const toDeployment = (r: DeploymentRow): Deployment => ({
   pushMaxDocuments: numOrNull(r.push_max_documents ?? null),
   pushMaxBytes: numOrNull(r.push_max_bytes ?? null),
   refusalThreshold: numOrNull(r.refusal_threshold),
+  languages: r.languages ? r.languages.split(",") : [],
+  refusalText: r.refusal_text ?? null,
   trainingStatus: r.training_status,
   trainedAt: numOrNull(r.trained_at),
   createdAt: num(r.created_at),
@@ -129,6 +141,8 @@ const PATCH_COLUMNS: { [K in keyof DeploymentPatch]-?: (v: NonNullable<Deploymen
   pushMaxDocuments: (v) => ["push_max_documents", v],
   pushMaxBytes: (v) => ["push_max_bytes", v],
   refusalThreshold: (v) => ["refusal_threshold", v],
+  languages: (v) => ["languages", (v ?? []).join(",")],
+  refusalText: (v) => ["refusal_text", v],
 };
 
 /** The columns a patch sets (with `updated_at`), for either driver's UPDATE. */

@@ -33,8 +33,17 @@ export interface DocumentRecord {
   notes: DocumentNote[];
   /** while processing: parts indexed of the total */
   progress: { done: number; total: number };
+  /** the language its text was analyzed in (ISO 639-1; the most of its chunks'), null until trained */
+  lang: string | null;
   createdAt: number;
   updatedAt: number;
+}
+
+/** One language of a deployment's documents (docchat doctor, the console, the retriever). */
+export interface DocumentLanguage {
+  lang: string;
+  documents: number;
+  chunks: number;
 }
 
 /** A large document is written in bounded parts before its row: its bytes, then its prepared chunks. */
@@ -84,6 +93,7 @@ export interface DocumentRow {
   notes: string | null;
   progress_done: IntCell;
   progress_total: IntCell;
+  lang: string | null;
   created_at: IntCell;
   updated_at: IntCell;
 }
@@ -107,6 +117,7 @@ export const toDocumentRecord = (r: DocumentRow): DocumentRecord => ({
   ocrConfidence: numOrNull(r.ocr_confidence),
   notes: r.notes ? jsonOf<DocumentNote[]>(r.notes) : [],
   progress: { done: num(r.progress_done), total: num(r.progress_total) },
+  lang: r.lang ?? null,
   createdAt: num(r.created_at),
   updatedAt: num(r.updated_at),
 });
@@ -166,6 +177,8 @@ export interface DocumentsStore {
   /** The row and its parts. A trained document's index rows go with TrainingStore.removeDocument instead. */
   deleteRow(id: string): Promise<void>;
   statusCounts(deploymentId: string): Promise<Record<DocumentStatus, number>>;
+  /** The languages of the deployment's trained documents, the most chunks first. */
+  languages(deploymentId: string): Promise<DocumentLanguage[]>;
   /** Deployments with documents queued or processing. */
   pendingDeployments(): Promise<string[]>;
 }

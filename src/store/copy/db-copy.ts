@@ -275,7 +275,15 @@ async function compare(
   return out;
 }
 
-async function copyChunks(db: Database, tx: SQL, index: PgChunkIndex, columns: string[], withVectors: boolean): Promise<void> {
+async function copyChunks(
+  db: Database,
+  tx: SQL,
+  index: PgChunkIndex,
+  columns: string[],
+  withVectors: boolean,
+  analyze: CopyAnalyzer,
+): Promise<void> {
+  const pinnedOf = db.query<{ languages: string }, [string]>("SELECT languages FROM deployments WHERE id = ?");
   const vectorQuery = withVectors
     ? db.query<{ embedding: Uint8Array }, [number]>(`SELECT embedding FROM ${VEC_TABLE} WHERE rowid = ?`)
     : null;
@@ -293,6 +301,17 @@ async function copyChunks(db: Database, tx: SQL, index: PgChunkIndex, columns: s
       await tx`INSERT INTO chunks ${tx(rows, ...columns)}`;
       return;
     }
+    const pinned = (pinnedOf.get(deploymentId)?.languages ?? "").split(",").filter(Boolean);
+    const analyzed = analyze(
+      rows.map((r) => ({
+        documentId: r.document_id as string,
+        text: r.text as string,
+        headingPath: r.heading_path as string,
+        lang: (r.lang as string | null) ?? null,
+      })),
+      pinned,
+    );
+    const terms = new Map(rows.map((r, i) => [r, analyzed[i] as { lang: string; terms: string; headingTerms: string }]));
     const toChunk = (r: Row): NewChunk => ({
       ord: r.ord as number,
       source: r.source as string,
@@ -305,6 +324,9 @@ async function copyChunks(db: Database, tx: SQL, index: PgChunkIndex, columns: s
       tokenCount: r.token_count as number,
       textHash: r.text_hash as string,
       vector: vectorOf(r.id as number),
+      ...(terms.get(r) as { lang: string; terms: string; headingTerms: string }),
+      // the copy keeps the row as it was (verified by checksum): a chunk trained before languages were recorded has none
+      lang: (r.lang as string | null) ?? null,
     });
     // consecutive rows of one document form one item (ids kept)
     const docs: { documentId: string; chunks: NewChunk[]; ids: number[] }[] = [];
@@ -362,9 +384,18 @@ function refuseUnstorable(table: string, key: string[], rows: Row[]): void {
       `Nothing was copied. Remove it in the data dir, e.g. sqlite3 docchat.db "UPDATE ${table} SET ${column} = replace(${column}, char(0), '') WHERE ${where}", then run db copy again.`,
   );
 }
+/**
+ * The keyword analyzer (rag/analyzer), given by the caller since the store does not analyze: a batch of one
+ * deployment's chunks (with the languages its owner pinned) → each chunk's language and terms.
+ */
+export type CopyAnalyzer = (
+  chunks: { documentId: string; text: string; headingPath: string; lang: string | null }[],
+  pinned: string[],
+) => { lang: string; terms: string; headingTerms: string }[];
 
 export interface CopyOptions {
   progress?: (line: string) => void;
+  analyze: CopyAnalyzer;
 }
 
 /**
@@ -372,7 +403,7 @@ export interface CopyOptions {
  * exactly this data (a re-run: nothing written). Refuses (CopyRefused) a data dir a server holds and a target that
  * holds other data. Returns the per-table verification; `ok` is false when a table differs after the copy.
  */
-export async function copySqliteToPg(dataDir: string, url: string, opts: CopyOptions = {}): Promise<CopyReport> {
+export async function copySqliteToPg(dataDir: string, url: string, opts: CopyOptions): Promise<CopyReport> {
   const started = performance.now();
   const progress = opts.progress ?? (() => {});
   const from = resolve(dataDir);
@@ -445,7 +476,7 @@ export async function copySqliteToPg(dataDir: string, url: string, opts: CopyOpt
             const cols = columns.get(table) as string[];
             progress(`copying ${table} …`);
             if (table === "chunks") {
-              await copyChunks(db, tx, index, cols, vectors.dimension !== null);
+              await copyChunks(db, tx, index, cols, vectors.dimension !== null, opts.analyze);
               if (vectors.dimension !== null) {
                 progress("building the vector index …");
                 await index.buildVectorIndex(tx);

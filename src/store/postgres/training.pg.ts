@@ -82,7 +82,7 @@ export function createPgTrainingStore(sql: SQL, index: PgChunkIndex): TrainingSt
 
   const markCompleted = (tx: SQL, id: string, chunkCount: number) =>
     tx`UPDATE documents SET status = 'completed', chunk_count = ${chunkCount}, progress_done = progress_total, error_code = NULL,
-      error_message = NULL, lease_owner = NULL, lease_until = NULL, updated_at = ${Date.now()} WHERE id = ${id}`;
+      error_message = NULL, lang = (SELECT c.lang FROM chunks c WHERE c.document_id = documents.id AND c.lang IS NOT NULL GROUP BY c.lang ORDER BY count(*) DESC, c.lang LIMIT 1), lease_owner = NULL, lease_until = NULL, updated_at = ${Date.now()} WHERE id = ${id}`;
 
   /** Staging and publishing are redone after a crash, so their commits need not wait for the disk (SQLite: unpromisedTransaction). */
   const unsynced = (tx: SQL) => tx`SET LOCAL synchronous_commit = off`;
@@ -177,7 +177,7 @@ export function createPgTrainingStore(sql: SQL, index: PgChunkIndex): TrainingSt
           );
         if (mineNow.length > 0)
           await tx`UPDATE documents d SET status = 'completed', chunk_count = u.n, progress_done = progress_total, error_code = NULL,
-              error_message = NULL, lease_owner = NULL, lease_until = NULL, updated_at = ${Date.now()}
+              error_message = NULL, lang = (SELECT c.lang FROM chunks c WHERE c.document_id = d.id AND c.lang IS NOT NULL GROUP BY c.lang ORDER BY count(*) DESC, c.lang LIMIT 1), lease_owner = NULL, lease_until = NULL, updated_at = ${Date.now()}
             FROM unnest(${sql.array(ids, "TEXT")}::text[], ${sql.array(
               mineNow.map((i) => i.chunks.length),
               "INT4",

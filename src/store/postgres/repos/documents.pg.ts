@@ -125,7 +125,7 @@ export function createPgDocumentsRepo(sql: SQL): DocumentsStore {
     },
     async markCompleted(id, chunkCount) {
       await sql`UPDATE documents SET status = 'completed', chunk_count = ${chunkCount}, progress_done = progress_total, error_code = NULL,
-        error_message = NULL, lease_owner = NULL, lease_until = NULL, updated_at = ${Date.now()} WHERE id = ${id}`;
+        error_message = NULL, lang = (SELECT c.lang FROM chunks c WHERE c.document_id = documents.id AND c.lang IS NOT NULL GROUP BY c.lang ORDER BY count(*) DESC, c.lang LIMIT 1), lease_owner = NULL, lease_until = NULL, updated_at = ${Date.now()} WHERE id = ${id}`;
     },
     async deferQueued(id, code, message) {
       await sql`UPDATE documents SET status = 'queued', attempts = greatest(0, attempts - 1), error_code = ${code}, error_message = ${message},
@@ -144,6 +144,14 @@ export function createPgDocumentsRepo(sql: SQL): DocumentsStore {
     },
     async statusCounts(deploymentId) {
       return statusCounts(sql, deploymentId);
+    },
+    async languages(deploymentId) {
+      return (
+        await rows<{ lang: string; documents: number; chunks: number }>(
+          sql`SELECT lang, count(*)::int AS documents, sum(chunk_count)::int AS chunks FROM documents
+            WHERE deployment_id = ${deploymentId} AND status = 'completed' AND lang IS NOT NULL GROUP BY lang ORDER BY chunks DESC, lang`,
+        )
+      ).map((r) => ({ lang: r.lang, documents: Number(r.documents), chunks: Number(r.chunks) }));
     },
     async pendingDeployments() {
       return (

@@ -1,4 +1,11 @@
-import type { DocumentRecord, DocumentRow, DocumentStatus, DocumentsStore, NewDocument } from "../../contract/documents.contract.ts";
+import type {
+  DocumentLanguage,
+  DocumentRecord,
+  DocumentRow,
+  DocumentStatus,
+  DocumentsStore,
+  NewDocument,
+} from "../../contract/documents.contract.ts";
 import { noStatusCounts, toDocumentRecord } from "../../contract/documents.contract.ts";
 import { type Db, flushWal, unpromisedTransaction } from "../db.ts";
 
@@ -23,9 +30,10 @@ export function deleteDocumentRow(db: Db, id: string): void {
   db.run("DELETE FROM documents WHERE id = ?", [id]);
 }
 
+/** Completed, in the language most of its chunks were analyzed in. */
 export function markCompleted(db: Db, id: string, chunkCount: number): void {
   db.run(
-    "UPDATE documents SET status = 'completed', chunk_count = ?, progress_done = progress_total, error_code = NULL, error_message = NULL, updated_at = ? WHERE id = ?",
+    "UPDATE documents SET status = 'completed', chunk_count = ?, progress_done = progress_total, error_code = NULL, error_message = NULL, lang = (SELECT c.lang FROM chunks c WHERE c.document_id = documents.id AND c.lang IS NOT NULL GROUP BY c.lang ORDER BY count(*) DESC, c.lang LIMIT 1), updated_at = ? WHERE id = ?",
     [chunkCount, Date.now(), id],
   );
 }
@@ -195,6 +203,13 @@ export function createSqliteDocumentsRepo(db: Db): DocumentsStore {
     markFailed: async (id, code, message) => markFailed(db, id, code, message),
     deleteRow: async (id) => deleteDocumentRow(db, id),
     statusCounts: async (deploymentId) => statusCounts(db, deploymentId),
+    async languages(deploymentId) {
+      return db
+        .query<DocumentLanguage, [string]>(
+          "SELECT lang, COUNT(*) AS documents, SUM(chunk_count) AS chunks FROM documents WHERE deployment_id = ? AND status = 'completed' AND lang IS NOT NULL GROUP BY lang ORDER BY chunks DESC, lang",
+        )
+        .all(deploymentId);
+    },
     pendingDeployments: async () => pendingDeployments(db),
   };
 }

@@ -22,6 +22,7 @@ function readingRow(r: Reading): HTMLElement {
     h("td", { class: "hide-sm" }),
     h("td", { class: "hide-sm" }),
     h("td", { class: "hide-sm" }),
+    h("td", { class: "hide-sm" }),
     h("td", null),
   );
 }
@@ -48,6 +49,7 @@ function table(docs: DocumentItem[], onRemove: (d: DocumentItem) => void, readin
           h("th", null, "Status"),
           h("th", { class: "hide-sm" }, "Size"),
           h("th", { class: "hide-sm" }, "Passages"),
+          h("th", { class: "hide-sm" }, "Language"),
           h("th", { class: "hide-sm" }, "Added"),
           h("th", null, ""),
         ),
@@ -78,6 +80,7 @@ function table(docs: DocumentItem[], onRemove: (d: DocumentItem) => void, readin
             ),
             h("td", { class: "hide-sm nowrap" }, bytes(d.size)),
             h("td", { class: "hide-sm" }, String(d.chunk_count)),
+            h("td", { class: "hide-sm", "data-testid": "doc-lang" }, d.lang ?? "—"),
             h("td", { class: "hide-sm" }, dateTime(d.created_at)),
             h(
               "td",
