@@ -43,6 +43,8 @@ export interface ScoredUnit {
 }
 
 const NEIGHBOUR = 0.5;
+/** letters and digits in one word: a study, a model, a form, a fiscal year */
+const IDENTIFIER = /^(?=.*\d)(?=.*\p{L})[\p{L}\d]+$/u;
 /** a book's index ("Stichwortverzeichnis": "Gauß-Bonnet, 98 inverser, 48 …") names where things are, not what they are */
 const BOOK_INDEX = 0.5;
 const INDEX_HEADING =
@@ -105,6 +107,15 @@ export function scoreUnits(
   // ("the Boeing 737 MAX airworthiness directive" of a Federal Register notice) count for its card as neighbours
   const docTerms = new Map<string, Set<string>>();
   const lang = langOf(weights);
+  // a code the question names ("study A5346", "FY09") names the thing asked about: a passage without it is about
+  // something else, however many other words it shares
+  // (in the passage, around it, or anywhere in its document's passages found: a protocol names its study once)
+  const identifiers = [...weights.keys()].filter((t) => IDENTIFIER.test(t));
+  const namedIn = new Map<string, Set<string>>();
+  for (const p of identifiers.length ? passages : []) {
+    const terms = stemSet(`${p.headingPath}\n${p.text}`, lang);
+    for (const t of identifiers) if (terms.has(t)) namedIn.set(p.source, (namedIn.get(p.source) ?? new Set()).add(t));
+  }
   const aboutDocument = [...stemSet(question, lang)].some((t) => DOCUMENT_FACTS.has(t));
   for (const p of aboutDocument ? passages : []) {
     if (p.headingPath === CARD_HEADING) continue;
@@ -164,7 +175,9 @@ export function scoreUnits(
       const seen = (t: string) => terms.has(t) || head.has(t) || localHead.has(t) || around.some((s) => s.has(t));
       // a focus that names a value kind is answered by a value of that kind
       const groups = [...(focusByKind ? [] : shape.focus), ...shape.required];
-      if (!groups.every((alternatives) => alternatives.some(seen))) score *= FOCUS_MISS;
+      const named = namedIn.get(passage.source);
+      if (!groups.every((alternatives) => alternatives.some(seen)) || !identifiers.every((t) => named?.has(t) || seen(t)))
+        score *= FOCUS_MISS;
       out.push({ passage: p, unit, score, terms });
     }
   }

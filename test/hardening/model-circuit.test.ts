@@ -245,7 +245,9 @@ describe("oversized replies from model servers (N7)", () => {
         expect(((await r.json()) as { error: { code: string } }).error.code).toBe("backend_down");
         worst = Math.max(worst, await rssOf(node.pid));
       }
-      expect(worst - before).toBeLessThan(120 * 1024 * 1024);
+      // each request reads up to its caps (16 MB of embeddings, 4 MB of stream) and the collector frees them when it
+      // likes; one reply read whole would be 300 MB on its own
+      expect(worst - before).toBeLessThan(200 * 1024 * 1024);
       expect(node.log()).toContain("query embedding failed");
     } finally {
       await node.stop();
