@@ -3,6 +3,7 @@ import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from "node:fs";
 import { open } from "node:fs/promises";
 import { join } from "node:path";
 import { migrate } from "./migrate.ts";
+import { buildVectorCodes } from "./vector-search.sqlite.ts";
 import { extractVecExtension } from "./vec-extension.ts";
 
 export type Db = Database;
@@ -23,6 +24,7 @@ export async function openDatabase(dataDir: string, opts: { file?: string } = {}
   db.run("PRAGMA synchronous = FULL");
   db.loadExtension(await extractVecExtension(dataDir));
   migrate(db);
+  buildVectorCodes(db);
   startCheckpointer(db, join(dataDir, opts.file ?? "docchat.db"));
   return db;
 }
