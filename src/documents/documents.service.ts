@@ -3,6 +3,7 @@ import { mkdirSync, readdirSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
 import type { Config } from "../config/index.ts";
 import { appError } from "../errors/index.ts";
+import { BATCH_DOCUMENTS } from "../ingest/parse-batching.ts";
 import { discardPrepared, type PreparedDocument, type PrepareRequest, preparedParts } from "../ingest/parse-pool.ts";
 import { yieldToLoop } from "../shared/yield-to-loop.ts";
 import type {
@@ -13,6 +14,7 @@ import type {
   NewDocument,
   TrainingStore,
 } from "../store/contract/index.ts";
+import { type Admitted, createQuotaLedger, type QuotaLedger } from "./quota-ledger.ts";
 import type { TrainingWorker } from "./training.worker.ts";
 
 export type PrepareFn = (request: PrepareRequest) => Promise<PreparedDocument>;
@@ -75,6 +77,8 @@ async function hashFile(file: FileRange): Promise<string> {
 
 interface Staged {
   record: NewDocument;
+  /** a bulk load's quota token, settled once the row is written */
+  admitted?: Admitted;
 }
 
 /** Keeps the last path segment and refuses control characters; the name becomes the citation source. */
@@ -94,6 +98,8 @@ export function createDocumentsService(deps: {
   trainingStore: TrainingStore;
   training: TrainingWorker;
   prepare: PrepareFn;
+  /** bulk loads: small files batched into one parse job (parse-batching.ts); default `prepare` */
+  prepareBulk?: PrepareFn;
   /** private folder for uploads in flight */
   spoolDir: string;
 }) {
@@ -133,7 +139,8 @@ export function createDocumentsService(deps: {
    * document row itself is left to the caller so a bulk load can commit many rows at once. A file that can't be
    * read is refused here and leaves nothing behind.
    */
-  async function stage(input: PushInput, file: FileRange): Promise<Staged | PushResult> {
+  async function stage(input: PushInput, file: FileRange, bulk?: { ledger: QuotaLedger; prepare: PrepareFn }): Promise<Staged | PushResult> {
+    const ledger = bulk?.ledger;
     const name = cleanDocumentName(input.name);
     const size = file.end - file.start;
     if (size === 0) throw appError("document_unreadable", { message: "The document is empty." });
@@ -143,8 +150,16 @@ export function createDocumentsService(deps: {
     const hash = small ? new Bun.CryptoHasher("sha256").update(small).digest("hex") : await hashFile(file);
     const unchanged = await unchangedResult(input, name, hash);
     if (unchanged) return unchanged;
-    await checkQuota(input, name, size);
-    const prepared = await deps.prepare({ ...file, filename: name, onProgress: input.onProgress });
+    const exact = () => checkQuota(input, name, size);
+    // a key's pushes count against the deployment's push share, checked exactly; the ledger is the account's
+    const admitted = ledger && input.origin !== "key" ? await ledger.admit(input.deploymentId, size, exact) : await exact();
+    let prepared: PreparedDocument;
+    try {
+      prepared = await (bulk?.prepare ?? deps.prepare)({ ...file, filename: name, onProgress: input.onProgress });
+    } catch (error) {
+      if (admitted) ledger?.settle([admitted]);
+      throw error;
+    }
     try {
       const id = `doc_${randomBytes(9).toString("base64url")}`;
       const record: NewDocument = {
@@ -165,7 +180,7 @@ export function createDocumentsService(deps: {
       if (small && prepared.inline !== undefined && size + prepared.inline.length <= INLINE_MAX) {
         record.bytes = small;
         record.chunks = prepared.inline;
-        return { record };
+        return { record, ...(admitted ? { admitted } : {}) };
       }
       // Large: each part is one short transaction, with the event loop free in between.
       let seq = 0;
@@ -177,7 +192,10 @@ export function createDocumentsService(deps: {
         await documents.insertPart(id, "bytes", n, await slice(file, at, Math.min(file.end, at + PART_BYTES)).bytes());
         await yieldToLoop();
       }
-      return { record };
+      return { record, ...(admitted ? { admitted } : {}) };
+    } catch (error) {
+      if (admitted) ledger?.settle([admitted]);
+      throw error;
     } finally {
       await discardPrepared(prepared);
     }
@@ -341,8 +359,13 @@ export function createDocumentsService(deps: {
       },
     ): Promise<void> {
       let next = 0;
-      let pending: { index: number; record: NewDocument }[] = [];
+      let pending: { index: number; record: NewDocument; admitted?: Admitted }[] = [];
       const deployments = new Set<string>();
+      const ledger = createQuotaLedger({
+        limits: { documents: config.accountMaxDocuments, bytes: config.accountMaxBytes },
+        accountOf: async (id) => (await deps.deployments.findById(id))?.accountId,
+        usage: (accountId) => documents.accountUsage(accountId, null),
+      });
       const flush = async () => {
         if (pending.length === 0) return;
         const group = pending;
@@ -358,6 +381,8 @@ export function createDocumentsService(deps: {
           }
         } catch (error) {
           for (const g of group) opts.onResult(g.index, { ok: false, error });
+        } finally {
+          ledger.settle(group.flatMap((g) => (g.admitted ? [g.admitted] : [])));
         }
       };
       const worker = async () => {
@@ -365,9 +390,9 @@ export function createDocumentsService(deps: {
           const index = next++;
           const input = inputs[index] as PushInput;
           try {
-            const staged = await withFile(input, (path) => stage(input, path));
+            const staged = await withFile(input, (path) => stage(input, path, { ledger, prepare: deps.prepareBulk ?? deps.prepare }));
             if ("record" in staged) {
-              pending.push({ index, record: staged.record });
+              pending.push({ index, record: staged.record, admitted: staged.admitted });
               if (pending.length >= 64) await flush();
             } else opts.onResult(index, { ok: true, result: staged });
           } catch (error) {
@@ -383,7 +408,9 @@ export function createDocumentsService(deps: {
           await Bun.sleep(20);
         }
       })();
-      await Promise.all(Array.from({ length: Math.max(1, opts.concurrency) }, worker));
+      // with batching, each of the caller's parse slots carries a batch of small files
+      const inFlight = Math.max(1, opts.concurrency) * (deps.prepareBulk ? BATCH_DOCUMENTS : 1);
+      await Promise.all(Array.from({ length: inFlight }, worker));
       await flush();
       loading = false;
       await trainer;

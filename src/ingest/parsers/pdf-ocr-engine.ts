@@ -55,7 +55,8 @@ export function ocrEngine(): Promise<Scheduler> {
       ),
     );
     for (const w of workers) {
-      await w.setParameters({ tessedit_pageseg_mode: Tesseract.PSM.AUTO });
+      // no second pass over each line as white-on-black: scans are dark on light, and it costs time on every page
+      await w.setParameters({ tessedit_pageseg_mode: Tesseract.PSM.AUTO, tessedit_do_invert: "0" });
       scheduler.addWorker(w);
     }
     return scheduler as unknown as Scheduler;

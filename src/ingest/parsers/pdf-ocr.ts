@@ -36,9 +36,18 @@ export async function ocrPages(
   const deadline = performance.now() + opts.timeoutMs;
   const ahead = ocrThreads() + 1;
   const reading = new Set<Promise<void>>();
-  const pdfjs = await loadPdfjs();
-  const task = opts.bytes ? pdfjs.getDocument({ data: opts.bytes.slice(), isEvalSupported: false, verbosity: 0 }) : null;
-  const doc = (await task?.promise) as PdfDoc | undefined;
+  // pdf.js's own view of the document, for the scans' resolutions: opened at the first page that is not blank
+  let task: { promise: Promise<unknown>; destroy(): Promise<void> } | null = null;
+  let ops: Record<string, number> = {};
+  const pageDoc = async (): Promise<PdfDoc | undefined> => {
+    if (!opts.bytes) return undefined;
+    if (!task) {
+      const pdfjs = await loadPdfjs();
+      ops = pdfjs.OPS;
+      task = pdfjs.getDocument({ data: opts.bytes.slice(), isEvalSupported: false, verbosity: 0 });
+    }
+    return (await task.promise) as PdfDoc;
+  };
   let started = 0;
   let finished = 0;
   onPage?.(0);
@@ -50,7 +59,8 @@ export async function ocrPages(
       }
       if (await isBlank(parser, page)) continue;
       started++;
-      const desiredWidth = doc ? await widthFor(doc, page, pdfjs.OPS) : renderWidth(612, 792, null);
+      const doc = await pageDoc();
+      const desiredWidth = doc ? await widthFor(doc, page, ops) : renderWidth(612, 792, null);
       const shot = await parser.getScreenshot({ partial: [page], desiredWidth, imageDataUrl: false, imageBuffer: true });
       const image = shot.pages[0]?.data;
       while (reading.size >= ahead) await Promise.race(reading);
@@ -70,7 +80,7 @@ export async function ocrPages(
     }
     await Promise.all(reading);
   } finally {
-    await task?.destroy().catch(() => {});
+    await (task as { destroy(): Promise<void> } | null)?.destroy().catch(() => {});
   }
   // pages finish in any order; they are reported in page order
   read.sort((a, b) => a.page - b.page);
