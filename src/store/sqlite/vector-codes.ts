@@ -11,8 +11,8 @@
  */
 
 export const CODE_BITS = 2048;
-/** The recipe of the stored codes, their partitions included (vector-search.sqlite.ts: 16 shards a deployment). */
-export const CODE_SCHEME = `simhash-hadamard-2x:${CODE_BITS}/16`;
+/** The recipe of the stored codes, their table's layout included (vector-search.sqlite.ts: 16 shards, the vector beside). */
+export const CODE_SCHEME = `simhash-hadamard-2x:${CODE_BITS}/16+vector`;
 const ROUNDS = 2;
 const SEED = 0x5eed_c0de;
 

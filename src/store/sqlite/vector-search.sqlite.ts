@@ -5,8 +5,11 @@ import { CODE_BITS, CODE_SCHEME, vectorCoder } from "./vector-codes.ts";
  * The vectors on SQLite: two sqlite-vec tables, both partitioned by deployment (a search never reads another
  * tenant's rows) and written in the same transaction as their chunk:
  * - chunks_vec: the full float vectors (cosine), searched exactly while that is cheap;
- * - chunks_vec_codes: a 2,048-bit code per vector (vector-codes.ts). Past EXACT_MAX vectors a search takes about
- *   OVERSAMPLE·k nearest codes by Hamming distance and ranks those by their exact cosine distance.
+ * - chunks_vec_codes: a 2,048-bit code per vector (vector-codes.ts), with a copy of the vector beside it (an
+ *   auxiliary column: a plain row read by rowid). Past EXACT_MAX vectors a search takes about OVERSAMPLE·k
+ *   nearest codes by Hamming distance and ranks those by their exact cosine distance, in the same statement.
+ *   The copy doubles the space vectors take; reading each candidate's vector from chunks_vec instead cost
+ *   20–300 ms a search (sqlite-vec reads a vector through its 1,024-vector chunk).
  * sqlite-vec's KNN costs (vectors scanned) × k: the codes of a deployment are spread over SHARDS partitions
  * (rowid mod SHARDS) and each is asked for its OVERSAMPLE·k/SHARDS nearest, which scans every code once at the
  * cost of a k/5 search instead of a 3·k one. The union holds the deployment's nearest codes all the same (each
@@ -40,7 +43,8 @@ const dropMeta = (db: Db, ...keys: string[]) => {
   for (const k of keys) db.run("DELETE FROM index_meta WHERE key = ?", [k]);
 };
 const createCodesTable = (db: Db) =>
-  db.run(`CREATE VIRTUAL TABLE ${CODES_TABLE} USING vec0(deployment_id TEXT PARTITION KEY, code bit[${CODE_BITS}])`);
+  db.run(`CREATE VIRTUAL TABLE ${CODES_TABLE} USING vec0(deployment_id TEXT PARTITION KEY, code bit[${CODE_BITS}], +vector blob)`);
+const INSERT_CODE = `INSERT INTO ${CODES_TABLE} (rowid, deployment_id, code, vector) VALUES (?, ?, vec_bit(?), ?)`;
 
 export interface VectorHit {
   id: number;
@@ -83,19 +87,11 @@ export function createVectorStore(db: Db, opts: { exactMax?: number } = {}) {
 
   function quantized(deploymentId: string, query: Float32Array, k: number): VectorHit[] {
     const code = vectorCoder(query.length).encode(query);
-    const nearest = db.query<{ id: number }, [Uint8Array, number, string]>(
-      `SELECT rowid AS id FROM ${CODES_TABLE} WHERE code MATCH vec_bit(?) AND k = ? AND deployment_id = ?`,
+    const nearest = db.query<VectorHit, [Float32Array, Uint8Array, number, string]>(
+      `SELECT rowid AS id, vec_distance_cosine(vector, ?) AS distance FROM ${CODES_TABLE} WHERE code MATCH vec_bit(?) AND k = ? AND deployment_id = ?`,
     );
     const perShard = Math.max(4, Math.ceil((k * OVERSAMPLE) / SHARDS));
-    const candidates = Array.from({ length: SHARDS }, (_, s) => nearest.all(code, perShard, `${deploymentId}#${s}`)).flat();
-    const full = db.query<{ d: number }, [Float32Array, number]>(
-      `SELECT vec_distance_cosine(embedding, ?) AS d FROM ${VEC_TABLE} WHERE rowid = ?`,
-    );
-    const hits: VectorHit[] = [];
-    for (const { id } of candidates) {
-      const r = full.get(query, id);
-      if (r) hits.push({ id, distance: r.d });
-    }
+    const hits = Array.from({ length: SHARDS }, (_, s) => nearest.all(query, code, perShard, `${deploymentId}#${s}`)).flat();
     return hits.sort((a, b) => a.distance - b.distance || a.id - b.id).slice(0, k);
   }
 
@@ -121,12 +117,7 @@ export function createVectorStore(db: Db, opts: { exactMax?: number } = {}) {
     insert(id: number, deploymentId: string, v: Float32Array): void {
       if (!vec) return;
       db.run(`INSERT INTO ${VEC_TABLE} (rowid, deployment_id, embedding) VALUES (?, ?, ?)`, [id, deploymentId, v]);
-      if (codes)
-        db.run(`INSERT INTO ${CODES_TABLE} (rowid, deployment_id, code) VALUES (?, ?, vec_bit(?))`, [
-          id,
-          shardKey(deploymentId, id),
-          vectorCoder(v.length).encode(v),
-        ]);
+      if (codes) db.run(INSERT_CODE, [id, shardKey(deploymentId, id), vectorCoder(v.length).encode(v), v]);
     },
     remove(id: number): void {
       if (!vec) return;
@@ -182,7 +173,7 @@ export function buildVectorCodes(db: Db, opts: { batch?: number } = {}): number 
   );
   const vector = db.query<{ embedding: Uint8Array }, [number]>(`SELECT embedding FROM ${VEC_TABLE} WHERE rowid = ?`);
   const coded = db.query(`SELECT 1 FROM ${CODES_TABLE} WHERE rowid = ?`);
-  const insert = db.query(`INSERT INTO ${CODES_TABLE} (rowid, deployment_id, code) VALUES (?, ?, vec_bit(?))`);
+  const insert = db.query(INSERT_CODE);
   let written = 0;
   for (;;) {
     const done = db
@@ -199,7 +190,7 @@ export function buildVectorCodes(db: Db, opts: { batch?: number } = {}): number 
           const v = vector.get(r.id);
           if (!v || coded.get(r.id)) continue;
           const f = new Float32Array(v.embedding.buffer.slice(v.embedding.byteOffset, v.embedding.byteOffset + v.embedding.byteLength));
-          insert.run(r.id, shardKey(r.deployment_id, r.id), vectorCoder(f.length).encode(f));
+          insert.run(r.id, shardKey(r.deployment_id, r.id), vectorCoder(f.length).encode(f), f);
           written++;
         }
         setMeta(db, CURSOR, String((rows.at(-1) as { id: number }).id));
