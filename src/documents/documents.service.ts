@@ -55,6 +55,8 @@ const NAME_MAX = 255;
 /** Up to this, a document's bytes and chunks go inline with its row; above, in parts, each its own short write. */
 const INLINE_MAX = 512 * 1024;
 const PART_BYTES = 128 * 1024;
+/** A bulk load commits its document rows this many at a time (each commit is an fsync). */
+const FLUSH_ROWS = 256;
 const slice = (f: FileRange, start = f.start, end = f.end) => Bun.file(f.path).slice(start, end);
 
 /** Spool files a day old belong to no request or parse still running (a crash left them). */
@@ -393,7 +395,7 @@ export function createDocumentsService(deps: {
             const staged = await withFile(input, (path) => stage(input, path, { ledger, prepare: deps.prepareBulk ?? deps.prepare }));
             if ("record" in staged) {
               pending.push({ index, record: staged.record, admitted: staged.admitted });
-              if (pending.length >= 64) await flush();
+              if (pending.length >= FLUSH_ROWS) await flush();
             } else opts.onResult(index, { ok: true, result: staged });
           } catch (error) {
             opts.onResult(index, { ok: false, error });
