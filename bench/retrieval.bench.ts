@@ -62,7 +62,7 @@ const started = performance.now();
 const SCIFACT_NOTE =
   "Defaults from these rows: no built-in embedder helps, so `DOCCHAT_EMBEDDER=auto` stays keyword-only unless an ONNX model is installed, and `DOCCHAT_VECTOR_WEIGHT=0.25` (the least harmful weight measured) applies when an owner opts into one; measure a real ONNX model (`--embedders onnx`, folders in ./models) before raising it. Keyword search sends FTS5 at most the 12 rarest words and stops adding words once they would match 15,000 rows (at least 3 words): the keyword row above is measured with that rule.";
 const LATENCY_NOTE =
-  "The 15,000-row budget on searched words (see the SciFact section) took keyword-only p95 at 100k chunks from 74 ms (all 12 rarest words) to 13–97 ms (depending on load). Exact KNN reads every vector of the deployment (sqlite-vec: partitioned by deployment, so never another tenant's); past the threshold the product reads a 2,048-bit code per vector instead (SimHash: random rotation, then sign bits; src/store/sqlite/vector-codes.ts), takes the 3·k nearest codes by Hamming distance and ranks those by exact cosine distance.";
+  "The 15,000-row budget on searched words (see the SciFact section) took keyword-only p95 at 100k chunks from 74 ms (all 12 rarest words) to 13–97 ms (depending on load). Exact KNN reads every vector of the deployment (sqlite-vec: partitioned by deployment, so never another tenant's); past the threshold the product reads a 2,048-bit code per vector instead (SimHash: random rotation, then sign bits; src/store/sqlite/vector-codes.ts), takes about 3·k nearest codes by Hamming distance (the 3k/16 nearest of each of 16 partitions of the deployment: sqlite-vec's KNN costs vectors × k) and ranks those by exact cosine distance over the copy of the vector kept beside each code. The database is read through a memory map (both paths); without it the same searches took 3–6 times as long (copying pages into a 2 MB cache).";
 
 if (only.has("scifact")) {
   const ds = await loadScifact({ queryLimit: args.limit ? Number(args.limit) : undefined });
@@ -186,7 +186,7 @@ if (only.has("latency")) {
   const label: Record<string, string> = {
     keyword: "keyword only",
     hybrid: `hybrid, as the product searches (exact up to ${EXACT_MAX.toLocaleString("en-US")} chunks, binary codes + rescoring above)`,
-    "hybrid-exact": "hybrid, exact KNN at every size (before binary codes)",
+    "hybrid-exact": "hybrid, exact KNN at every size (the path before binary codes, on the same memory-mapped database)",
     vector: "vector search alone (k 50), as the product searches",
     "vector-exact": "vector search alone (k 50), exact KNN",
   };

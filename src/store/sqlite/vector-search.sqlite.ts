@@ -19,8 +19,8 @@ import { CODE_BITS, CODE_SCHEME, vectorCoder } from "./vector-codes.ts";
 export const VEC_TABLE = "chunks_vec";
 export const CODES_TABLE = "chunks_vec_codes";
 /**
- * Up to this many chunks in a deployment, KNN is exact (about 8 ms at 10k 384-d vectors). Measured in
- * BENCHMARKS.md ("Vector search on SQLite"): recall@10 against exact search and time on both sides of it.
+ * Up to this many chunks in a deployment, KNN is exact: there it costs about what the codes do (BENCHMARKS.md,
+ * "Retrieval latency (one deployment)": recall@10 against exact search and time on both sides of it).
  */
 export const EXACT_MAX = 10_000;
 /** Code candidates per result wanted: recall@10 0.96 at 2 and 0.99 at 4 on 100k hashed bag-of-words vectors. */
