@@ -1,4 +1,4 @@
-import type { Db } from "./db.ts";
+import type { Database as Db } from "bun:sqlite";
 import { CODE_BITS, CODE_SCHEME, vectorCoder } from "./vector-codes.ts";
 
 /**
