@@ -100,17 +100,15 @@ export function createTrainingWorker(deps: TrainingDeps) {
   }
 
   /** A document's chunk drafts, part by part: prepared at upload by the parse pool (or, stored by an older version, chunked now). */
-  // prepared parts first: that is every document since the parse pool, one query each instead of two
   async function partCount(doc: DocumentRecord): Promise<number> {
-    const parts = await deps.documents.partCount(doc.id, "chunks");
-    return parts > 0 ? parts : (await deps.documents.parsed(doc.id)) !== null ? 1 : 0;
+    return (await deps.documents.parsed(doc.id)) !== null ? 1 : deps.documents.partCount(doc.id, "chunks");
   }
   async function draftsOf(doc: DocumentRecord, seq: number): Promise<ChunkDraft[]> {
-    const text = await deps.documents.partText(doc.id, "chunks", seq);
-    if (text !== null) return readPreparedLines(text);
     const legacy = await deps.documents.parsed(doc.id);
     if (legacy !== null) return chunkDocument(JSON.parse(legacy) as ParsedDocument, deps.chunking);
-    throw new Error("prepared content missing");
+    const text = await deps.documents.partText(doc.id, "chunks", seq);
+    if (text === null) throw new Error("prepared content missing");
+    return readPreparedLines(text);
   }
 
   /** A document's language, detected from its first part (a large document's later parts keep it). */
