@@ -126,7 +126,11 @@ export function scoreUnits(
   for (const [p, passage] of passages.entries()) {
     const isCard = passage.headingPath === CARD_HEADING;
     const head = stemSet(`${readableName(passage.source)}\n${passage.headingPath}`, lang);
+    // the entry a passage is ("HISTCONTROL" under Shell Variables, "-e" under set): its sentences speak of it by name
+    // once, then as "a value of …": the entry's own name counts as their word
+    const entry = entryName(passage.headingPath, lang);
     const units = segmentPassage(passage.text);
+    const rowKeys = keyCounts(units);
     const tokens = units.map((u) => stemTokens(u.text, lang));
     const sets = units.map((u) => stemSet(u.text, lang));
     let localHead = new Set<string>();
@@ -151,11 +155,15 @@ export function scoreUnits(
       // a question word that is one of the focus's own alternatives ("wrote" for "Author: …") counts when the focus is met
       const metFocus = new Set(shape.focus.filter((g) => g.some((t) => terms.has(t) || head.has(t) || localHead.has(t))).flat());
       for (const [t, w] of weights) {
-        if (near.has(t) || focusTerms?.has(t) || metFocus.has(t)) {
+        if (near.has(t) || focusTerms?.has(t) || metFocus.has(t) || (isCard && aboutDocument && DOCUMENT_FACTS.has(t))) {
+          // (a card's fields are the document's facts: "Created" is when it was published)
           mass += w;
           own++;
         } else if (terms.has(t)) {
           mass += w * NEIGHBOUR;
+          own++;
+        } else if (entry.has(t)) {
+          mass += w;
           own++;
         } else if (head.has(t) || localHead.has(t)) mass += w;
         else if (lexicon && [...lexicon.synonyms(t)].some((x) => terms.has(x))) {
@@ -167,8 +175,9 @@ export function scoreUnits(
       if (contradicted) continue;
       let score = (mass / total) * (own < minTerms ? LONE_WORD : 1) * typeFactor(shape, unit.text, question);
       if (isIndexListing(passage.headingPath, unit.text)) score *= BOOK_INDEX;
-      // a row is found by its values ("Twitter, Inc."), not by the column names every row repeats
-      if (unit.kind === "row") {
+      // a row is found by its values ("Twitter, Inc."), not by the column names every row repeats; a form's row
+      // ("Study Endpoints: …", a key no other row has) is found by its key
+      if (unit.kind === "row" && (unit.text.match(ROW_KEYS) ?? []).some((k) => (rowKeys.get(k) ?? 0) > 1)) {
         const values = stemSet(unit.text.replace(ROW_KEYS, " "), lang);
         if (![...weights.keys()].some((t) => values.has(t))) score *= UNIDENTIFIED_ROW;
       }
@@ -182,6 +191,21 @@ export function scoreUnits(
     }
   }
   return out;
+}
+
+/** The stems of a passage's last heading when it names one entry (a term, an option, a variable), not a section. */
+function entryName(headingPath: string, lang: ReturnType<typeof langOf>): Set<string> {
+  const last = headingPath.split(" > ").at(-1)?.trim() ?? "";
+  if (!last || last === CARD_HEADING || last.split(/\s+/).length > 3) return new Set();
+  return stemSet(last, lang);
+}
+
+/** How many rows of a passage carry each key ("Permit: " in every row of a table, "Study Endpoints: " once). */
+function keyCounts(units: { kind: string; text: string }[]): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const u of units)
+    if (u.kind === "row") for (const k of new Set(u.text.match(ROW_KEYS) ?? [])) counts.set(k, (counts.get(k) ?? 0) + 1);
+  return counts;
 }
 
 /** "FY09_EDU_Recipients_by_State", "annualReport-2024" → words: a file name's parts are searchable words. */
