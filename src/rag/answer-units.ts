@@ -68,6 +68,7 @@ const DOCUMENT_FACTS = new Set(
     .map((w) => stem(w)),
 );
 const LONE_WORD = 0.5;
+const CARD_ELSEWHERE = 0.6;
 const SOFT_TYPE_MISS = 0.7;
 const FOCUS_MISS = 0.4;
 /** a why-question answered without a reason is a restatement of what happened, not an answer */
@@ -184,6 +185,8 @@ export function scoreUnits(
       if (contradicted) continue;
       let score = (mass / total) * (own < minTerms ? LONE_WORD : 1) * typeFactor(shape, unit.text, question);
       if (isIndexListing(passage.headingPath, unit.text)) score *= BOOK_INDEX;
+      // a card tells what a document is, who made it and when: asked anything else, its fields answer nothing
+      if (isCard && !aboutDocument) score *= CARD_ELSEWHERE;
       // a row is found by its values ("Twitter, Inc."), not by the column names every row repeats; a form's row
       // ("Study Endpoints: …", a key no other row has) is found by its key
       if (unit.kind === "row" && (unit.text.match(ROW_KEYS) ?? []).some((k) => (rowKeys.get(k) ?? 0) > 1)) {

@@ -142,3 +142,29 @@ describe("times in words", () => {
     expect(holdsAnswerType("time", "Orders leave the warehouse by truck.", q)).toBe(false);
   });
 });
+
+describe("rows", () => {
+  const w = weighted([
+    ["primary", 5],
+    ["endpoint", 7],
+    ["study", 5],
+  ]);
+  const q = "What is the primary endpoint of the study?";
+  test("a form's row is found by its key: no other row has 'Study Endpoints'", () => {
+    // as a DOCX protocol's summary table reads (60329.docx)
+    const form =
+      "Secondary objectives are listed in section 1.3.\n| \nStudy Endpoints: | ; Primary, Immunogenicity: | Change in sCD14 from baseline to week 16. (Section 9.2.1); Secondary, Immunogenicity: | Change in CD4 count\ninflammatory biomarkers CXCL10, sCD163, IL-6.";
+    expect(answerability(w, q, { text: form, source: "protocol", headingPath: "" })).toBe(1);
+  });
+  test("a table's row is found by its values, not by the column names every row repeats", () => {
+    const table = "Study: 12; Endpoint: primary; Site: Lyon\nStudy: 13; Endpoint: secondary; Site: Turin";
+    const byValue = answerability(w, q, { text: table, source: "sites", headingPath: "" });
+    const keysOnly = answerability(w, q, {
+      text: "Study Endpoints: 3; Primary: 4\nStudy Endpoints: 5; Primary: 6",
+      source: "sites",
+      headingPath: "",
+    });
+    expect(byValue).toBe(1);
+    expect(keysOnly).toBe(0.5);
+  });
+});
