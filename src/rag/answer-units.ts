@@ -49,6 +49,11 @@ const IDENTIFIER = /^(?=.*\d)(?=.*\p{L})[\p{L}\d]+$/u;
 const DOTTED_NUMBER = /(?<![\d.])\d+(?:\.\d+)+(?![\d.]*\d)/g;
 /** languages that capitalise every noun: a capital is no sign of a name there */
 const NOUNS_CAPITALISED = new Set(["de"]);
+/**
+ * a yes/no question may name what the documents leave out: "Is the counter open on Sunday?" is answered by "open
+ * Monday to Saturday"
+ */
+const YES_NO = /^\s*(is|are|was|were|do|does|did|can|could|will|would|should|has|have|had|may|must)\b/i;
 /** a question in title case ("What Is The Primary Endpoint") says nothing by its capitals */
 const TITLE_CASE_SHARE = 0.6;
 /** a book's index ("Stichwortverzeichnis": "Gauß-Bonnet, 98 inverser, 48 …") names where things are, not what they are */
@@ -217,7 +222,7 @@ function questionNames(question: string, weights: Map<string, number>, lang: Ret
   const words = question.match(/[\p{L}\p{N}][\p{L}\p{N}'’-]*/gu) ?? [];
   const capitalised = question.match(/(?<![.?!]\s*|^\s*)(?<=[\s("“‘])\p{Lu}[\p{L}\p{N}'’-]*/gu) ?? [];
   const initials = words.filter((w) => /^\p{Lu}/u.test(w)).length;
-  if (!NOUNS_CAPITALISED.has(lang) && initials <= Math.max(1, words.length * TITLE_CASE_SHARE))
+  if (!NOUNS_CAPITALISED.has(lang) && !YES_NO.test(question) && initials <= Math.max(1, words.length * TITLE_CASE_SHARE))
     for (const w of capitalised) for (const t of stemSet(w, lang)) if (weights.has(t)) stems.add(t);
   return { stems: [...stems], literals: question.match(DOTTED_NUMBER) ?? [] };
 }

@@ -81,6 +81,13 @@ describe("the answer gate", () => {
     expect(kentucky).toBe(1);
     // the same words but the name: less than half of what they would earn, so the gate refuses it
     expect(ohio).toBeCloseTo((8 / 15) * 0.4, 5);
+    // a yes/no question may name what the documents leave out: the answer is what they do say
+    const days = weighted([
+      ["counter", 4],
+      ["open", 2],
+      ["sunday", 6],
+    ]);
+    expect(answerability(days, "Is the counter open on Sunday?", passage("The counter is open Monday to Saturday from 8 am."))).toBeCloseTo(6 / 12, 5);
     // a code of letters and digits, and a version as written
     const study = weighted([
       ["enrolled", 4],
