@@ -24,10 +24,7 @@ beforeAll(async () => {
   const seeded = await server.seed();
   apiKey = seeded.apiKey;
   // Trained, so chat endpoints get past the gate and really parse their bodies.
-  server.services.db.run("UPDATE deployments SET training_status = 'completed', trained_at = ? WHERE id = ?", [
-    Date.now(),
-    seeded.deploymentId,
-  ]);
+  await server.services.repos.deployments.setTrainingStatus(seeded.deploymentId, "completed");
   routes = createServer(server.services)
     // The OpenAPI document is public (no key, nothing to attack); its own test covers it.
     .routes.filter((r) => r.path.startsWith("/api/") && r.method !== "OPTIONS" && r.path !== PUBLIC_OPENAPI_PATH)
