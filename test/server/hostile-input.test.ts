@@ -6,8 +6,8 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createServer } from "../../src/server/create-server.ts";
-import { endpointFor, isNative } from "../../src/server/endpoints.ts";
 import { PUBLIC_OPENAPI_PATH } from "../../src/server/openapi/public-openapi.ts";
+import { endpointFor, isNative } from "../../src/server/pipeline/endpoints.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
 
 const LIMIT = 16 * 1024;

@@ -3,7 +3,7 @@ import { basename, join } from "node:path";
 import type { Services } from "../../app.ts";
 import { reindexVectors } from "../../documents/vector-index.ts";
 import { appError, isAppError } from "../../errors/index.ts";
-import { documentView } from "../../server/routes/documents.routes.ts";
+import { documentView } from "../../server/routes/documents/documents.routes.ts";
 import type { Command, CommandContext } from "../command.ts";
 import { createProgressBar } from "../progress-bar.ts";
 

@@ -1,6 +1,6 @@
 import { appError } from "../../errors/index.ts";
 import { noToolsForPrivateGpt } from "../../mcp/mcp-errors.ts";
-import { createGate } from "../../server/gate.ts";
+import { createGate } from "../../server/pipeline/gate.ts";
 import type { Command } from "../command.ts";
 
 export const mcpCommand: Command = {

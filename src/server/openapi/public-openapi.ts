@@ -1,4 +1,4 @@
-import { endpoints } from "../endpoints.ts";
+import { endpoints } from "../pipeline/endpoints.ts";
 import { type Op, operations } from "./public-operations.ts";
 import { errorSchema, jsonRpcErrorSchema } from "./public-schemas.ts";
 

@@ -1,9 +1,9 @@
-import type { EndpointName } from "../endpoints.ts";
-import { chatCompletionBody, chatStreamQuery } from "../routes/chat.schemas.ts";
-import { nativeChatBody, nativeStreamQuery } from "../routes/native-chat.schemas.ts";
-import { faqDetailsResponse, nativeFeedbackBody, nativeFeedbackResponse } from "../routes/native-visitor.schemas.ts";
-import { responsesBody } from "../routes/responses.schemas.ts";
-import { feedbackBody, feedbackResponse, handoffBody, handoffResponse, widgetConfigResponse } from "../routes/widget.schemas.ts";
+import type { EndpointName } from "../pipeline/endpoints.ts";
+import { chatCompletionBody, chatStreamQuery } from "../routes/chat/chat.schemas.ts";
+import { nativeChatBody, nativeStreamQuery } from "../routes/native/native-chat.schemas.ts";
+import { faqDetailsResponse, nativeFeedbackBody, nativeFeedbackResponse } from "../routes/native/native-visitor.schemas.ts";
+import { responsesBody } from "../routes/responses/responses.schemas.ts";
+import { feedbackBody, feedbackResponse, handoffBody, handoffResponse, widgetConfigResponse } from "../routes/widget/widget.schemas.ts";
 import {
   chatCompletionChunkSchema,
   chatCompletionSchema,

@@ -1,0 +1,12 @@
+import { Elysia } from "elysia";
+import { PUBLIC_OPENAPI_PATH, publicOpenApi } from "../../openapi/public-openapi.ts";
+
+/** The public API's OpenAPI document; like the documentation it describes, it needs no key. */
+export function openApiRoutes(version: string) {
+  let spec: unknown = null;
+  return new Elysia({ name: "public-openapi" }).get(PUBLIC_OPENAPI_PATH, ({ set }) => {
+    set.headers["cache-control"] = "public, max-age=300";
+    spec ??= publicOpenApi(version);
+    return spec;
+  });
+}
