@@ -96,7 +96,7 @@ describeEngines("document key access", (engine) => {
       const refused = await push(apiKey, { content: "x", name: "x.txt" });
       expect(refused.status).toBe(403);
       expect((await codeOf(refused)).code).toBe("push_disabled");
-    });
+    }, 30_000);
 
     test("pushes can be limited to a list of addresses; refused pushes don't use up the allowed pusher's limit", async () => {
       const { apiKey, deploymentId } = await srv.seed();

@@ -101,6 +101,6 @@ describeEngines("refusal threshold", (engine) => {
       expect(bad.stderr + bad.stdout).toContain("--refusal-threshold");
       await runCliProcess(["deployment", "update", dep.id, "--refusal-threshold", "default"], env);
       expect(JSON.parse((await runCliProcess(["deployment", "show", dep.id, "--json"], env)).stdout).refusal_threshold).toBeNull();
-    });
+    }, 30_000);
   });
 });

@@ -53,6 +53,8 @@ export function endpointPath(name: EndpointName): string {
 
 /** Trailing slashes are optional (the native family is documented with them). */
 export function endpointFor(pathname: string): EndpointName | undefined {
+  const exact = byPath[pathname];
+  if (exact) return exact;
   const p = pathname.length > 1 && pathname.endsWith("/") ? pathname.slice(0, -1) : pathname;
   // Document status, listing and removal share the push endpoint's limit.
   if (p.startsWith("/api/v1/documents/")) return "v1.documents";

@@ -8,7 +8,8 @@ export interface GateResult {
   endpoint: EndpointName;
   deployment: Deployment;
   account: Account;
-  clientIp: string;
+  /** the client's address (worked out on first use) */
+  clientIp: () => string;
 }
 
 /**
@@ -16,13 +17,22 @@ export interface GateResult {
  * `api_key` query parameter, then the `api_key` form/JSON field. The first one present is used; the others
  * are ignored (a wrong header is not rescued by a right query parameter).
  */
-export function extractKey(headers: Headers, url: URL, bodyKey?: unknown): string | null {
-  const auth = headers.get("authorization");
-  const bearer = auth ? /^Bearer\s+(.+)$/i.exec(auth.trim())?.[1] : undefined;
-  if (bearer) return bearer.trim();
+/** The token of `Bearer <token>` (any case, any spacing), without a regular expression: this runs on every request. */
+function bearerToken(auth: string | null): string | null {
+  if (!auth) return null;
+  const a = auth.trim();
+  if (a.length < 8 || a.slice(0, 6).toLowerCase() !== "bearer") return null;
+  const code = a.charCodeAt(6);
+  if (code !== 32 && code !== 9) return null;
+  return a.slice(7).trim() || null;
+}
+
+export function extractKey(headers: Headers, query: string, bodyKey?: unknown): string | null {
+  const bearer = bearerToken(headers.get("authorization"));
+  if (bearer) return bearer;
   const x = headers.get("x-api-key");
   if (x) return x.trim();
-  const q = url.searchParams.get("api_key");
+  const q = query.includes("api_key") ? new URLSearchParams(query).get("api_key") : null;
   if (q) return q;
   return typeof bodyKey === "string" && bodyKey ? bodyKey : null;
 }
@@ -35,23 +45,25 @@ export function createGate(deps: {
   limitScale?: number;
 }) {
   const scale = deps.limitScale ?? 1;
+  const scaled = (limit: number) => Math.max(1, Math.round(limit * scale));
+  const limits = new Map(Object.entries(endpoints).map(([name, e]) => [name, scaled(e.limit)]));
   const trusted = deps.trustedProxies.map(parseCidr).filter((c): c is Cidr => c !== null);
   /** The gate's judgement of a caller whose key (or deployment) resolved to `ctx` (null: no such key). */
   async function verdict(
     ctx: KeyContext | null,
-    input: { endpoint: EndpointName; clientIp: string; headers: Record<string, string | number>; method?: string; path?: string },
+    input: { endpoint: EndpointName; clientIp: () => string; headers: Record<string, string | number>; method?: string; path?: string },
   ): Promise<GateResult> {
     const { endpoint, clientIp } = input;
     const refusal =
       ctx && endpoint === "v1.documents"
-        ? documentRefusal(ctx.deployment, { method: input.method ?? "GET", path: input.path ?? "", clientIp })
+        ? documentRefusal(ctx.deployment, { method: input.method ?? "GET", path: input.path ?? "", clientIp: clientIp() })
         : null;
     // A caller outside the allow-list (or refused the document operation) is limited by its own address, never
     // in the deployment's bucket, so a leaked key used from elsewhere cannot use up the allowed clients' budget.
-    const allowedIp = ctx !== null && ipAllowed(ctx.deployment.ipAllow, clientIp);
+    const allowedIp = ctx !== null && (ctx.deployment.ipAllow.length === 0 || ipAllowed(ctx.deployment.ipAllow, clientIp()));
     const blocked = ctx !== null && (!allowedIp || refusal !== null);
-    const identity = ctx && !blocked ? `${endpoint}|k:${ctx.deployment.id}` : `${endpoint}|ip:${clientIp}`;
-    const decision = await deps.limiter.hit(identity, Math.max(1, Math.round(endpoints[endpoint].limit * scale)));
+    const identity = ctx && !blocked ? `${endpoint}|k:${ctx.deployment.id}` : `${endpoint}|ip:${clientIp()}`;
+    const decision = await deps.limiter.hit(identity, limits.get(endpoint) as number);
     input.headers["x-ratelimit-limit"] = String(decision.limit);
     input.headers["x-ratelimit-remaining"] = String(decision.remaining);
     if (!decision.allowed) throw appError("rate_limited", { headers: { "retry-after": String(decision.retryAfterSeconds) } });
@@ -68,8 +80,8 @@ export function createGate(deps: {
   }
 
   return {
-    clientIp(socketIp: string, headers: Headers): string {
-      return clientAddress(socketIp, headers.get("x-forwarded-for"), trusted);
+    clientIp(socketIp: string, forwardedFor: string | null): string {
+      return clientAddress(socketIp, forwardedFor, trusted);
     },
     /**
      * Counts a request that reaches no endpoint (an unknown /api path, an oversized head) against its address,
@@ -78,12 +90,12 @@ export function createGate(deps: {
     async limitByAddress(input: {
       name: string;
       limit: number;
-      clientIp: string;
+      clientIp: () => string;
       headers: Record<string, string | number>;
       peek?: boolean;
     }): Promise<void> {
-      const identity = `${input.name}|ip:${input.clientIp}`;
-      const limit = Math.max(1, Math.round(input.limit * scale));
+      const identity = `${input.name}|ip:${input.clientIp()}`;
+      const limit = scaled(input.limit);
       const decision = input.peek ? await deps.limiter.peek(identity, limit) : await deps.limiter.hit(identity, limit);
       input.headers["x-ratelimit-limit"] = String(decision.limit);
       input.headers["x-ratelimit-remaining"] = String(decision.remaining);
@@ -97,7 +109,7 @@ export function createGate(deps: {
     async check(input: {
       endpoint: EndpointName;
       key: string | null;
-      clientIp: string;
+      clientIp: () => string;
       headers: Record<string, string | number>;
       method?: string;
       path?: string;
@@ -115,7 +127,7 @@ export function createGate(deps: {
       clientIp: string;
       headers: Record<string, string | number>;
     }): Promise<GateResult> {
-      return verdict(input.context, input);
+      return verdict(input.context, { ...input, clientIp: () => input.clientIp });
     },
   };
 }

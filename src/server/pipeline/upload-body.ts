@@ -23,9 +23,10 @@ export function spooledFile(file: Blob): SpooledFile | undefined {
   return spooled.get(file);
 }
 
-/** Deletes the request's spool files (after the response). */
+/** Deletes the request's spool files (after the response); nothing to do for a request that had none. */
 export async function releaseUpload(request: Request): Promise<void> {
-  const paths = leftovers.get(request) ?? [];
+  const paths = leftovers.get(request);
+  if (!paths) return;
   leftovers.delete(request);
   await Promise.all(
     paths.map((p) =>

@@ -14,13 +14,16 @@ import type { Db } from "./db.ts";
 export function createChangeWatch(db: Db): () => boolean {
   const header = mapWalIndexHeader(db);
   if (!header) return queryWatch(db);
-  let last = [-1, -1, -1, -1];
+  let [change, frames, salt1, salt2] = [-1, -1, -1, -1];
   return () => {
-    // iChange (offset 8), mxFrame (16), aSalt (32, 36) of the header's first copy, native byte order
-    const now = [header.getUint32(8, true), header.getUint32(16, true), header.getUint32(32, true), header.getUint32(36, true)];
-    const changed = now.some((v, i) => v !== last[i]);
-    last = now;
-    return changed;
+    // iChange (offset 8), mxFrame (16) and aSalt (32, 36) of the header's first copy (compared, so byte order is moot)
+    const c = header.getUint32(8, true);
+    const f = header.getUint32(16, true);
+    const s1 = header.getUint32(32, true);
+    const s2 = header.getUint32(36, true);
+    if (c === change && f === frames && s1 === salt1 && s2 === salt2) return false;
+    [change, frames, salt1, salt2] = [c, f, s1, s2];
+    return true;
   };
 }
 

@@ -45,15 +45,19 @@ function trainingFailure(d: DocumentRecord) {
  */
 export function documentsRoutes(services: Services, state: RequestStates) {
   return new Elysia({ name: "documents" })
-    .post("/api/v1/documents", async ({ request, body, set }) => {
-      const { deployment } = state.gateOf(request);
-      const fields = await readPushFields((body ?? {}) as Record<string, unknown>);
-      const r = await services.documents.push({ deploymentId: deployment.id, ...fields });
-      if (r.outcome === "failed") throw trainingFailure(r.document);
-      set.status = statusFor[r.outcome];
-      const training = await services.deployments.trainingStatus(deployment.id);
-      return { object: "document", ...documentView(r.document), unchanged: r.unchanged, training_status: training };
-    })
+    .post(
+      "/api/v1/documents",
+      async ({ request, body, set }) => {
+        const { deployment } = state.gateOf(request);
+        const fields = await readPushFields((body ?? {}) as Record<string, unknown>);
+        const r = await services.documents.push({ deploymentId: deployment.id, ...fields });
+        if (r.outcome === "failed") throw trainingFailure(r.document);
+        set.status = statusFor[r.outcome];
+        const training = await services.deployments.trainingStatus(deployment.id);
+        return { object: "document", ...documentView(r.document), unchanged: r.unchanged, training_status: training };
+      },
+      { afterResponse: state.finishUpload },
+    )
     .get("/api/v1/documents", async ({ request }) => {
       const { deployment } = state.gateOf(request);
       return { object: "list", data: (await services.documents.list(deployment.id)).map(documentView) };

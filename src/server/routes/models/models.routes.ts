@@ -1,8 +1,9 @@
 import { Elysia } from "elysia";
 import type { RequestStates } from "../../pipeline/request-state.ts";
 
-export function openaiV1Routes(state: RequestStates) {
-  return new Elysia({ name: "openai-v1" }).get("/api/v1/models", ({ request }) => {
+/** The deployment behind the key, as the one model (OpenAI `GET /v1/models`). */
+export function modelsRoutes(state: RequestStates) {
+  return new Elysia({ name: "models" }).get("/api/v1/models", ({ request }) => {
     const { deployment, account } = state.gateOf(request);
     return {
       object: "list" as const,

@@ -1,6 +1,7 @@
 import { Elysia } from "elysia";
 import type { Services } from "../../../app.ts";
 import type { DocumentRecord } from "../../../store/contract/index.ts";
+import type { RequestStates } from "../../pipeline/request-state.ts";
 import { documentView } from "../documents/documents.routes.ts";
 import { readPushFields } from "../documents/documents.schemas.ts";
 import {
@@ -17,7 +18,7 @@ import type { OwnerGuard } from "./owner-guard.ts";
 const view = (d: DocumentRecord) => ({ ...documentView(d), status_url: `/owner/api/deployments/${d.deploymentId}/documents/${d.id}` });
 
 /** A deployment's documents: upload (training runs in the background), list with status for polling, remove. */
-export function ownerDocumentRoutes(services: Services, guard: OwnerGuard) {
+export function ownerDocumentRoutes(services: Services, guard: OwnerGuard, state: RequestStates) {
   const tags = ["documents"];
   const trainingStatus = (id: string) => services.deployments.trainingStatus(id);
   return new Elysia({ name: "owner-documents", prefix: "/owner/api/deployments/:id" })
@@ -50,6 +51,7 @@ export function ownerDocumentRoutes(services: Services, guard: OwnerGuard) {
         params: deploymentParams,
         body: uploadBody,
         response: { 201: uploadResponse, 202: uploadResponse },
+        afterResponse: state.finishUpload,
         detail: { summary: "Upload a document (multipart field `file`); training is queued", tags },
       },
     )

@@ -1,7 +1,7 @@
 import { toOpenAPISchema } from "@elysiajs/openapi";
 import { Elysia } from "elysia";
 import type { Services } from "../../../app.ts";
-import { pathOf } from "../../pipeline/path-of.ts";
+import type { RequestStates } from "../../pipeline/request-state.ts";
 import { citationRoutes } from "./citations.routes.ts";
 import { ownerAccountRoutes } from "./owner-account.routes.ts";
 import { ownerDeploymentRoutes } from "./owner-deployments.routes.ts";
@@ -16,23 +16,18 @@ import { ownerSessionRoutes } from "./owner-session.routes.ts";
 import { ownerVisitorRoutes } from "./owner-visitor.routes.ts";
 import { ownerWebhookRoutes } from "./owner-webhooks.routes.ts";
 
-/** Multipart document uploads to the owner API may be as large as a document push. */
-export function isOwnerUpload(pathname: string): boolean {
-  return pathname.startsWith(`${OWNER_API}/deployments/`) && pathname.endsWith("/documents");
-}
-
 const SPEC_PATH = `${OWNER_API}/openapi.json`;
 
 /**
  * The owner API: session-cookie auth, same-origin only (CSRF check on every state-changing request, no CORS
  * headers), never cached. Its OpenAPI document is generated from the route schemas.
  */
-export function ownerRoutes(services: Services) {
+export function ownerRoutes(services: Services, state: RequestStates) {
   const guard = createOwnerGuard(services);
   let spec: unknown = null;
   const app = new Elysia({ name: "owner" })
     .onRequest(({ request, set, server }) => {
-      if (!pathOf(request.url).startsWith(`${OWNER_API}/`)) return;
+      if (!state.get(request).path.startsWith(`${OWNER_API}/`)) return;
       set.headers["cache-control"] = "no-store";
       set.headers["x-content-type-options"] = "nosniff";
       guard.checkCsrf(request, server);
@@ -40,7 +35,7 @@ export function ownerRoutes(services: Services) {
     .use(ownerSessionRoutes(services, guard))
     .use(ownerAccountRoutes(services, guard))
     .use(ownerDeploymentRoutes(services, guard))
-    .use(ownerDocumentRoutes(services, guard))
+    .use(ownerDocumentRoutes(services, guard, state))
     .use(ownerVisitorRoutes(services, guard))
     .use(ownerReportRoutes(services, guard))
     .use(ownerEvalRoutes(services, guard))
