@@ -5,7 +5,7 @@ import { errorsPlugin } from "./pipeline/errors.plugin.ts";
 import { gatePlugin } from "./pipeline/gate.plugin.ts";
 import { createGate } from "./pipeline/gate.ts";
 import { metricsPlugin } from "./pipeline/metrics.plugin.ts";
-import { createRequestState, requestStatePlugin } from "./pipeline/request-state.ts";
+import { createRequestState, requestStatePlugin, type SocketInfo } from "./pipeline/request-state.ts";
 import { chatRoutes } from "./routes/chat/chat.routes.ts";
 import { documentsRoutes } from "./routes/documents/documents.routes.ts";
 import { mcpRoutes } from "./routes/mcp/mcp.routes.ts";
@@ -29,16 +29,18 @@ export function createServer(services: Services) {
   const { config } = services;
   const gate = createGate({
     resolveKey: services.deployments.resolveKey,
+    resolveKeyNow: services.deployments.resolveKeyNow,
     limiter: services.limiter,
     trustedProxies: config.trustedProxies,
     limitScale: config.rateLimitScale,
   });
-  const state = createRequestState({ clientAddress: gate.clientIp });
+  let app: { server: SocketInfo | null } | null = null;
+  const state = createRequestState({ clientAddress: gate.clientIp, socket: () => app?.server });
   const gating = gatePlugin(state, gate, { maxBodyBytes: config.maxBodyBytes });
 
   // Bun's native router matches the raw path ("/api/v1/documents/%2E%2E" as id ".."), while request.url, which
   // the gate reads, has its dot segments resolved; routing on request.url alone keeps the two in agreement.
-  return new Elysia({ name: "docchat", systemRouter: false })
+  const root = new Elysia({ name: "docchat", systemRouter: false })
     .use(requestStatePlugin(state, { nativeApi: config.nativeApi }))
     .use(gating.plugin)
     .use(bodyPlugin(services, state, gating.run))
@@ -57,4 +59,6 @@ export function createServer(services: Services) {
     .use(mcpRoutes(services, state))
     .use(ownerRoutes(services, state))
     .use(consoleRoutes());
+  app = root;
+  return root;
 }

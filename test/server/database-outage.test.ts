@@ -41,4 +41,4 @@ test("during an outage a node answers 503; when PostgreSQL is back it answers ag
   const from = performance.now();
   await waitUntil(async () => (await models()) === 401, "the disabled key to be refused", 5000);
   expect(performance.now() - from).toBeLessThan(1000);
-});
+}, 90_000);

@@ -17,6 +17,7 @@ export const mcpCommand: Command = {
     const { localKeyContext, STDIO_CLIENT_IP, serveMcpStdio } = await import("../../mcp/mcp-stdio.ts");
     const gate = createGate({
       resolveKey: s.deployments.resolveKey,
+      resolveKeyNow: s.deployments.resolveKeyNow,
       limiter: s.limiter,
       trustedProxies: [],
       limitScale: s.config.rateLimitScale,

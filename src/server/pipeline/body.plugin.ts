@@ -38,7 +38,7 @@ function createUploadSlots(max: number) {
 export function bodyPlugin(
   services: Services,
   state: RequestStates,
-  gate: (request: Request, headers: Record<string, string | number>, bodyKey?: unknown) => Promise<void>,
+  gate: (request: Request, headers: Record<string, string | number>, bodyKey?: unknown) => Promise<void> | undefined,
 ) {
   const { config } = services;
   const uploads = createUploadSlots(config.maxConcurrentUploads);

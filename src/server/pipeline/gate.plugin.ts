@@ -49,11 +49,14 @@ function declaredLength(request: Request): number {
 export function gatePlugin(state: RequestStates, gate: Gate, opts: { maxBodyBytes: number }) {
   const clientIp = (request: Request) => () => state.clientIp(request);
 
-  /** Gates the request unless it already is (or has no gated endpoint); `bodyKey`: an api_key form field. */
-  async function run(request: Request, headers: Record<string, string | number>, bodyKey?: unknown): Promise<void> {
+  /**
+   * Gates the request unless it already is (or has no gated endpoint); `bodyKey`: an api_key form field. Returns
+   * nothing when the gate could answer at once, a promise only when it must wait (see Gate.check).
+   */
+  function run(request: Request, headers: Record<string, string | number>, bodyKey?: unknown): Promise<void> | undefined {
     const st = state.get(request);
     if (!st.endpoint || st.gate) return;
-    st.gate = await gate.check({
+    const verdict = gate.check({
       endpoint: st.endpoint,
       key: extractKey(request.headers, st.query, bodyKey),
       clientIp: clientIp(request),
@@ -61,12 +64,20 @@ export function gatePlugin(state: RequestStates, gate: Gate, opts: { maxBodyByte
       method: request.method,
       path: st.path,
     });
+    if (!(verdict instanceof Promise)) {
+      st.gate = verdict;
+      return;
+    }
+    return verdict.then((g) => {
+      st.gate = g;
+    });
   }
 
   const plugin = new Elysia({ name: "gate" }).onRequest(async ({ request, set }) => {
     const st = state.get(request);
     const headers = set.headers as Record<string, string>;
-    if (st.api) {
+    // CORS is for browsers, which always send Origin across origins: other callers are spared the headers
+    if (st.api && request.headers.get("origin") !== null) {
       headers["access-control-allow-origin"] = CORS_ORIGIN;
       headers["access-control-expose-headers"] = CORS_EXPOSE;
     }
@@ -77,14 +88,18 @@ export function gatePlugin(state: RequestStates, gate: Gate, opts: { maxBodyByte
     if (!st.api) return;
     const limit = st.endpoint ? endpoints[st.endpoint].limit : UNKNOWN_API_LIMIT;
     if (request.method === "OPTIONS") {
-      Object.assign(headers, CORS_PREFLIGHT);
+      Object.assign(headers, { "access-control-allow-origin": CORS_ORIGIN, "access-control-expose-headers": CORS_EXPOSE }, CORS_PREFLIGHT);
       await gate.limitByAddress({ name: st.endpoint ?? "api", limit, clientIp: clientIp(request), headers, peek: true });
       return new Response(null, { status: 204, headers });
     }
     // Unknown /api paths (404s, dot-segment tricks) are counted by address and carry the headers too.
     if (!st.endpoint) return await gate.limitByAddress({ name: "api", limit, clientIp: clientIp(request), headers });
     // A key in a form field is for small bodies: a larger one without a header key is refused unread.
-    if (!hasFormBody(request) || extractKey(request.headers, st.query) !== null) return await run(request, headers);
+    if (!hasFormBody(request) || extractKey(request.headers, st.query) !== null) {
+      const waiting = run(request, headers);
+      if (waiting) await waiting;
+      return;
+    }
     if (declaredLength(request) <= opts.maxBodyBytes) return;
     try {
       await run(request, headers);

@@ -5,8 +5,8 @@ import { type EndpointName, endpointFor, isNative } from "./endpoints.ts";
 import type { GateResult } from "./gate.ts";
 import { releaseUpload } from "./upload-body.ts";
 
-/** What the server knows of the connection a request came on (Elysia's `server`). */
-interface SocketInfo {
+/** What the server knows of the connection a request came on (Bun's server). */
+export interface SocketInfo {
   requestIP(request: Request): { address: string } | null;
 }
 
@@ -23,7 +23,6 @@ export interface RequestState {
   gate?: GateResult;
   /** frees this request's upload slot (once the response is sent) */
   release?: () => void;
-  socket?: SocketInfo | null;
   /** the client's address, worked out on first use (most requests never need it) */
   ip?: string;
 }
@@ -38,9 +37,13 @@ function splitUrl(url: string): { path: string; query: string } {
 
 /**
  * Per-request state keyed by the Request object, so the pipeline's plugins and the handlers share it without
- * globals. `clientAddress` turns the socket's address and X-Forwarded-For into the client's (trusted proxies).
+ * globals. `clientAddress` turns the socket's address and X-Forwarded-For into the client's (trusted proxies);
+ * `socket` is the listening server (no hook asks Elysia for it: a hook that does makes every route pay for it).
  */
-export function createRequestState(opts: { clientAddress: (socketIp: string, forwardedFor: string | null) => string }) {
+export function createRequestState(opts: {
+  clientAddress: (socketIp: string, forwardedFor: string | null) => string;
+  socket: () => SocketInfo | null | undefined;
+}) {
   const states = new WeakMap<Request, RequestState>();
   const init = (request: Request): RequestState => {
     const { path, query } = splitUrl(request.url);
@@ -50,6 +53,7 @@ export function createRequestState(opts: { clientAddress: (socketIp: string, for
   };
   return {
     init,
+    socket: opts.socket,
     get(request: Request): RequestState {
       return states.get(request) ?? init(request);
     },
@@ -72,7 +76,7 @@ export function createRequestState(opts: { clientAddress: (socketIp: string, for
     },
     clientIp(request: Request): string {
       const st = this.get(request);
-      st.ip ??= opts.clientAddress(st.socket?.requestIP(request)?.address ?? "0.0.0.0", request.headers.get("x-forwarded-for"));
+      st.ip ??= opts.clientAddress(opts.socket()?.requestIP(request)?.address ?? "0.0.0.0", request.headers.get("x-forwarded-for"));
       return st.ip;
     },
   };
@@ -85,9 +89,8 @@ export type RequestStates = ReturnType<typeof createRequestState>;
  * and an X-Request-ID header. With the native family switched off its paths are not gated either: plain 404s.
  */
 export function requestStatePlugin(state: RequestStates, opts: { nativeApi: boolean }) {
-  return new Elysia({ name: "request-state" }).onRequest(({ request, set, server }) => {
+  return new Elysia({ name: "request-state" }).onRequest(({ request, set }) => {
     const st = state.init(request);
-    st.socket = server;
     set.headers["x-request-id"] = st.requestId;
     const endpoint = st.api ? endpointFor(st.path) : undefined;
     st.endpoint = endpoint && (opts.nativeApi || !isNative(endpoint)) ? endpoint : undefined;

@@ -26,11 +26,11 @@ export function ownerRoutes(services: Services, state: RequestStates) {
   const guard = createOwnerGuard(services);
   let spec: unknown = null;
   const app = new Elysia({ name: "owner" })
-    .onRequest(({ request, set, server }) => {
+    .onRequest(({ request, set }) => {
       if (!state.get(request).path.startsWith(`${OWNER_API}/`)) return;
       set.headers["cache-control"] = "no-store";
       set.headers["x-content-type-options"] = "nosniff";
-      guard.checkCsrf(request, server);
+      guard.checkCsrf(request, state.socket());
     })
     .use(ownerSessionRoutes(services, guard))
     .use(ownerAccountRoutes(services, guard))

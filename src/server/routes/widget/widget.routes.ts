@@ -48,8 +48,8 @@ export function widgetRoutes(services: Services, state: RequestStates) {
     .post(
       "/api/v1/widget/handoff",
       async ({ request, body, set }) => {
-        const { deployment, account, clientIp } = state.gateOf(request);
-        const ip = await services.limiter.hit(`v1.widget.handoff|client-ip:${clientIp()}`, HANDOFF_PER_IP_LIMIT);
+        const { deployment, account } = state.gateOf(request);
+        const ip = await services.limiter.hit(`v1.widget.handoff|client-ip:${state.clientIp(request)}`, HANDOFF_PER_IP_LIMIT);
         const keyRemaining = Number(set.headers["x-ratelimit-remaining"] ?? ip.remaining);
         set.headers["x-ratelimit-remaining"] = String(Math.min(keyRemaining, ip.remaining));
         if (!ip.allowed) throw appError("rate_limited", { headers: { "retry-after": String(ip.retryAfterSeconds) } });

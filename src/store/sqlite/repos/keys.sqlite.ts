@@ -26,6 +26,17 @@ export function createSqliteKeysRepo(db: Db): KeysStore {
     return k && d && account ? { key: toKeyInfo(k), deployment: toDeployment(d), account } : null;
   }
 
+  function resolveNow(keyHash: string): KeyContext | null {
+    if (changed()) cache.clear();
+    let hit = cache.get(keyHash);
+    if (hit === undefined) {
+      hit = lookup(keyHash);
+      if (cache.size >= MAX_CACHED_KEYS) cache.clear();
+      cache.set(keyHash, hit);
+    }
+    return hit;
+  }
+
   return {
     async put(deploymentId, keyHash, displayPrefix) {
       const at = Date.now();
@@ -49,15 +60,8 @@ export function createSqliteKeysRepo(db: Db): KeysStore {
     async setDisabled(deploymentId, disabled) {
       return db.run("UPDATE api_keys SET disabled = ? WHERE deployment_id = ?", [disabled ? 1 : 0, deploymentId]).changes > 0;
     },
-    async resolve(keyHash) {
-      if (changed()) cache.clear();
-      let hit = cache.get(keyHash);
-      if (hit === undefined) {
-        hit = lookup(keyHash);
-        if (cache.size >= MAX_CACHED_KEYS) cache.clear();
-        cache.set(keyHash, hit);
-      }
-      return hit;
-    },
+    resolve: async (keyHash) => resolveNow(keyHash),
+    // bun:sqlite answers on this thread: every lookup can be answered at once
+    peek: resolveNow,
   };
 }
