@@ -1,5 +1,6 @@
 import { Elysia } from "elysia";
 import type { Services } from "../app.ts";
+import type { RegisteredRoute } from "./openapi/public-openapi.ts";
 import { bodyPlugin } from "./pipeline/body.plugin.ts";
 import { errorsPlugin } from "./pipeline/errors.plugin.ts";
 import { gatePlugin } from "./pipeline/gate.plugin.ts";
@@ -34,7 +35,7 @@ export function createServer(services: Services) {
     trustedProxies: config.trustedProxies,
     limitScale: config.rateLimitScale,
   });
-  let app: { server: SocketInfo | null } | null = null;
+  let app: { server: SocketInfo | null; routes: RegisteredRoute[] } | null = null;
   const state = createRequestState({ clientAddress: gate.clientIp, socket: () => app?.server });
   const gating = gatePlugin(state, gate, { maxBodyBytes: config.maxBodyBytes });
 
@@ -48,17 +49,17 @@ export function createServer(services: Services) {
     .use(metricsPlugin(services, state))
     .use(healthRoutes(services))
     .use(metricsRoutes(services))
-    .use(openApiRoutes(services.version))
+    .use(openApiRoutes(services.version, () => app?.routes ?? []))
     .use(modelsRoutes(state))
     .use(chatRoutes(services, state))
     .use(responsesRoutes(services, state))
     .use(documentsRoutes(services, state))
     .use(widgetRoutes(services, state))
-    .use(nativeVisitorRoutes(services, state))
     .use(nativeChatRoutes(services, state))
+    .use(nativeVisitorRoutes(services, state))
     .use(mcpRoutes(services, state))
     .use(ownerRoutes(services, state))
     .use(consoleRoutes());
-  app = root;
+  app = root as unknown as { server: SocketInfo | null; routes: RegisteredRoute[] };
   return root;
 }

@@ -5,7 +5,7 @@ import { appError } from "../../../errors/index.ts";
 import type { GateResult } from "../../pipeline/gate.ts";
 import type { RequestStates } from "../../pipeline/request-state.ts";
 import { sseResponse } from "../../sse.ts";
-import { type ChatCompletionBody, chatCompletionBody, chatStreamQuery, questionAndHistory } from "./chat.schemas.ts";
+import { type ChatCompletionBody, chatCompletionBody, chatDocs, chatStreamQuery, questionAndHistory } from "./chat.schemas.ts";
 import { collectAnswer, primeEvents } from "./chat-events.ts";
 import { v1Frames } from "./chat-frames.ts";
 import { type CompletionFlavour, completionBody, flavourFields } from "./chat-views.ts";
@@ -92,9 +92,9 @@ export function chatRoutes(services: Services, state: RequestStates) {
     };
 
   return new Elysia({ name: "chat" })
-    .post("/api/v1/chat/completions", post("default"), { body: chatCompletionBody })
-    .post("/api/v1/chat/completions-with-sources", post("with-sources"), { body: chatCompletionBody })
-    .post("/api/v1/chat/completions-contextual", post("contextual"), { body: chatCompletionBody })
+    .post("/api/v1/chat/completions", post("default"), { body: chatCompletionBody, detail: chatDocs.completions })
+    .post("/api/v1/chat/completions-with-sources", post("with-sources"), { body: chatCompletionBody, detail: chatDocs.withSources })
+    .post("/api/v1/chat/completions-contextual", post("contextual"), { body: chatCompletionBody, detail: chatDocs.contextual })
     .get(
       "/api/v1/chat/completions",
       ({ request, query }) => {
@@ -117,6 +117,6 @@ export function chatRoutes(services: Services, state: RequestStates) {
           includeChunks: false,
         });
       },
-      { query: chatStreamQuery },
+      { query: chatStreamQuery, detail: chatDocs.stream },
     );
 }

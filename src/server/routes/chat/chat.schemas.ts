@@ -2,6 +2,8 @@ import { t } from "elysia";
 import type { ChatMessageIn } from "../../../chat/chat.types.ts";
 import { CHAT_BOUNDS, checkHistory } from "../../../chat/chat-bounds.ts";
 import { appError } from "../../../errors/index.ts";
+import { CHAT_ERRORS, publicDoc } from "../../openapi/public-doc.ts";
+import { chatCompletionChunkSchema, chatCompletionSchema } from "../../openapi/public-schemas.ts";
 
 // OpenAI clients may send content as text parts, and `developer` as the newer name of `system`.
 const Content = t.Union([t.String(), t.Array(t.Object({ type: t.String(), text: t.Optional(t.String()) }))]);
@@ -78,3 +80,41 @@ export function questionAndHistory(body: ChatCompletionBody): { question: string
   if (body.message !== undefined) return { question: body.message, questionParam: "message", history: [] };
   throw appError("bad_request", { param: "messages", message: "messages must contain a user message (or send message)." });
 }
+
+/** How these routes appear in the public OpenAPI document (openapi/public-openapi.ts). */
+export const chatDocs = {
+  completions: publicDoc({
+    tag: "Chat completions",
+    summary: "Answer a question from the deployment's documents (OpenAI chat completions format).",
+    description:
+      "The last user message is the question; earlier user/assistant messages are history (style A), or send only the new message with a conversation_id (style B). " +
+      "System messages are ignored: the deployment's persona governs. An ungrounded question is refused before any model call and costs nothing. " +
+      "With stream true the answer is SSE `chat.completion.chunk` frames ending with `data: [DONE]`; a failure after the stream started is one frame with an `error` object.",
+    body: { json: chatCompletionBody },
+    ok: [{ schema: chatCompletionSchema, sse: chatCompletionChunkSchema }],
+    errors: CHAT_ERRORS,
+  }),
+  stream: publicDoc({
+    tag: "Chat completions",
+    summary: "The same answer as an SSE stream for a browser EventSource (key as the api_key query parameter).",
+    query: chatStreamQuery,
+    ok: [{ sse: chatCompletionChunkSchema }],
+    errors: CHAT_ERRORS,
+  }),
+  withSources: publicDoc({
+    tag: "Chat completions",
+    summary: "A chat completion that always returns the retrieved chunks.",
+    description: "400 sources_unsupported for a Private GPT deployment.",
+    body: { json: chatCompletionBody },
+    ok: [{ schema: chatCompletionSchema, sse: chatCompletionChunkSchema }],
+    errors: CHAT_ERRORS,
+  }),
+  contextual: publicDoc({
+    tag: "Chat completions",
+    summary: "A chat completion with search_query, retrieval_fallback and, when include_chunks is true, the chunks.",
+    description: "400 contextual_unsupported for a Private GPT deployment.",
+    body: { json: chatCompletionBody },
+    ok: [{ schema: chatCompletionSchema, sse: chatCompletionChunkSchema }],
+    errors: CHAT_ERRORS,
+  }),
+};

@@ -4,7 +4,7 @@ import { appError, type ErrorCode, errorCatalogue } from "../../../errors/index.
 import { toSeconds } from "../../../shared/wire-time.ts";
 import type { DocumentRecord } from "../../../store/contract/index.ts";
 import type { RequestStates } from "../../pipeline/request-state.ts";
-import { readPushFields } from "./documents.schemas.ts";
+import { readPushFields, documentsDocs } from "./documents.schemas.ts";
 
 export function documentView(d: DocumentRecord) {
   return {
@@ -56,19 +56,31 @@ export function documentsRoutes(services: Services, state: RequestStates) {
         const training = await services.deployments.trainingStatus(deployment.id);
         return { object: "document", ...documentView(r.document), unchanged: r.unchanged, training_status: training };
       },
-      { afterResponse: state.finishUpload },
+      { afterResponse: state.finishUpload, detail: documentsDocs.push },
     )
-    .get("/api/v1/documents", async ({ request }) => {
-      const { deployment } = state.gateOf(request);
-      return { object: "list", data: (await services.documents.list(deployment.id)).map(documentView) };
-    })
-    .get("/api/v1/documents/:id", async ({ request, params }) => {
-      const { deployment } = state.gateOf(request);
-      return { object: "document", ...documentView(await services.documents.getOrThrow(params.id, deployment.id)) };
-    })
-    .delete("/api/v1/documents/:id", async ({ request, params }) => {
-      const { deployment } = state.gateOf(request);
-      const d = await services.documents.remove(params.id, deployment.id);
-      return { object: "document", id: d.id, deleted: true };
-    });
+    .get(
+      "/api/v1/documents",
+      async ({ request }) => {
+        const { deployment } = state.gateOf(request);
+        return { object: "list", data: (await services.documents.list(deployment.id)).map(documentView) };
+      },
+      { detail: documentsDocs.list },
+    )
+    .get(
+      "/api/v1/documents/:id",
+      async ({ request, params }) => {
+        const { deployment } = state.gateOf(request);
+        return { object: "document", ...documentView(await services.documents.getOrThrow(params.id, deployment.id)) };
+      },
+      { detail: documentsDocs.get },
+    )
+    .delete(
+      "/api/v1/documents/:id",
+      async ({ request, params }) => {
+        const { deployment } = state.gateOf(request);
+        const d = await services.documents.remove(params.id, deployment.id);
+        return { object: "document", id: d.id, deleted: true };
+      },
+      { detail: documentsDocs.remove },
+    );
 }

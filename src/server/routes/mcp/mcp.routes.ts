@@ -5,6 +5,7 @@ import { noToolsForPrivateGpt } from "../../../mcp/mcp-errors.ts";
 import { endpointPath } from "../../pipeline/endpoints.ts";
 import type { RequestStates } from "../../pipeline/request-state.ts";
 import { HEARTBEAT_MS } from "../../sse.ts";
+import { mcpDocs } from "./mcp.schemas.ts";
 
 export const MCP_PATH = endpointPath("mcp");
 
@@ -26,20 +27,24 @@ export function mcpRoutes(services: Services, state: RequestStates) {
     throw appError("method_not_allowed", { message: "Send MCP messages with POST; this server keeps no sessions or streams." });
   };
   return new Elysia({ name: "mcp" })
-    .post(MCP_PATH, async ({ request, body }) => {
-      const gate = state.gateOf(request);
-      if (gate.deployment.kind === "private_gpt") throw noToolsForPrivateGpt();
-      const { handleMcpRequest } = await mcpHttp();
-      return handleMcpRequest({
-        request,
-        body,
-        caller: gate,
-        tools: services.mcpTools,
-        version: services.version,
-        keepAliveMs: HEARTBEAT_MS,
-        log: services.log,
-      });
-    })
-    .get(MCP_PATH, notAllowed)
-    .delete(MCP_PATH, notAllowed);
+    .post(
+      MCP_PATH,
+      async ({ request, body }) => {
+        const gate = state.gateOf(request);
+        if (gate.deployment.kind === "private_gpt") throw noToolsForPrivateGpt();
+        const { handleMcpRequest } = await mcpHttp();
+        return handleMcpRequest({
+          request,
+          body,
+          caller: gate,
+          tools: services.mcpTools,
+          version: services.version,
+          keepAliveMs: HEARTBEAT_MS,
+          log: services.log,
+        });
+      },
+      { detail: mcpDocs.post },
+    )
+    .get(MCP_PATH, notAllowed, { detail: mcpDocs.get })
+    .delete(MCP_PATH, notAllowed, { detail: mcpDocs.delete });
 }

@@ -6,7 +6,7 @@ import { type SseFrame, sseResponse } from "../../sse.ts";
 import { abortOnDisconnect } from "../chat/chat.routes.ts";
 import { collectAnswer, primeEvents } from "../chat/chat-events.ts";
 import { nativeFrames } from "../chat/chat-frames.ts";
-import { nativeChatBody, nativeStreamQuery } from "./native-chat.schemas.ts";
+import { nativeChatBody, nativeStreamQuery, nativeChatDocs } from "./native-chat.schemas.ts";
 
 /**
  * The native family's chat endpoints, thin edges over the same chat service. Failures of POST /api/chat/
@@ -52,7 +52,7 @@ export function nativeChatRoutes(services: Services, state: RequestStates) {
           conversation_id: r.sources.conversationId,
         };
       },
-      { body: nativeChatBody },
+      { body: nativeChatBody, detail: nativeChatDocs.chat },
     );
   }
   for (const path of ["/api/stream", "/api/stream/"]) {
@@ -70,7 +70,7 @@ export function nativeChatRoutes(services: Services, state: RequestStates) {
           throw e;
         }
       },
-      { query: nativeStreamQuery },
+      { query: nativeStreamQuery, detail: nativeChatDocs.stream },
     );
   }
   return app;

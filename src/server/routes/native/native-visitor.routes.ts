@@ -2,7 +2,7 @@ import { Elysia } from "elysia";
 import type { Services } from "../../../app.ts";
 import type { RequestStates } from "../../pipeline/request-state.ts";
 import { toChatLogId, toRating } from "../widget/widget.schemas.ts";
-import { faqDetailsResponse, nativeFeedbackBody, nativeFeedbackResponse } from "./native-visitor.schemas.ts";
+import { faqDetailsResponse, nativeFeedbackBody, nativeFeedbackResponse, nativeVisitorDocs } from "./native-visitor.schemas.ts";
 
 /**
  * Native visitor endpoints (documented with trailing slashes; both spellings answer). Registered only when
@@ -20,7 +20,7 @@ export function nativeVisitorRoutes(services: Services, state: RequestStates) {
           details: { name: deployment.name, questions: deployment.qaPairs.map((p) => ({ question: p.question, answer: p.answer })) },
         };
       },
-      { response: { 200: faqDetailsResponse } },
+      { response: { 200: faqDetailsResponse }, detail: nativeVisitorDocs.faq },
     );
   }
   for (const path of ["/api/feedback", "/api/feedback/"]) {
@@ -31,7 +31,7 @@ export function nativeVisitorRoutes(services: Services, state: RequestStates) {
         await services.feedback.rate(deployment.id, toChatLogId(body.chat_log_id), toRating(body.feedback));
         return { success: true as const };
       },
-      { body: nativeFeedbackBody, response: { 200: nativeFeedbackResponse } },
+      { body: nativeFeedbackBody, response: { 200: nativeFeedbackResponse }, detail: nativeVisitorDocs.feedback },
     );
   }
   return app;

@@ -4,7 +4,7 @@ import type { RequestStates } from "../../pipeline/request-state.ts";
 import { sseResponse } from "../../sse.ts";
 import { abortOnDisconnect } from "../chat/chat.routes.ts";
 import { collectAnswer, primeEvents } from "../chat/chat-events.ts";
-import { questionFromInput, responsesBody, threadOf } from "./responses.schemas.ts";
+import { questionFromInput, responsesBody, threadOf, responsesDoc } from "./responses.schemas.ts";
 import { responsesEventName, responsesFrames } from "./responses-frames.ts";
 import { type ResponseMeta, responseObject } from "./responses-views.ts";
 
@@ -54,6 +54,6 @@ export function responsesRoutes(services: Services, state: RequestStates) {
       const { sources, rest } = await primeEvents(events);
       return sseResponse(responsesFrames(sources, rest, meta), { abort, eventOf: responsesEventName });
     },
-    { body: responsesBody },
+    { body: responsesBody, detail: responsesDoc },
   );
 }

@@ -4,6 +4,8 @@ import { CHAT_BOUNDS, checkQuestion } from "../../../chat/chat-bounds.ts";
 import { CONVERSATION_PREFIX } from "../../../chat/chat-ids.ts";
 import { appError } from "../../../errors/index.ts";
 import { splitTurns } from "../chat/chat.schemas.ts";
+import { CHAT_ERRORS, publicDoc } from "../../openapi/public-doc.ts";
+import { responseSchema } from "../../openapi/public-schemas.ts";
 
 // Responses API input items: easy messages ({role, content}) and typed message items ({type: "message", ...}).
 // Content is a string or parts (input_text / output_text carry `text`; images and files are dropped).
@@ -90,3 +92,24 @@ export function threadOf(body: ResponsesBody): string | undefined {
   if (conv) return conv;
   return body.previous_response_id ? conversationOfResponse(body.previous_response_id) : undefined;
 }
+
+/** How this route appears in the public OpenAPI document (openapi/public-openapi.ts). */
+export const responsesDoc = publicDoc({
+  tag: "Responses",
+  summary: "Answer a question in the OpenAI Responses API format (the default call of the Vercel AI SDK's OpenAI provider).",
+  description:
+    "Same gate, grounding, refusal and billing as chat completions; its own 60/min bucket. `input` is a string or a list of messages (the last user message is the question). " +
+    "`instructions` and system/developer messages are ignored (the persona governs). `previous_response_id` continues the conversation that response belongs to. " +
+    "Tools, `store`, `text` and other fields are accepted and ignored. With stream true the answer is SSE events named by their type: response.created, response.in_progress, " +
+    "response.output_item.added, response.content_part.added, response.output_text.delta…, response.output_text.done, response.content_part.done, response.output_item.done, " +
+    "then response.completed (or response.incomplete when max_output_tokens cut the answer). A failure after the stream started is an `error` event followed by response.failed.",
+  body: { json: responsesBody },
+  ok: [
+    {
+      schema: responseSchema,
+      sse: responseSchema,
+      description: "a response object; streamed, SSE events each carrying `type` and `sequence_number`",
+    },
+  ],
+  errors: CHAT_ERRORS,
+});

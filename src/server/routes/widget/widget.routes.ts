@@ -10,6 +10,7 @@ import {
   toChatLogId,
   toRating,
   widgetConfigResponse,
+  widgetDocs,
 } from "./widget.schemas.ts";
 
 /** Handoff sends mail, so besides the per-key limit of the gate each client address gets 10 a minute. */
@@ -32,7 +33,7 @@ export function widgetRoutes(services: Services, state: RequestStates) {
           feedback_enabled: true,
         };
       },
-      { response: { 200: widgetConfigResponse } },
+      { response: { 200: widgetConfigResponse }, detail: widgetDocs.config },
     )
     .post(
       "/api/v1/widget/feedback",
@@ -43,7 +44,7 @@ export function widgetRoutes(services: Services, state: RequestStates) {
         await services.feedback.rate(deployment.id, chatLogId, feedback);
         return { success: true as const, chat_log_id: chatLogId, feedback };
       },
-      { body: feedbackBody, response: { 200: feedbackResponse } },
+      { body: feedbackBody, response: { 200: feedbackResponse }, detail: widgetDocs.feedback },
     )
     .post(
       "/api/v1/widget/handoff",
@@ -64,6 +65,6 @@ export function widgetRoutes(services: Services, state: RequestStates) {
         });
         return { success: true as const, lead_id: lead.id };
       },
-      { body: handoffBody, response: { 200: handoffResponse } },
+      { body: handoffBody, response: { 200: handoffResponse }, detail: widgetDocs.handoff },
     );
 }

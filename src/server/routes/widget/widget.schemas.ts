@@ -1,5 +1,6 @@
 import { t } from "elysia";
 import { VISITOR_LIMITS } from "../../../visitor/validate.ts";
+import { publicDoc } from "../../openapi/public-doc.ts";
 
 /**
  * Request and response shapes of /api/v1/widget/*. Form posts deliver every field as a string, so the
@@ -47,3 +48,28 @@ export const widgetConfigResponse = t.Object({
   }),
   feedback_enabled: t.Boolean(),
 });
+
+/** How these routes appear in the public OpenAPI document (openapi/public-openapi.ts). */
+export const widgetDocs = {
+  config: publicDoc({
+    tag: "Widget",
+    summary: "Starter questions, Q&A pairs, name and handoff_enabled for the widget.",
+    ok: [{ schema: widgetConfigResponse }],
+    errors: [401, 403, 429],
+  }),
+  feedback: publicDoc({
+    tag: "Widget",
+    summary: "Rate an answer: 1 helpful, 0 not helpful (puts it on the owner's corrections screen).",
+    body: { json: feedbackBody, form: feedbackBody },
+    ok: [{ schema: feedbackResponse }],
+    errors: [400, 401, 403, 404, 429],
+  }),
+  handoff: publicDoc({
+    tag: "Widget",
+    summary: "A visitor asks for a person to email them: records a lead and mails the owner.",
+    description: "Offered only after a refusal and when handoff_enabled is true. Also limited to 10 a minute per client address.",
+    body: { json: handoffBody, form: handoffBody },
+    ok: [{ schema: handoffResponse }],
+    errors: [400, 401, 403, 409, 429],
+  }),
+};
