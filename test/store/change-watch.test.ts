@@ -1,6 +1,6 @@
 import { Database } from "bun:sqlite";
 import { afterAll, expect, test } from "bun:test";
-import { rmSync } from "node:fs";
+import { existsSync, readFileSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { createChangeWatch } from "../../src/store/sqlite/change-watch.ts";
 import { closeDatabase, openDatabase } from "../../src/store/sqlite/db.ts";
@@ -32,6 +32,33 @@ test("the change watch reports a commit by this connection, by another connectio
     closeDatabase(db);
   }
 });
+
+/** This process's POSIX locks on a file, from /proc/locks (Linux). */
+function locksOn(file: string): string[] {
+  const { ino } = statSync(file);
+  return readFileSync("/proc/locks", "utf8")
+    .split("\n")
+    .filter((l) => l.includes(`:${ino} `) && l.includes(` ${process.pid} `));
+}
+
+test.skipIf(!existsSync("/proc/locks"))(
+  "watching leaves SQLite's locks on the shared-memory file alone (closing any descriptor of it would drop them all)",
+  async () => {
+    const db = await openDatabase(dir);
+    try {
+      const shm = join(dir, "docchat.db-shm");
+      const before = locksOn(shm);
+      expect(before.length).toBeGreaterThan(0); // the connection's shared lock: "someone has the WAL index open"
+      const changed = createChangeWatch(db);
+      changed();
+      db.run("INSERT OR REPLACE INTO index_meta (key, value) VALUES ('b', '1')");
+      expect(changed()).toBe(true);
+      expect(locksOn(shm)).toEqual(before);
+    } finally {
+      closeDatabase(db);
+    }
+  },
+);
 
 test("without a WAL index to read (an in-memory database) it asks SQLite instead, with the same answers", () => {
   const db = new Database(":memory:");
