@@ -48,7 +48,7 @@ export const workerId = (): string => `${hostname()}:${process.pid}:${randomByte
 /**
  * The persistent training queue's consumer. Each document is chunked and embedded outside any transaction,
  * then its chunks, keyword rows and vectors (and the swap-out of a replaced document) are written in ONE
- * transaction (store.ts TrainingStore): a kill -9 leaves either the old index or the new one, never half of it.
+ * transaction (TrainingStore, store/contract/training.contract.ts): a kill -9 leaves either the old index or the new one, never half of it.
  * Claims carry a lease renewed while the work runs, so with several nodes a dead node's documents are taken
  * over by another once its lease runs out, and a document is never trained by two at once.
  */

@@ -16,7 +16,7 @@ import {
 import { conversationsSql, filterSql, GAP_SQL, TURN_COLS } from "../../shared/owner-insight-sql.ts";
 import { text } from "./values.ts";
 
-/** The PostgreSQL twin of repos/conversation-logs.repo.ts (the same SQL text, numbered $n parameters). */
+/** The PostgreSQL twin of sqlite/repos/conversation-logs.sqlite.ts (the same SQL text, numbered $n parameters). */
 export function createPgConversationLogsRepo(sql: SQL): ConversationLogsStore {
   return {
     async conversations(deploymentId: string, f: ChatLogFilter): Promise<ConversationSummary[]> {

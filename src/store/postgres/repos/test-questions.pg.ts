@@ -12,7 +12,7 @@ import { first, type Raw, text } from "./values.ts";
 
 const json = (v: unknown) => text(JSON.stringify(v));
 
-/** The PostgreSQL twin of repos/test-questions.repo.ts. */
+/** The PostgreSQL twin of sqlite/repos/test-questions.sqlite.ts. */
 export function createPgTestQuestionsRepo(sql: SQL): TestQuestionsStore {
   return {
     async list(deploymentId: string) {

@@ -17,7 +17,7 @@ import { type Raw, text } from "./values.ts";
 
 const count = (r: unknown) => Number((r as { count?: number }).count ?? 0);
 
-/** The PostgreSQL twin of repos/visitor-data.repo.ts: the same statements, each write in one transaction. */
+/** The PostgreSQL twin of sqlite/repos/visitor-data.sqlite.ts: the same statements, each write in one transaction. */
 export function createPgVisitorDataRepo(sql: SQL): VisitorDataStore {
   async function policy(deploymentId: string, q: SQL = sql): Promise<DeploymentPolicy> {
     const rows = (await q`SELECT * FROM deployment_policies WHERE deployment_id = ${deploymentId}`) as PolicyRow[];

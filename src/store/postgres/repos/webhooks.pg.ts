@@ -20,7 +20,7 @@ const endpointOf = (r: Raw) => toEndpoint(r as unknown as EndpointRow);
 const deliveryOf = (r: Raw) => toDelivery(r as unknown as DeliveryRow);
 
 /**
- * The PostgreSQL twin of repos/webhooks.repo.ts, shared by every node: `FOR UPDATE SKIP LOCKED` lets nodes polling
+ * The PostgreSQL twin of sqlite/repos/webhooks.sqlite.ts, shared by every node: `FOR UPDATE SKIP LOCKED` lets nodes polling
  * at the same moment each take a different delivery, and the lease keeps one another node has just taken out of
  * reach until it runs out.
  */
