@@ -1,13 +1,6 @@
 import type { SQL } from "bun";
-import {
-  type NewTestQuestion,
-  type TestQuestionsStore,
-  type TestResult,
-  type TestRun,
-  toResult,
-  toRun,
-  toTestQuestion,
-} from "../../contract/owner-insight.contract.ts";
+import type { NewTestQuestion, TestQuestionsStore, TestResult, TestRun } from "../../contract/owner-insight.contract.ts";
+import { toResult, toRun, toTestQuestion } from "../../contract/owner-insight.contract.ts";
 import { first, type Raw, text } from "./values.ts";
 
 const json = (v: unknown) => text(JSON.stringify(v));
