@@ -15,19 +15,27 @@ export interface NewChunk {
   vector?: Float32Array;
 }
 
-/** A chunk as indexed: the passage verbatim and where it came from. */
-export interface IndexedChunk {
-  id: number;
-  deploymentId: string;
-  documentId: string;
+/**
+ * A passage verbatim and where it stands in its document: what every view of an indexed chunk shows (the chunk
+ * itself, an agent's neighbours, the citation viewer's passages).
+ */
+export interface PassagePlace {
+  /** position in its document */
   ord: number;
-  source: string;
   text: string;
   headingPath: string;
   pageStart: number | null;
   pageEnd: number | null;
   rowStart: number | null;
   rowEnd: number | null;
+}
+
+/** A chunk as indexed: the passage verbatim and where it came from. */
+export interface IndexedChunk extends PassagePlace {
+  id: number;
+  deploymentId: string;
+  documentId: string;
+  source: string;
   tokenCount: number;
   textHash: string;
 }

@@ -1,19 +1,11 @@
-import type { ChunkRow } from "./chunk-index.contract.ts";
+import type { ChunkRow, PassagePlace } from "./chunk-index.contract.ts";
 import { num, numOrNull } from "./row-values.ts";
 
 /** One indexed passage as an agent fetches it: where it is, verbatim. */
-export interface Neighbour {
+export interface Neighbour extends PassagePlace {
   chunkId: number;
   documentId: string;
-  /** position in its document */
-  ord: number;
   source: string;
-  text: string;
-  headingPath: string;
-  pageStart: number | null;
-  pageEnd: number | null;
-  rowStart: number | null;
-  rowEnd: number | null;
 }
 
 /** The chunk columns a passage reads. */
