@@ -19,6 +19,7 @@ import { markCompleted } from "../src/store/sqlite/repos/documents.sqlite.ts";
 import { sqliteDb } from "../test/helpers/test-sql.ts";
 import { replaceSection } from "./lib/benchmarks-md.ts";
 import { INGEST_MIX } from "./lib/ingest-mix.ts";
+import { analyze } from "../src/rag/terms.ts";
 
 const { values } = parseArgs({ options: { docs: { type: "string" }, write: { type: "boolean", default: false } } });
 const SHARED = join(import.meta.dir, "../../shared/data");
@@ -122,6 +123,10 @@ for (let i = 0; i < entries.length; ) {
             headingPath: c.heading_path as string,
             tokenCount: c.token_count as number,
             textHash: c.text_hash as string,
+            // the terms the pipeline stored: this row measures the store's insert alone
+            lang: c.lang as string | null,
+            terms: analyze(c.text as string, "en").join(" "),
+            headingTerms: analyze(c.heading_path as string, "en").join(" "),
           })),
         );
         markCompleted(sqliteDb(raw.services), id, rows.length);

@@ -29,6 +29,7 @@ import { percentile } from "./lib/percentiles.ts";
 import { precomputedEmbedder } from "./lib/product-index.ts";
 import { type RunScores, scoreRun } from "./lib/retrieval.metrics.ts";
 import { loadScifact, passageText } from "./lib/scifact.dataset.ts";
+import { withTerms } from "../test/helpers/analyzed.ts";
 
 const { values: args } = parseArgs({
   options: {
@@ -60,15 +61,16 @@ const retrieverFor = (d: IndexDriver, embedder: Embedder | null, vectorWeight: n
     settings: { keywordWeight: 1, vectorWeight, candidates: 50, rrfK: 60, minIdfCorpus: MIN_IDF_CORPUS, calibration: () => null },
   });
 
-const chunkOf = (source: string, text: string, vector?: Float32Array): NewChunk => ({
-  ord: 0,
-  source,
-  text,
-  headingPath: "",
-  tokenCount: Math.ceil(text.length / 4),
-  textHash: source,
-  vector,
-});
+const chunkOf = (source: string, text: string, vector?: Float32Array): NewChunk =>
+  withTerms({
+    ord: 0,
+    source,
+    text,
+    headingPath: "",
+    tokenCount: Math.ceil(text.length / 4),
+    textHash: source,
+    vector,
+  });
 
 async function openBoth(dimension: number | null): Promise<{ drivers: IndexDriver[]; close(): Promise<void> }> {
   const cluster = await startPostgres({ settings: { shared_buffers: "512MB", maintenance_work_mem: "512MB" } });

@@ -11,6 +11,7 @@
 import { readdirSync, statSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
 import { parseArgs } from "node:util";
+import { RUNTIME_HEAD_LIMIT } from "../src/server/pipeline/head-limit.ts";
 import { nativePlugins } from "./build/plugins.ts";
 import { shipNodeLlamaCpp } from "./build/ship-llama.ts";
 import { hostTarget, type TargetName, targets } from "./build/targets.ts";
@@ -76,7 +77,7 @@ export async function buildBinary(
       autoloadDotenv: false,
       autoloadBunfig: false,
       // Bun's own head limit answers a bare 431; raised so the server's limit (12 KiB, in the error shape) applies.
-      execArgv: ["--max-http-header-size=65536"],
+      execArgv: [`--max-http-header-size=${RUNTIME_HEAD_LIMIT}`],
     },
     minify: true,
     sourcemap: "linked",

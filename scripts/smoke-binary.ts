@@ -100,6 +100,12 @@ const HANDBOOK_PDF = new Uint8Array(
     { lines: ["Forklifts are charged overnight in bay 4.", "Lost badges are replaced by the night porter, Amara Okonkwo."] },
   ]),
 );
+const GERMAN_TXT = new TextEncoder().encode(
+  "Kaution und Mietvertrag\n\nDer Mieter zahlt bei Vertragsbeginn eine Kaution in Höhe von drei Monatsmieten. Der Mietvertrag kann mit einer Frist von drei Monaten gekündigt werden.\n",
+);
+const CHINESE_TXT = new TextEncoder().encode(
+  "租赁合同与押金\n\n租客在签订合同时支付相当于两个月房租的押金。押金在退房并交还钥匙后一个月内退还。\n",
+);
 const PRICES_CSV = new TextEncoder().encode(
   "product,price,warranty\nKettle K2,49 EUR,2 years\nToaster T9,35 EUR,1 year\nMixer M5,120 EUR,3 years\n",
 );
@@ -133,7 +139,9 @@ const steps: Step[] = [
       };
       check((await proc.exited) === 0 && d.ok === true, `doctor failed: ${out}${err}`);
       check(d.runtime?.standalone === true, "doctor does not report a standalone executable");
-      return `embedder ${d.embedder?.active}, llm ${d.llm?.active}, smtp ${d.smtp?.active}`;
+      // the analyzer's own check: Snowball stems, Intl.Segmenter's dictionaries and detection inside the binary
+      check(d.languages?.status === "ok", `doctor: languages ${JSON.stringify(d.languages)}`);
+      return `embedder ${d.embedder?.active}, llm ${d.llm?.active}, smtp ${d.smtp?.active}, analyzer ${(d.languages as { analyzer?: string }).analyzer}`;
     },
   },
   { name: "serve on a fresh data dir, /health 200", run: startServer },
@@ -188,6 +196,22 @@ const steps: Step[] = [
   },
   { name: "push a PDF (parsed in the __parse-worker child)", run: (ctx) => push(ctx, "depot-handbook.pdf", HANDBOOK_PDF) },
   { name: "push a CSV", run: (ctx) => push(ctx, "prices.csv", PRICES_CSV) },
+  {
+    name: "push a German and a Chinese text",
+    run: async (ctx) => `${await push(ctx, "mietvertrag.txt", GERMAN_TXT)}; ${await push(ctx, "zulin.txt", CHINESE_TXT)}`,
+  },
+  {
+    name: "the binary stems and segments: a German plural and a Chinese question without spaces are answered",
+    async run(ctx) {
+      const de = await ask(ctx, "Wie viele Monatsmieten beträgt die Kaution für Mietverträge?");
+      const deText = de.choices[0]?.message.content ?? "";
+      check(de.sources?.includes("mietvertrag") && /drei Monatsmieten/.test(deText), `German: ${deText} ${JSON.stringify(de.sources)}`);
+      const zh = await ask(ctx, "押金什么时候退还？");
+      const zhText = zh.choices[0]?.message.content ?? "";
+      check(zh.sources?.includes("zulin") && /押金/.test(zhText), `Chinese: ${zhText} ${JSON.stringify(zh.sources)}`);
+      return `${JSON.stringify(deText.slice(0, 50))}, ${JSON.stringify(zhText.slice(0, 30))}`;
+    },
+  },
   {
     name: "grounded answer with sources (PDF)",
     async run(ctx) {

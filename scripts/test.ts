@@ -8,6 +8,9 @@
  */
 import { ensureTools, type Tool } from "./lib/ensure-tools.ts";
 
+/** Per test and hook, unless the command line gives another --timeout. */
+export const TEST_TIMEOUT_MS = 120_000;
+
 export const TEST_TOOLS: Tool[] = [
   { path: "/usr/bin/chromium", pkg: "chromium", usedBy: "the browser tests (test/e2e)" },
   { path: "/usr/bin/curl", pkg: "curl", usedBy: "the README test (test/readme.test.ts)" },
@@ -20,6 +23,10 @@ if (import.meta.main) {
     process.stderr.write(`\nbun run test: ${problem}\n`);
     process.exit(1);
   }
-  const tests = Bun.spawn([process.execPath, "test", ...process.argv.slice(2)], { stdout: "inherit", stderr: "inherit", stdin: "inherit" });
+  // A timeout is for a test that hangs, not a speed limit: on a shared, busy machine bun's default of 5 s failed
+  // tests that were merely waiting for the CPU. (bunfig.toml's [test] timeout is not read by bun 1.4.)
+  const args = process.argv.slice(2);
+  const timeout = args.some((a) => a.startsWith("--timeout")) ? [] : [`--timeout=${TEST_TIMEOUT_MS}`];
+  const tests = Bun.spawn([process.execPath, "test", ...timeout, ...args], { stdout: "inherit", stderr: "inherit", stdin: "inherit" });
   process.exit(await tests.exited);
 }

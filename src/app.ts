@@ -5,21 +5,23 @@ import { observeChat, observeDebits } from "./chat/observe-chat.ts";
 import { type Config, loadConfig } from "./config/index.ts";
 import { createDocumentsService } from "./documents/documents.service.ts";
 import { createTrainingWorker } from "./documents/training.worker.ts";
+import { createUploadAdmission } from "./documents/upload-admission.ts";
 import { checkVectorIndex, recordedEmbedder } from "./documents/vector-index.ts";
 import { createEvalService } from "./eval/eval.service.ts";
 import { DEFAULT_CHUNK_OPTIONS } from "./ingest/chunk.ts";
 import { createParsePool } from "./ingest/parse-pool.ts";
 import { createLlmBackend } from "./llm/create-backend.ts";
 import { createLogger, type Logger } from "./log.ts";
-import { createMcpTools } from "./mcp/mcp-tools.ts";
 import { createMail } from "./mail/create-mail.ts";
+import { createMcpTools } from "./mcp/mcp-tools.ts";
 import { createMetrics } from "./metrics/metrics.ts";
+import { CIRCUIT_STATUS_FILE, createCircuitRegistry } from "./net/circuit-registry.ts";
 import { createAccountsService } from "./owner/accounts.service.ts";
+import { createChatExportService } from "./owner/chat-export.service.ts";
 import { createChatLogsService } from "./owner/chat-logs.service.ts";
 import { createCitationsService } from "./owner/citations.service.ts";
 import { createContentGapsService } from "./owner/content-gaps.service.ts";
 import { createConversationsService } from "./owner/conversations.service.ts";
-import { createChatExportService } from "./owner/chat-export.service.ts";
 import { createDeploymentsService } from "./owner/deployments.service.ts";
 import { createOwnerJobs } from "./owner/owner-jobs.ts";
 import { createPrivacyService } from "./owner/privacy.service.ts";
@@ -33,6 +35,7 @@ import { ModelServerUnavailableError } from "./rag/remote/model-server.ts";
 import { createReranker } from "./rag/rerank/create-reranker.ts";
 import type { Reranker } from "./rag/rerank/reranker.ts";
 import { type RetrievalModeInfo, retrievalMode } from "./rag/retrieval-mode.ts";
+import { ANALYZER_VERSION } from "./rag/terms.ts";
 import type { Store } from "./store/contract/index.ts";
 import { createPgStore } from "./store/postgres/pg-store.ts";
 import { createSqliteStore } from "./store/sqlite/sqlite-store.ts";
@@ -50,11 +53,26 @@ export async function createServices(config: Config, opts: { log?: Logger } = {}
     ? await createPgStore(config.databaseUrl, { max: config.databasePool })
     : await createSqliteStore(config.dataDir);
   const repos = store.repos;
+  // keyword indexes built from now on record this analysis; those built by another are rebuilt (keyword-reindex.ts)
+  if ((await repos.chunkIndex.meta("keyword_analyzer")) !== ANALYZER_VERSION)
+    await repos.chunkIndex.setMeta("keyword_analyzer", ANALYZER_VERSION);
   const mail = createMail({ config, log, outbox: repos.outbox });
   /** Signed webhooks: endpoints, the delivery log and the outbox worker; `emit` queues an event. */
   const webhooks = createWebhooks({ config, log, store: repos.webhooks, version: VERSION });
   /** The Prometheus registry of this service (GET /metrics when DOCCHAT_METRICS_TOKEN is set). */
-  const metrics = createMetrics({ depths: repos.queueDepths, webhookOutbox: () => repos.webhooks.depth() });
+  /** One circuit per model server; their state goes to the data dir for doctor, and to metrics. */
+  const circuits = createCircuitRegistry({
+    failures: config.modelCircuitFailures,
+    coolDownMs: config.modelCircuitCoolDownMs,
+    statusFile: join(config.dataDir, CIRCUIT_STATUS_FILE),
+    log,
+  });
+  const metrics = createMetrics({
+    depths: repos.queueDepths,
+    webhookOutbox: () => repos.webhooks.depth(),
+    circuits: circuits.snapshots,
+    enabled: config.metricsToken !== "",
+  });
   // The embedder loads lazily (CLI commands that don't need it stay fast) and once. An embeddings server that
   // can't be reached while nothing tells its dimension leaves it unloaded: the next caller tries again.
   let embedderPromise: Promise<Embedder | null> | null = null;
@@ -67,8 +85,10 @@ export async function createServices(config: Config, opts: { log?: Logger } = {}
     const loading = (async () => {
       await repos.chunkIndex.refresh();
       const recorded = await recordedEmbedder(repos.chunkIndex);
+      const cfg = embedderConfig(config);
       const e = await createEmbedder({
-        ...embedderConfig(config),
+        ...cfg,
+        remote: cfg.remote && { ...cfg.remote, breaker: circuits.for("embeddings", cfg.remote.url) },
         knownDimension: (id) => (recorded?.id === id ? recorded.dimension : undefined),
       });
       await checkVectorIndex(repos.chunkIndex, e, () => store.hasChunks());
@@ -91,10 +111,12 @@ export async function createServices(config: Config, opts: { log?: Logger } = {}
   // The reranker loads on the first question; one that cannot be loaded is reported once and left out.
   let rerankerPromise: Promise<Reranker | null> | null = null;
   const reranker = () => {
-    rerankerPromise ??= createReranker(config).catch((e: unknown) => {
-      log.error("reranker could not be loaded; answers are judged without it", { error: String((e as Error).message ?? e) });
-      return null;
-    });
+    rerankerPromise ??= createReranker(config, { breaker: config.rerankUrl ? circuits.for("rerank", config.rerankUrl) : undefined }).catch(
+      (e: unknown) => {
+        log.error("reranker could not be loaded; answers are judged without it", { error: String((e as Error).message ?? e) });
+        return null;
+      },
+    );
     return rerankerPromise;
   };
   let mode: RetrievalModeInfo | null = null;
@@ -106,6 +128,7 @@ export async function createServices(config: Config, opts: { log?: Logger } = {}
     log,
     chunking: DEFAULT_CHUNK_OPTIONS,
     leaseMs: config.trainingLeaseSeconds * 1000,
+    pinnedLanguages: async (id) => (await repos.deployments.findById(id))?.languages ?? [],
   });
   const spoolDir = join(config.dataDir, "spool");
   // Parser processes start on first use, so commands that never parse stay fast.
@@ -122,7 +145,12 @@ export async function createServices(config: Config, opts: { log?: Logger } = {}
     ocr: { enabled: config.ocr, maxPages: config.ocrMaxPages, timeoutMs: config.ocrTimeoutMs },
   });
   const corrections = createCorrectionsService({ corrections: repos.corrections, chatLogs: repos.chatLogFeedback });
-  const llm = createLlmBackend(llmBackendConfig(config), { queueObserver: metrics.modelQueue, composer: composeAnswer });
+  const llmConfig = llmBackendConfig(config);
+  const llm = createLlmBackend(llmConfig, {
+    queueObserver: metrics.modelQueue,
+    composer: composeAnswer,
+    breaker: llmConfig.kind === "openai" && llmConfig.url ? circuits.for("llm", llmConfig.url) : undefined,
+  });
   const answers = createChatStack({
     config,
     repos: {
@@ -140,7 +168,14 @@ export async function createServices(config: Config, opts: { log?: Logger } = {}
     peekCorrections: { findFor: corrections.peek },
     log,
   });
-  const deployments = createDeploymentsService({ deployments: repos.deployments, keys: repos.keys });
+  const deployments = createDeploymentsService({
+    deployments: repos.deployments,
+    keys: repos.keys,
+    languagesChanged: async (id) => {
+      await repos.chunkIndex.keywordReindexRequest(id);
+      training.kick();
+    },
+  });
   const privacy = createPrivacyService({ data: repos.visitorData, deployments: repos.deployments, log });
   const testQuestions = createTestQuestionsService({
     tests: repos.testQuestions,
@@ -188,6 +223,15 @@ export async function createServices(config: Config, opts: { log?: Logger } = {}
       prepare: parsePool.prepare,
       spoolDir,
     }),
+    /** Upload admission: spool budget and per-account backlog on arrival, then fair slots to parse and store. */
+    uploads: createUploadAdmission({
+      slots: config.maxConcurrentUploads,
+      slotsPerAccount: config.uploadsPerAccount,
+      backlogPerAccount: config.uploadBacklogPerAccount,
+      spoolMaxBytes: config.spoolMaxBytes,
+      spoolDir,
+      spoolReserveBytes: 2 * config.maxUploadBytes,
+    }),
     mail,
     leads: createLeadsService({
       leads: repos.leads,
@@ -223,6 +267,8 @@ export async function createServices(config: Config, opts: { log?: Logger } = {}
     /** The answering pipeline: `chat.answer(request, signal)` streams sources, deltas and done. */
     chat,
     metrics,
+    /** model servers' circuits (embeddings, rerank, chat model) */
+    circuits,
     retriever: answers.retriever,
     /** The answering pipeline for the owner's own checks: records and charges nothing. */
     dryChat: answers.dry,

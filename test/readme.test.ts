@@ -1,14 +1,13 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { readFileSync, rmSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
 import { type ServeProcess, startServeProcess } from "./helpers/serve-process.ts";
 import { tempDir } from "./helpers/server.ts";
-import { writePdf } from "./ingest/helpers/pdf-writer.ts";
 
 /**
  * The README as a first-time operator reads it: its First steps block is run by bash, as written, against a
- * real `docchat serve` (only the address is swapped for the test server's), from an empty folder holding one
- * PDF called handbook.pdf.
+ * real `docchat serve` (only the address is swapped for the test server's), in a folder laid out as the checkout
+ * (src/, package.json and the sample handbook in examples/, which the steps upload).
  */
 const ROOT = join(import.meta.dir, "..");
 const README = readFileSync(join(ROOT, "README.md"), "utf8");
@@ -33,11 +32,7 @@ beforeAll(async () => {
   // `bun src/main.ts` is run from the checkout; the operator's folder here links to it.
   symlinkSync(join(ROOT, "src"), join(cwd, "src"));
   symlinkSync(join(ROOT, "package.json"), join(cwd, "package.json"));
-  const handbook = readFileSync(join(ROOT, "test/fixtures/chat/acme-handbook.txt"), "utf8")
-    .split("\n")
-    .filter((l) => l.trim())
-    .flatMap((l) => l.match(/.{1,90}(\s|$)/g) ?? [l]);
-  writeFileSync(join(cwd, "handbook.pdf"), writePdf([{ lines: handbook.slice(0, 40) }, { lines: handbook.slice(40) }]));
+  symlinkSync(join(ROOT, "examples"), join(cwd, "examples"));
   serve = await startServeProcess({ command: [process.execPath, join(ROOT, "src/main.ts")], dataDir });
 });
 
@@ -70,10 +65,10 @@ describe("README", () => {
     expect(out).toMatch(/^dck_[0-9A-Za-z]{32}$/m);
     const lines = out.trim().split("\n");
     const upload = JSON.parse(lines.at(-2)!) as { status: string; name: string };
-    expect(upload).toMatchObject({ status: "completed", name: "handbook.pdf" });
+    expect(upload).toMatchObject({ status: "completed", name: "acme-handbook.txt" });
     const answer = JSON.parse(lines.at(-1)!) as { choices: { message: { content: string } }[]; sources: string[]; refused: boolean };
     expect(answer.refused).toBe(false);
-    expect(answer.sources).toEqual(["handbook"]);
+    expect(answer.sources).toEqual(["acme-handbook"]);
     expect(answer.choices[0]?.message.content).toContain("30 days");
   }, 60_000);
 

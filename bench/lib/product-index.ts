@@ -17,6 +17,7 @@ import type { NewChunk } from "../../src/store/contract/index.ts";
 import { createChunkIndexWriter } from "../../src/store/sqlite/chunk-index.sqlite.ts";
 import { markCompleted } from "../../src/store/sqlite/repos/documents.sqlite.ts";
 import { createSqliteTermStats } from "../../src/store/sqlite/term-stats.sqlite.ts";
+import { withTerms } from "../../test/helpers/analyzed.ts";
 import { sqliteDb } from "../../test/helpers/test-sql.ts";
 
 export interface BenchDeployment {
@@ -75,7 +76,7 @@ export async function loadPassages(
   for (let i = 0; i < passages.length; i += batch) {
     const docs = passages.slice(i, i + batch).map((p) => {
       const bytes = new TextEncoder().encode(p.text);
-      const chunk: NewChunk = {
+      const chunk: NewChunk = withTerms({
         ord: 0,
         source: p.source,
         text: p.text,
@@ -83,7 +84,7 @@ export async function loadPassages(
         tokenCount: Math.ceil(p.text.length / 4),
         textHash: createHash("sha256").update(p.text).digest("hex"),
         vector: p.vector,
-      };
+      });
       return { id: `doc_${randomBytes(9).toString("base64url")}`, source: p.source, bytes, chunk };
     });
     await services.repos.documents.insertMany(

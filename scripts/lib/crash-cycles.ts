@@ -122,6 +122,11 @@ export async function runCrashCycles(opts: {
   cycles: number;
   docsPerCycle?: number;
   maxKillMs?: number;
+  /**
+   * Kill only once this cycle has an acknowledged document (then after the random delay): every cycle then tests
+   * an acknowledgement, however slow a busy machine makes the first one. Default: kill on the clock alone.
+   */
+  killAfterFirstAck?: boolean;
   env?: Record<string, string>;
   log?: (r: CycleReport) => void;
 }): Promise<{ reports: CycleReport[]; finalProblems: string[] }> {
@@ -158,6 +163,12 @@ export async function runCrashCycles(opts: {
         // killed before the answer: not acknowledged, nothing promised
       }
     });
+    if (opts.killAfterFirstAck) {
+      const before = acknowledged.length;
+      // a hang guard, not a timing assertion: the pushes settle (acknowledged or refused) long before it
+      const deadline = Date.now() + 120_000;
+      while (acknowledged.length === before && Date.now() < deadline) await Bun.sleep(5);
+    }
     await Bun.sleep(killAfter);
     proc.kill(9);
     await proc.exited;

@@ -1,4 +1,3 @@
-import { appError } from "../errors/index.ts";
 import type { LlmBackend } from "../llm/backend.ts";
 import type { Logger } from "../log.ts";
 import { buildAnswerPrompt, buildPersonaPrompt } from "../rag/prompt.ts";
@@ -13,7 +12,9 @@ import { citationsOf } from "./citations.ts";
 import { resolveThread, type ThreadTurn } from "./conversation.ts";
 import { generateAnswer } from "./generate-answer.ts";
 import { groundQuestion, refineWithModel, thresholdFor } from "./ground-question.ts";
-import { REFUSAL_TEXT } from "./refusal.ts";
+import { fitToContext } from "./prompt-budget.ts";
+import { refusalText, visitorLanguage } from "./refusal.ts";
+import { holdTokens, MIN_MODEL_TOKENS, MIN_QUOTE_TOKENS, REWRITE_HOLD_TOKENS, type TokenHold } from "./token-hold.ts";
 
 export interface CorrectionsLookup {
   findFor(deploymentId: string, question: string): Promise<{ correctionId: number; answer: string } | null>;
@@ -29,6 +30,10 @@ export interface ChatSettings {
   historyTurns: number;
   rewriteTimeoutMs: number;
   rewriteMaxTokens: number;
+  /** the model's context window: what it reads plus what it writes is cut to fit */
+  contextTokens: number;
+  /** how long tokens held for an answer count when it never settles (a crash): longer than any answer takes */
+  holdTtlMs: number;
 }
 
 export interface ChatDeps {
@@ -71,7 +76,24 @@ function answerPassages(hits: RetrievalHit[], threshold: number): RetrievalHit[]
 export function createChatService(deps: ChatDeps) {
   const { settings: s } = deps;
 
+  /** Whatever happens to the answer, tokens it held and did not spend go back. */
   async function* answer(input: ChatRequest, signal: AbortSignal): AsyncGenerator<ChatEvent> {
+    const held: { hold: TokenHold | null } = { hold: null };
+    try {
+      yield* answerHolding(input, signal, held);
+    } finally {
+      const h = held.hold;
+      if (h && !h.settled) await deps.accounts.release(h.id).catch(() => {});
+    }
+  }
+
+  /** Holds tokens for a turn about to use a model (or quote): `want`, or as much as is free down to `minimum`. */
+  const hold = async (held: { hold: TokenHold | null }, accountId: number, want: number, minimum: number) => {
+    held.hold = await holdTokens(deps.accounts, { accountId, want, minimum, ttlMs: s.holdTtlMs });
+    return held.hold;
+  };
+
+  async function* answerHolding(input: ChatRequest, signal: AbortSignal, held: { hold: TokenHold | null }): AsyncGenerator<ChatEvent> {
     const req = { ...input, question: checkQuestion(input.question, input.questionParam ?? "message") };
     checkHistory(req.history, (i) => `messages[${i}].content`);
     checkTemperature(req.temperature);
@@ -89,9 +111,12 @@ export function createChatService(deps: ChatDeps) {
     });
     const completionId = mintCompletionId();
     const base = { conversationId: thread.conversationId, completionId };
-    const record = (t: TurnFields) =>
-      deps.chatLogs.record({
+    const record = (t: TurnFields) => {
+      const h = held.hold;
+      if (h) h.settled = true;
+      return deps.chatLogs.record({
         ...t,
+        reservationId: h?.id ?? null,
         deploymentId: dep.id,
         accountId: req.account.id,
         conversationId: thread.conversationId,
@@ -100,6 +125,7 @@ export function createChatService(deps: ChatDeps) {
         question: req.question,
         visitorEmail: email,
       });
+    };
     /** The sources event of an answer that stands on no passage: a correction, a persona chat or a refusal. */
     const noSources = (searchQuery: string, o: { refused?: boolean; correctionId?: number } = {}): SourcesEvent => ({
       type: "sources",
@@ -150,11 +176,14 @@ export function createChatService(deps: ChatDeps) {
     const tenant = { deploymentId: dep.id, accountId: req.account.id };
     const generation = { temperature: req.temperature ?? dep.temperature, maxTokens: req.maxTokens ?? s.defaultMaxTokens, signal, tenant };
     if (dep.kind === "private_gpt") {
-      await ensureBalance(req.account.id);
+      const prompt = { persona: dep.persona, question: req.question, passages: [], history: thread.history };
+      const want = fitToContext({ ...generation, ...prompt, contextTokens: s.contextTokens }).cost;
+      const h = await hold(held, req.account.id, want, Math.min(want, MIN_MODEL_TOKENS));
       yield noSources(req.question);
-      const messages = buildPersonaPrompt({ persona: dep.persona, question: req.question, history: thread.history, lang: req.lang });
+      const fit = fitToContext({ ...generation, ...prompt, contextTokens: Math.min(s.contextTokens, h.amount) });
+      const messages = buildPersonaPrompt({ persona: dep.persona, question: req.question, history: fit.history, lang: req.lang });
       yield* generated(
-        { ...generation, messages, question: req.question },
+        { ...generation, maxTokens: fit.maxTokens, messages, question: req.question },
         { searchQuery: req.question, sources: [], extra: { promptTokens: 0, completionTokens: 0 } },
         record,
       );
@@ -166,38 +195,74 @@ export function createChatService(deps: ChatDeps) {
       threshold: dep.refusalThreshold ?? s.refusalThreshold,
       rerankThreshold: dep.refusalThreshold ?? s.rerankThreshold,
     };
-    let grounding = await groundQuestion(deps.retriever, { deploymentId: dep.id, question: req.question, history: thread.history }, gs);
+    let grounding = await groundQuestion(
+      deps.retriever,
+      { deploymentId: dep.id, question: req.question, history: thread.history, languages: dep.languages },
+      gs,
+    );
     if (!grounding.grounded) {
-      yield* fixed(grounding.searchQuery, REFUSAL_TEXT, { refused: true });
+      const lang = visitorLanguage({ lang: req.lang, question: req.question, pinned: dep.languages });
+      yield* fixed(grounding.searchQuery, refusalText(dep, lang), { refused: true });
       return;
     }
-    await ensureBalance(req.account.id);
+    // Held before any model runs: a quoting answer its max_tokens; a model what the prompt over these passages
+    // (and a rewrite of the follow-up) may cost. Whatever the rewrite changes, what is sent is cut to what is held.
+    const quoting = deps.backend.compose !== undefined;
+    const rewrite = !quoting && deps.backend.complete && thread.history.length > 0 ? REWRITE_HOLD_TOKENS : 0;
+    const estimate = quoting
+      ? 0
+      : fitToContext({
+          ...generation,
+          contextTokens: s.contextTokens,
+          persona: dep.persona,
+          question: req.question,
+          passages: answerPassages(grounding.retrieval.hits, thresholdFor(gs, grounding.retrieval)),
+          history: thread.history,
+        }).cost;
+    const h = quoting
+      ? await hold(held, req.account.id, generation.maxTokens, MIN_QUOTE_TOKENS)
+      : await hold(held, req.account.id, estimate + rewrite, Math.min(estimate, MIN_MODEL_TOKENS) + rewrite);
     const refined = await refineWithModel(
       deps.backend,
       deps.retriever,
       grounding,
-      { deploymentId: dep.id, question: req.question, history: thread.history, signal, tenant },
+      { deploymentId: dep.id, question: req.question, history: thread.history, signal, tenant, languages: dep.languages },
       { ...gs, timeoutMs: s.rewriteTimeoutMs, maxTokens: s.rewriteMaxTokens },
     );
     grounding = refined.grounding;
     const hits = grounding.retrieval.hits;
     // A model reads only the passages that themselves come near the bar; a quoting backend says what it quotes.
+    // What a model reads is cut to its context window (a quoting backend sends nothing anywhere).
     const threshold = thresholdFor(gs, grounding.retrieval);
-    const given = answerPassages(hits, threshold);
+    const near = answerPassages(hits, threshold);
     const confidence = isConfident(grounding.retrieval.relevance, threshold) ? "high" : "low";
+    const left = h.amount - refined.promptTokens - refined.completionTokens;
+    const fitted = quoting
+      ? { passages: near, history: thread.history, maxTokens: Math.max(1, Math.min(generation.maxTokens, left)) }
+      : fitToContext({
+          ...generation,
+          contextTokens: Math.min(s.contextTokens, left),
+          persona: dep.persona,
+          question: req.question,
+          passages: near,
+          history: thread.history,
+        });
+    const given = fitted.passages;
     const messages = buildAnswerPrompt({
       persona: dep.persona,
       passages: given,
       question: req.question,
-      history: thread.history,
+      history: fitted.history,
       lang: req.lang,
     });
     const passages = given.map((h) => ({ text: h.text, source: h.source, headingPath: h.headingPath }));
     const genReq = {
       ...generation,
+      maxTokens: fitted.maxTokens,
       messages,
       passages,
       question: req.question,
+      lang: visitorLanguage({ lang: req.lang, question: req.question, pinned: dep.languages }),
       searchQuery: grounding.searchQuery,
       mustMention: grounding.mustMention,
       termWeights: grounding.retrieval.weights,
@@ -224,10 +289,6 @@ export function createChatService(deps: ChatDeps) {
     };
     yield ev;
     yield* generated(genReq, { searchQuery: grounding.searchQuery, sources, extra: refined, citations, weak }, record);
-  }
-
-  async function ensureBalance(accountId: number): Promise<void> {
-    if (((await deps.accounts.findById(accountId))?.tokens ?? 0) <= 0) throw appError("no_tokens");
   }
 
   async function* generated(

@@ -57,11 +57,17 @@ export function createChatStack(deps: {
         historyTurns: 6,
         rewriteTimeoutMs: config.rewriteTimeoutMs,
         rewriteMaxTokens: 96,
+        contextTokens: config.llmContextTokens,
+        holdTtlMs: 2 * config.llmTimeoutMs + 60_000,
       },
     });
   // Evaluation (src/eval) asks through the same pipeline, but its turns are not visitors': nothing is recorded or charged.
   const unrecorded: ChatLogsStore = Object.assign(Object.create(repos.chatLogs), {
-    record: async () => ({ chatLogId: 0, balance: null, debited: 0 }),
+    // what the turn held goes back, as a recorded turn's would
+    record: async (t: { reservationId?: number | null }) => {
+      if (t.reservationId) await repos.accounts.release(t.reservationId);
+      return { chatLogId: 0, balance: null, debited: 0 };
+    },
   });
   return {
     chat: chatOver(repos.chatLogs),

@@ -40,7 +40,7 @@ const bestChunk = (r: Retrieval) =>
  */
 export async function groundQuestion(
   retriever: Retriever,
-  input: { deploymentId: string; question: string; history: ThreadTurn[] },
+  input: { deploymentId: string; question: string; history: ThreadTurn[]; languages?: readonly string[] },
   s: GroundingSettings,
 ): Promise<Grounding> {
   const resolved = rewriteFollowUp(
@@ -53,7 +53,7 @@ export async function groundQuestion(
       ? changedTerms(input.question, previous.searchQuery ?? previous.question)
       : [];
   const search = (query: string, must: string[] = []) =>
-    retriever.retrieve({ deploymentId: input.deploymentId, query, topK: s.topK, mustMention: must });
+    retriever.retrieve({ deploymentId: input.deploymentId, query, topK: s.topK, mustMention: must, languages: input.languages });
   const ok = (r: Retrieval) => isGrounded(r.relevance, thresholdFor(s, r));
   const first = await search(resolved, mustMention);
   const asResolved = { retrieval: first, searchQuery: resolved, mustMention, grounded: ok(first), retrievalFallback: false };
@@ -74,7 +74,14 @@ export async function refineWithModel(
   backend: LlmBackend,
   retriever: Retriever,
   g: Grounding,
-  input: { deploymentId: string; question: string; history: ThreadTurn[]; signal: AbortSignal; tenant?: Tenant },
+  input: {
+    deploymentId: string;
+    question: string;
+    history: ThreadTurn[];
+    signal: AbortSignal;
+    tenant?: Tenant;
+    languages?: readonly string[];
+  },
   s: GroundingSettings & { timeoutMs: number; maxTokens: number },
 ): Promise<{ grounding: Grounding; promptTokens: number; completionTokens: number }> {
   const none = { grounding: g, promptTokens: 0, completionTokens: 0 };
@@ -95,7 +102,8 @@ export async function refineWithModel(
   if (!r) return none;
   const used = { promptTokens: r.promptTokens, completionTokens: r.completionTokens };
   if (r.query === g.searchQuery) return { grounding: g, ...used };
-  const search = (query: string) => retriever.retrieve({ deploymentId: input.deploymentId, query, topK: s.topK });
+  const search = (query: string) =>
+    retriever.retrieve({ deploymentId: input.deploymentId, query, topK: s.topK, languages: input.languages });
   const retrieval = await search(r.query);
   if (isGrounded(retrieval.relevance, thresholdFor(s, retrieval)))
     return { grounding: { retrieval, searchQuery: r.query, mustMention: [], grounded: true, retrievalFallback: false }, ...used };

@@ -30,6 +30,7 @@ export function llmBackendConfig(config: Config): LlmBackendConfig {
     modelPath: kind === "llama" ? (gguf ?? config.llmModel) : undefined,
     apiKey: config.llmApiKey || undefined,
     threads: config.llmThreads || undefined,
+    contextSize: config.llmContextTokens,
     firstTokenTimeoutMs: config.llmFirstTokenTimeoutMs,
     totalTimeoutMs: config.llmTimeoutMs,
     // A compiled binary runs the llama worker as itself (see main.ts); from source the default entry is used.

@@ -1,5 +1,5 @@
 import { parseArgs } from "node:util";
-import { createServices, type Services } from "../app.ts";
+import type { Services } from "../app.ts";
 import { ConfigError, definition, loadConfig } from "../config/index.ts";
 import { isAppError } from "../errors/index.ts";
 import { COMMIT, VERSION } from "../version.ts";
@@ -35,12 +35,20 @@ function findCommand(argv: string[]): { cmd: Command; rest: string[] } | null {
   return best;
 }
 
+/** What every command's help lists besides its own options; `serve --help` lists every setting's flag. */
+const EVERYDAY = ["data", "database", "json", "help"];
+
 function helpFor(cmd: Command): string {
-  const opts = { ...cmd.options, ...common };
+  const shown = cmd.path[0] === "serve" ? common : Object.fromEntries(EVERYDAY.map((k) => [k, common[k] as OptionSpec]));
+  const opts = { ...cmd.options, ...shown };
   const lines = Object.entries(opts).map(
     ([k, o]) => `  --${k}${o.type === "string" ? " VALUE" : ""}${o.multiple ? " (repeatable)" : ""}\n      ${o.doc}`,
   );
-  return `Usage: docchat ${cmd.usage}\n\n${cmd.summary}\n\nOptions:\n${lines.join("\n")}\n`;
+  const more =
+    cmd.path[0] === "serve"
+      ? ""
+      : "\nEvery setting can also come from its DOCCHAT_* variable (docs/configuration.md); `docchat serve --help` lists the server's.\n";
+  return `Usage: docchat ${cmd.usage}\n\n${cmd.summary}\n\nOptions:\n${lines.join("\n")}\n${more}`;
 }
 
 export function generalHelp(): string {
@@ -95,6 +103,8 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       config,
       env: io.env,
       services: async () => {
+        // the services (stores, models, parsers) load with the first command that needs them, not for --help
+        const { createServices } = await import("../app.ts");
         services ??= await createServices(config);
         return services;
       },

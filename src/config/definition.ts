@@ -157,8 +157,38 @@ export const definition = {
   maxConcurrentUploads: setting({
     env: "DOCCHAT_MAX_CONCURRENT_UPLOADS",
     default: 4,
-    doc: "Document uploads received and parsed at once (each streams to a spool file and takes a parser); one more is refused with 503 overloaded and Retry-After.",
+    doc: "Document uploads parsed and stored at once, all accounts together. More wait their turn, accounts in turn (receiving a body takes no slot).",
     parse: int(1, 1000),
+  }),
+  uploadsPerAccount: setting({
+    env: "DOCCHAT_UPLOADS_PER_ACCOUNT",
+    default: 2,
+    doc: "Of DOCCHAT_MAX_CONCURRENT_UPLOADS, how many one account may hold while other accounts' uploads wait.",
+    parse: int(1, 1000),
+  }),
+  uploadBacklogPerAccount: setting({
+    env: "DOCCHAT_UPLOAD_BACKLOG_PER_ACCOUNT",
+    default: 64,
+    doc: "Uploads one account may have in progress at once (arriving, waiting for a slot or being stored); one more is refused with 503 overloaded and Retry-After.",
+    parse: int(1, 100_000),
+  }),
+  spoolMaxBytes: setting({
+    env: "DOCCHAT_SPOOL_MAX_BYTES",
+    default: 1_073_741_824,
+    doc: "Bytes of upload bodies held in the spool folder at once (declared lengths; the largest upload when none is declared). An upload that would pass it, or leave less than twice the largest upload free on the disk, is refused with 503 overloaded and Retry-After.",
+    parse: int(1024, 2 ** 50),
+  }),
+  uploadMinBytesPerSecond: setting({
+    env: "DOCCHAT_UPLOAD_MIN_BYTES_PER_SECOND",
+    default: 16_384,
+    doc: "After its first DOCCHAT_UPLOAD_RATE_GRACE_SECONDS, an upload body must keep arriving at this average rate; a slower one is cut off with 408 upload_too_slow, so trickled uploads cannot hold the server.",
+    parse: int(1, 1 << 30),
+  }),
+  uploadRateGraceSeconds: setting({
+    env: "DOCCHAT_UPLOAD_RATE_GRACE_SECONDS",
+    default: 10,
+    doc: "Seconds an upload body may take before DOCCHAT_UPLOAD_MIN_BYTES_PER_SECOND applies (a slow start, a proxy's buffering).",
+    parse: int(1, 3600),
   }),
   accountMaxDocuments: setting({
     env: "DOCCHAT_ACCOUNT_MAX_DOCUMENTS",
@@ -171,6 +201,18 @@ export const definition = {
     default: 2_147_483_648,
     doc: "Storage quota: bytes of uploaded documents one account may keep across its deployments (403 storage_quota_exceeded beyond).",
     parse: int(1024, 2 ** 50),
+  }),
+  pushMaxDocuments: setting({
+    env: "DOCCHAT_PUSH_MAX_DOCUMENTS",
+    default: 1000,
+    doc: "Storage share of the deployment key (POST /api/v1/documents): documents pushed with the key that one deployment may keep. Key pushes never count against the owner's quota (DOCCHAT_ACCOUNT_MAX_*); the owner can set another share per deployment. Beyond it: 403 push_quota_exceeded.",
+    parse: int(0, 10_000_000),
+  }),
+  pushMaxBytes: setting({
+    env: "DOCCHAT_PUSH_MAX_BYTES",
+    default: 268_435_456,
+    doc: "Storage share of the deployment key: bytes of documents pushed with the key that one deployment may keep (403 push_quota_exceeded beyond; the owner can set another share per deployment).",
+    parse: int(0, 2 ** 50),
   }),
   maxPages: setting({ env: "DOCCHAT_MAX_PAGES", default: 2000, doc: "Largest number of PDF pages accepted.", parse: int(1, 100_000) }),
   trainWaitMs: setting({
@@ -188,7 +230,7 @@ export const definition = {
   parseTimeoutMs: setting({
     env: "DOCCHAT_PARSE_TIMEOUT_MS",
     default: 60_000,
-    doc: "Wall-clock limit for parsing one document.",
+    doc: "CPU time allowed for parsing one document (its parser process's, on Linux; elsewhere the clock). On a busy machine a document waiting for the CPU is not charged for it; five times this on the clock stops a parser stuck without using the CPU. Past it: 422 document_too_complex.",
     parse: int(1000, 3_600_000),
   }),
   parseMemoryMb: setting({
@@ -290,6 +332,18 @@ export const definition = {
     doc: "Time allowed for one embeddings (or rerank) request before it is retried.",
     parse: int(100, 600_000),
   }),
+  modelCircuitFailures: setting({
+    env: "DOCCHAT_MODEL_CIRCUIT_FAILURES",
+    default: 3,
+    doc: "Consecutive failures (timeouts, refused connections, 5xx, oversized replies) after which a model server's circuit opens: embeddings and rerank calls then fail at once (answers use keyword retrieval, no rerank) and the chat model's with 503 backend_down, until a probe succeeds. Shown by doctor and in metrics.",
+    parse: int(1, 1000),
+  }),
+  modelCircuitCoolDownMs: setting({
+    env: "DOCCHAT_MODEL_CIRCUIT_COOLDOWN_MS",
+    default: 30_000,
+    doc: "How long an open circuit fails calls at once before one call goes through as a probe (half-open).",
+    parse: int(100, 3_600_000),
+  }),
   embeddingsRetries: setting({
     env: "DOCCHAT_EMBEDDINGS_RETRIES",
     default: 3,
@@ -377,6 +431,12 @@ export const definition = {
     default: 0,
     doc: "CPU threads for the local GGUF model (0 = automatic).",
     parse: int(0, 256),
+  }),
+  llmContextTokens: setting({
+    env: "DOCCHAT_LLM_CONTEXT_TOKENS",
+    default: 4096,
+    doc: "The chat model's context window in tokens. What an answer sends to the model (persona, passages, history, question) plus its max_tokens is cut to fit it; the local GGUF model is loaded with this context size. Raise it for a model server with a larger window.",
+    parse: int(512, 1_048_576),
   }),
   llmTimeoutMs: setting({
     env: "DOCCHAT_LLM_TIMEOUT_MS",

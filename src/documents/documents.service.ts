@@ -3,7 +3,14 @@ import type { Config } from "../config/index.ts";
 import { appError } from "../errors/index.ts";
 import { discardPrepared, type PreparedDocument, type PrepareRequest, preparedParts } from "../ingest/parse-pool.ts";
 import { yieldToLoop } from "../shared/yield-to-loop.ts";
-import type { DeploymentsStore, DocumentRecord, DocumentsStore, NewDocument, TrainingStore } from "../store/contract/index.ts";
+import type {
+  DeploymentsStore,
+  DocumentOrigin,
+  DocumentRecord,
+  DocumentsStore,
+  NewDocument,
+  TrainingStore,
+} from "../store/contract/index.ts";
 import { waitUntilSettled } from "./settled.ts";
 import type { TrainingWorker } from "./training.worker.ts";
 import { createUploadProgress, type ProgressFn } from "./upload-progress.ts";
@@ -18,6 +25,12 @@ export interface PushInput extends DocumentSource {
   name: string;
   train: boolean;
   replace: boolean;
+  /**
+   * owner: the console or the CLI; key: the deployment key (public in the widget), which may replace only what
+   * was pushed with a key, is compared only with that (`unchanged`), and is bounded by the deployment's push share.
+   * Default: owner (every caller but the public push endpoint acts for the owner).
+   */
+  origin?: DocumentOrigin;
   /** pages parsed so far (or, "ocr", scanned pages read so far), while the parse pool works on it */
   onProgress?: ProgressFn;
 }
@@ -80,9 +93,14 @@ export function createDocumentsService(deps: {
     return { hash, small, size };
   }
 
-  /** Step: same name, same content, not failed — nothing to add (though a stored one is queued when asked to train). */
+  /**
+   * Step: same name, same content, not failed — nothing to add (though a stored one is queued when asked to train).
+   * A key push is compared only with key pushes, so `unchanged` never confirms a guess about the owner's documents.
+   */
   async function findUnchanged(input: PushInput, name: string, hash: string): Promise<PushResult | null> {
-    const same = (await documents.findByName(input.deploymentId, name)).find((d) => d.contentHash === hash && d.status !== "failed");
+    const same = (await documents.findByName(input.deploymentId, name)).find(
+      (d) => d.contentHash === hash && d.status !== "failed" && (input.origin !== "key" || d.origin === "key"),
+    );
     if (!same) return null;
     if (input.train && same.status === "stored") {
       await documents.queueDeployment(input.deploymentId);
@@ -93,11 +111,31 @@ export function createDocumentsService(deps: {
     return { document: current, unchanged: true, outcome };
   }
 
-  /** Step: per-account quotas, checked before the file is parsed or stored. A replacing push doesn't count what it replaces. */
+  /**
+   * Step: quotas, checked before the file is parsed or stored; a replacing push doesn't count what it replaces. The
+   * owner's uploads count against the account's quota; key pushes against the deployment's push share only, so
+   * a public key can never fill the owner's storage.
+   */
   async function checkQuota(input: PushInput, name: string, size: number): Promise<void> {
-    const accountId = (await deps.deployments.findById(input.deploymentId))?.accountId;
-    if (accountId === undefined) throw appError("not_found", { message: "No such deployment.", param: "deployment" });
-    const used = await documents.accountUsage(accountId, input.replace ? { deploymentId: input.deploymentId, name } : null);
+    const deployment = await deps.deployments.findById(input.deploymentId);
+    if (!deployment) throw appError("not_found", { message: "No such deployment.", param: "deployment" });
+    if (input.origin === "key") {
+      const used = await documents.pushUsage(input.deploymentId, input.replace ? name : null);
+      const maxDocuments = deployment.pushMaxDocuments ?? config.pushMaxDocuments;
+      const maxBytes = deployment.pushMaxBytes ?? config.pushMaxBytes;
+      if (used.documents + 1 > maxDocuments)
+        throw appError("push_quota_exceeded", {
+          param: "documents",
+          message: `Documents pushed with this key are limited to ${maxDocuments} in this deployment. Remove pushed documents to add more.`,
+        });
+      if (used.bytes + size > maxBytes)
+        throw appError("push_quota_exceeded", {
+          param: "bytes",
+          message: `Documents pushed with this key are limited to ${maxBytes} bytes in this deployment. Remove pushed documents to make room.`,
+        });
+      return;
+    }
+    const used = await documents.accountUsage(deployment.accountId, input.replace ? { deploymentId: input.deploymentId, name } : null);
     if (used.documents + 1 > config.accountMaxDocuments) {
       throw appError("storage_quota_exceeded", {
         param: "documents",
@@ -146,6 +184,7 @@ export function createDocumentsService(deps: {
         kind: meta.kind,
         contentHash: hash,
         size,
+        origin: input.origin ?? "owner",
         pages: meta.pages,
         queue: input.train,
         replaceOnTrain: input.replace,
@@ -187,13 +226,24 @@ export function createDocumentsService(deps: {
 
   return {
     waitFor,
-    /** One document: read → stored → (train) queued → awaited. */
-    async push(input: PushInput, opts: { waitMs?: number } = {}): Promise<PushResult> {
-      const staged = await progress.track(input.deploymentId, input.name, input.onProgress, (onProgress) =>
-        spool.withFile(input, (file) => read({ ...input, onProgress }, file)),
-      );
-      if (!("record" in staged)) return staged;
-      const doc = await documents.insert(staged.record);
+    /**
+     * One document: (admitted) read → stored → (train) queued → awaited. `admit` (upload admission) is awaited
+     * before it is read, while the console lists it, and its release called once it is stored, so the slot is not
+     * held while the push waits for training.
+     */
+    async push(input: PushInput, opts: { waitMs?: number; admit?: () => Promise<() => void> } = {}): Promise<PushResult> {
+      let release = () => {};
+      let doc: DocumentRecord;
+      try {
+        const staged = await progress.track(input.deploymentId, input.name, input.onProgress, async (onProgress) => {
+          release = (await opts.admit?.()) ?? release;
+          return await spool.withFile(input, (file) => read({ ...input, onProgress }, file));
+        });
+        if (!("record" in staged)) return staged;
+        doc = await documents.insert(staged.record);
+      } finally {
+        release();
+      }
       if (!input.train) return { document: doc, unchanged: false, outcome: "stored" };
       await queueForTraining(input.deploymentId);
       return await awaitTraining(doc, opts.waitMs ?? config.trainWaitMs);
@@ -271,6 +321,10 @@ export function createDocumentsService(deps: {
     list(deploymentId: string): Promise<DocumentRecord[]> {
       return documents.list(deploymentId);
     },
+    /** The languages the deployment's documents were analyzed in (detected, or pinned by the owner). */
+    languages(deploymentId: string) {
+      return documents.languages(deploymentId);
+    },
     /** How many of the deployment's documents are in each status. */
     statusCounts(deploymentId: string) {
       return documents.statusCounts(deploymentId);
@@ -280,9 +334,10 @@ export function createDocumentsService(deps: {
       if (!d) throw appError("not_found", { message: "No such document.", param: "document" });
       return d;
     },
-    /** Removes the document and all its index rows in one transaction. */
-    async remove(id: string, deploymentId: string): Promise<DocumentRecord> {
+    /** Removes the document and all its index rows in one transaction. The key removes only key pushes. */
+    async remove(id: string, deploymentId: string, by: DocumentOrigin = "owner"): Promise<DocumentRecord> {
       const d = await this.getOrThrow(id, deploymentId);
+      if (by === "key" && d.origin !== "key") throw appError("owner_document", { param: "document" });
       await deps.trainingStore.removeDocument(id, deploymentId);
       return d;
     },

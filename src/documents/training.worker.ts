@@ -1,15 +1,17 @@
 import { randomBytes } from "node:crypto";
 import { hostname } from "node:os";
 import { chunkDocument } from "../ingest/chunk.ts";
-import { readPreparedLines } from "../ingest/prepare.ts";
+import { readPreparedLines } from "../ingest/prepared-lines.ts";
 import type { ChunkDraft, ParsedDocument } from "../ingest/types.ts";
 import type { Logger } from "../log.ts";
 import type { Embedder } from "../rag/embedder.ts";
+import { documentLanguage, type Lang } from "../rag/terms.ts";
 import { retryDelayMs } from "../shared/backoff.ts";
 import { createWakeableSleep } from "../shared/wakeable-sleep.ts";
 import { yieldToLoop } from "../shared/yield-to-loop.ts";
 import type { ChunkIndexStore, ChunkVector, DocumentRecord, DocumentsStore, NewChunk, TrainingStore } from "../store/contract/index.ts";
 import { toChunks } from "./chunk-vectors.ts";
+import { reindexKeywords } from "./keyword-reindex.ts";
 import { holdLeases } from "./training-leases.ts";
 
 export { sourceName, textHash } from "./chunk-vectors.ts";
@@ -28,6 +30,8 @@ const BATCH_BYTES = 512 * 1024;
 const MERGE_AFTER_DOCS = 100;
 /** Upload parts without a document row after this long were left by a crash, not by an upload still running. */
 const ORPHAN_AGE_MS = 24 * 3600 * 1000;
+/** How often an idle worker looks for keyword indexes to rebuild (a pinned-language change kicks it at once). */
+const REINDEX_CHECK_MS = 30_000;
 /** Staged chunks moved into their deployment per short transaction. */
 const PUBLISH_BATCH = 50;
 
@@ -40,6 +44,8 @@ export interface TrainingDeps {
   chunking: { maxTokens: number; overlapTokens: number };
   /** how long a claim holds without renewal before another node may take the document over (default 60 s) */
   leaseMs?: number;
+  /** the languages the deployment's owner pinned (none: detect each document's) */
+  pinnedLanguages?: (deploymentId: string) => Promise<string[]>;
 }
 
 /** This process's name on the documents it claims: host, pid and a random part (a restarted pid is another worker). */
@@ -77,6 +83,25 @@ export function createTrainingWorker(deps: TrainingDeps) {
     return readPreparedLines(text);
   }
 
+  /** A document's language, detected from its first part (a large document's later parts keep it). */
+  const docLangs = new Map<string, { lang: Lang; pinned: string[] }>();
+  async function languageOf(doc: DocumentRecord, drafts: ChunkDraft[]) {
+    const key = `${doc.id}:${doc.attempts}`;
+    let known = docLangs.get(key);
+    if (!known) {
+      const pinned = (await deps.pinnedLanguages?.(doc.deploymentId)) ?? [];
+      known = { lang: documentLanguage(drafts.map((d) => d.text).join("\n"), pinned), pinned };
+      if (docLangs.size > 1000) docLangs.clear();
+      docLangs.set(key, known);
+    }
+    return known;
+  }
+
+  /** A document's drafts as chunks: analyzed in its language, with vectors when there is an embedder. */
+  async function chunksOf(doc: DocumentRecord, drafts: ChunkDraft[], embedder: Embedder | null): Promise<NewChunk[]> {
+    return toChunks(deps.index, doc, drafts, embedder, await languageOf(doc, drafts));
+  }
+
   /** Small documents: chunks, keyword rows and vectors of the whole batch in ONE transaction. */
   async function processSmall(docs: DocumentRecord[], embedder: Embedder | null): Promise<void> {
     const ready: { doc: DocumentRecord; chunks: NewChunk[] }[] = [];
@@ -86,7 +111,7 @@ export function createTrainingWorker(deps: TrainingDeps) {
         continue;
       }
       try {
-        ready.push({ doc, chunks: await toChunks(deps.index, doc, await draftsOf(doc, 0), embedder) });
+        ready.push({ doc, chunks: await chunksOf(doc, await draftsOf(doc, 0), embedder) });
       } catch (e) {
         await fail(doc, e);
       }
@@ -105,7 +130,7 @@ export function createTrainingWorker(deps: TrainingDeps) {
     const vectors: ChunkVector[] = [];
     let count = 0;
     for (let seq = 0; seq < parts; seq++) {
-      const chunks = await toChunks(deps.index, doc, await draftsOf(doc, seq), embedder);
+      const chunks = await chunksOf(doc, await draftsOf(doc, seq), embedder);
       const ids = await store.stage(worker, doc, seq, parts, chunks, embedder?.id ?? null);
       if (ids === null) return;
       for (const [i, c] of chunks.entries()) if (c.vector) vectors.push({ id: ids[i] as number, vector: c.vector });
@@ -236,6 +261,31 @@ export function createTrainingWorker(deps: TrainingDeps) {
     return deferred ? "deferred" : "done";
   }
 
+  /**
+   * Keyword indexes another analysis built (an upgrade) or whose owner pinned other languages are rebuilt when no
+   * document waits, in short batches; the old index answers until the new one replaces it. Progress is logged.
+   */
+  let lastReport = 0;
+  /** when the indexes were last found up to date: looking again costs a query per deployment, so not at every poll */
+  let checkedAt = 0;
+  async function reindexKeywordsIfDue(force = false): Promise<void> {
+    if (!force && Date.now() - checkedAt < REINDEX_CHECK_MS) return;
+    const n = await reindexKeywords(
+      { index: deps.index, pinnedLanguages: deps.pinnedLanguages ?? (async () => []), log: deps.log },
+      {
+        pause: yieldToLoop,
+        shouldStop: () => stopped,
+        onProgress: (p) => {
+          if (Date.now() - lastReport < 5000 && p.done < p.total) return;
+          lastReport = Date.now();
+          deps.log.info("re-indexing keywords", { deployment: p.deploymentId, done: p.done, total: p.total, deploymentsLeft: p.left });
+        },
+      },
+    );
+    if (n > 0) sinceMerge += MERGE_AFTER_DOCS;
+    checkedAt = Date.now();
+  }
+
   /** FTS maintenance once a bulk load has drained: merge segments in short steps. */
   async function mergeIfDue(): Promise<void> {
     if (sinceMerge < MERGE_AFTER_DOCS) return;
@@ -250,6 +300,7 @@ export function createTrainingWorker(deps: TrainingDeps) {
      */
     async runUntilIdle(opts: { merge?: boolean } = {}): Promise<void> {
       while ((await step()) === "done") {}
+      await reindexKeywordsIfDue(true);
       if (opts.merge !== false) await mergeIfDue();
     },
     /** Background loop for the server: resumes interrupted work, then waits for new work. */
@@ -271,7 +322,10 @@ export function createTrainingWorker(deps: TrainingDeps) {
             deps.log.error("training loop error", { error: String(e) });
             return "idle" as const;
           });
-          if (did === "idle") await mergeIfDue().catch((e) => deps.log.error("index merge failed", { error: String(e) }));
+          if (did === "idle") {
+            await reindexKeywordsIfDue().catch((e) => deps.log.error("keyword re-index failed", { error: String(e) }));
+            await mergeIfDue().catch((e) => deps.log.error("index merge failed", { error: String(e) }));
+          }
           const ms = did === "deferred" ? retryDelayMs(waits, { baseMs: retryFirstMs, maxMs: WAIT_MAX_MS }) : did === "idle" ? pollMs : 0;
           if (ms > 0) await pause.sleep(ms);
         }
@@ -279,6 +333,7 @@ export function createTrainingWorker(deps: TrainingDeps) {
     },
     /** New work: start on it now instead of at the next poll (kept if the loop is busy, never lost). */
     kick(): void {
+      checkedAt = 0;
       pause.wake();
     },
     async stop(): Promise<void> {

@@ -36,8 +36,9 @@ export interface ErrorBody {
   error: { message: string; type: string; code: string; param?: string };
 }
 
-export function toErrorBody(e: AppError): ErrorBody {
-  const error: ErrorBody["error"] = { message: e.message, type: e.type, code: e.code };
+/** The wire body; `message` replaces the error's own (its translation for the visitor). */
+export function toErrorBody(e: AppError, message = e.message): ErrorBody {
+  const error: ErrorBody["error"] = { message, type: e.type, code: e.code };
   if (e.param) error.param = e.param;
   return { error };
 }

@@ -47,6 +47,16 @@ export const errorCatalogue = {
     type: "insufficient_quota",
     message: "The account's document storage is full. Remove documents or ask the operator for a larger quota.",
   },
+  push_quota_exceeded: {
+    status: 403,
+    type: "insufficient_quota",
+    message: "The storage for documents pushed with this key is full. Remove pushed documents, or ask the owner for a larger share.",
+  },
+  owner_document: {
+    status: 403,
+    type: "permission_error",
+    message: "This document was added by the owner; the API key can only change documents pushed with a key.",
+  },
   not_trained: { status: 404, type: "not_found_error", message: "This assistant has no trained documents yet." },
   not_found: { status: 404, type: "not_found_error", message: "The requested item was not found." },
   method_not_allowed: { status: 405, type: "invalid_request_error", message: "This method is not allowed here." },
@@ -66,6 +76,11 @@ export const errorCatalogue = {
     type: "invalid_request_error",
     message: "Contacting a person is offered only after a question the assistant could not answer.",
   },
+  upload_too_slow: {
+    status: 408,
+    type: "invalid_request_error",
+    message: "The upload arrived too slowly and was cut off. Please try again on a faster connection.",
+  },
   payload_too_large: { status: 413, type: "invalid_request_error", message: "The request or file is too large." },
   request_header_too_large: {
     status: 431,
@@ -82,6 +97,17 @@ export const errorCatalogue = {
     status: 422,
     type: "invalid_request_error",
     message: "The document is encrypted. Upload an unencrypted copy.",
+  },
+  document_too_complex: {
+    status: 422,
+    type: "invalid_request_error",
+    message:
+      "The document needs more memory or processing time to read than this server allows for one document. Split it into smaller files.",
+  },
+  parse_failed: {
+    status: 503,
+    type: "server_error",
+    message: "The document could not be read because of a problem on the server, not with the file. Please try again shortly.",
   },
   no_extractable_text: {
     status: 422,

@@ -1,2 +1,3 @@
 export { AppError, appError, type ErrorBody, isAppError, toErrorBody } from "./app-error.ts";
 export { type ErrorCode, errorCatalogue } from "./catalogue.ts";
+export { localizedMessage, requestLanguage } from "./localized-message.ts";

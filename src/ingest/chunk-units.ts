@@ -1,4 +1,8 @@
+import { cellsOfRowText, splitRow } from "./row-split.ts";
+import { estimateTokens, splitText } from "./token-split.ts";
 import type { Block } from "./types.ts";
+
+export { countWide, estimateTokens } from "./token-split.ts";
 
 /** The smallest pieces the chunker packs: a sentence, a table/list line, a CSV row, or a whole paragraph. */
 export interface Unit {
@@ -13,47 +17,24 @@ export interface Unit {
   header?: string;
 }
 
-// CJK, kana and hangul run close to one token per character; other scripts about four characters a token.
-const WIDE = /[\u1100-\u11ff\u2e80-\u9fff\uac00-\ud7af\uf900-\ufaff\uff00-\uffef]/g;
-const SENTENCES = new Intl.Segmenter("en", { granularity: "sentence" });
-
-export function countWide(text: string): number {
-  return text.match(WIDE)?.length ?? 0;
-}
-
-/** Cheap, deterministic token estimate: wide characters count one each, the rest ceil(chars / 4). */
-export function estimateTokens(text: string): number {
-  const wide = countWide(text);
-  return wide + Math.ceil((text.length - wide) / 4);
-}
-
-const WIDE_CHAR = new RegExp(WIDE.source);
-const isWide = (ch: string) => WIDE_CHAR.test(ch);
-
-/** The same estimate kept incrementally, so growing a piece costs O(1) per step instead of a re-count. */
-class TokenTally {
-  wide = 0;
-  narrow = 0;
-  get tokens(): number {
-    return this.wide + Math.ceil(this.narrow / 4);
-  }
-  with(wide: number, narrow: number): number {
-    return this.wide + wide + Math.ceil((this.narrow + narrow) / 4);
-  }
-  add(wide: number, narrow: number): void {
-    this.wide += wide;
-    this.narrow += narrow;
-  }
-}
+// made on first use: building a segmenter loads ICU's break rules (~50–100 ms), which start-up need not wait for
+let sentences: Intl.Segmenter | null = null;
+const sentenceSegmenter = () => {
+  sentences ??= new Intl.Segmenter("en", { granularity: "sentence" });
+  return sentences;
+};
 
 export function blockToUnits(block: Block, index: number, budget: number, pieceTokens: number, csvHeader?: string): Unit[] {
   const base = { block: index, page: block.page, row: block.row };
   if (block.type === "row") {
     // Rows already name every value ("Header: value"), so a header that would eat the budget is left out.
-    // A row is never cut: every value stays beside the row's key. A row wider than the budget becomes a
-    // chunk of its own (the packer starts a fresh chunk for it); narrower rows are packed several a chunk.
+    // Rows that fit are packed several a chunk; a row wider than the budget is cut between its cells, each
+    // part carrying the row's key (row-split.ts) and filling a chunk of its own.
     const header = csvHeader && estimateTokens(csvHeader) <= budget / 4 ? csvHeader : undefined;
-    return [{ ...base, text: block.text, kind: "whole", joiner: "; ", header }];
+    const room = header ? budget - estimateTokens(header) - 1 : budget;
+    if (estimateTokens(block.text) <= room) return [{ ...base, text: block.text, kind: "whole", joiner: "; ", header }];
+    const parts = splitRow(block.cells ?? cellsOfRowText(block.text), room);
+    return parts.map((text) => ({ ...base, text, kind: "whole", joiner: "\n", header }));
   }
   if (block.type === "table" || block.type === "list") {
     const [first = "", ...rest] = block.text.split("\n");
@@ -66,54 +47,8 @@ export function blockToUnits(block: Block, index: number, budget: number, pieceT
     return lines.map((l) => ({ ...base, ...l, kind: "line", joiner: "\n" }));
   }
   if (estimateTokens(block.text) <= budget) return [{ ...base, text: block.text, kind: "whole", joiner: " " }];
-  const sentences = [...SENTENCES.segment(block.text)].map((s) => s.segment.trim()).filter(Boolean);
+  const sentences = [...sentenceSegmenter().segment(block.text)].map((s) => s.segment.trim()).filter(Boolean);
   return sentences
     .flatMap((s) => (estimateTokens(s) <= budget ? [s] : splitText(s, pieceTokens, pieceTokens)))
     .map((text) => ({ ...base, text, kind: "sentence", joiner: " " }));
-}
-
-/** Splits on whitespace into pieces of at most `pieceTokens` when the text exceeds `budget`. Linear in the text. */
-function splitText(text: string, budget: number, pieceTokens: number): string[] {
-  if (estimateTokens(text) <= budget) return [text];
-  const limit = Math.max(1, Math.min(budget, pieceTokens));
-  const pieces: string[] = [];
-  let words: string[] = [];
-  const tally = new TokenTally();
-  for (const raw of text.split(/\s+/)) {
-    for (const word of hardSplit(raw, limit)) {
-      const wide = countWide(word);
-      const narrow = word.length - wide + (words.length > 0 ? 1 : 0);
-      if (words.length > 0 && tally.with(wide, narrow) > limit) {
-        pieces.push(words.join(" "));
-        words = [];
-        tally.wide = tally.narrow = 0;
-        tally.add(wide, word.length - wide);
-      } else tally.add(wide, narrow);
-      words.push(word);
-    }
-  }
-  if (words.length > 0) pieces.push(words.join(" "));
-  return pieces.filter(Boolean);
-}
-
-/** A single "word" longer than the budget (CJK runs, base64, URLs) is cut by characters, in one pass. */
-function hardSplit(word: string, limit: number): string[] {
-  if (estimateTokens(word) <= limit) return [word];
-  const pieces: string[] = [];
-  const tally = new TokenTally();
-  let start = 0;
-  let at = 0;
-  for (const ch of word) {
-    const wide = isWide(ch) ? 1 : 0;
-    const narrow = ch.length - wide;
-    if (at > start && tally.with(wide, narrow) > limit) {
-      pieces.push(word.slice(start, at));
-      start = at;
-      tally.wide = tally.narrow = 0;
-    }
-    tally.add(wide, narrow);
-    at += ch.length;
-  }
-  if (at > start) pieces.push(word.slice(start, at));
-  return pieces;
 }

@@ -1,5 +1,6 @@
 import { blockToUnits, countWide, estimateTokens, type Unit } from "./chunk-units.ts";
 import { documentCard } from "./document-card.ts";
+import { splitText } from "./token-split.ts";
 import type { ChunkDraft, ParsedDocument } from "./types.ts";
 
 export { estimateTokens } from "./chunk-units.ts";
@@ -55,10 +56,20 @@ export function chunkDocument(doc: ParsedDocument, opts: ChunkOptions = DEFAULT_
   });
   closeSection();
   emitBareHeading(chunks, section, 0);
-  chunks.forEach((c, ord) => {
+  const capped = chunks.flatMap((c) => capChunk(c, maxTokens));
+  capped.forEach((c, ord) => {
     c.ord = ord;
   });
-  return chunks;
+  return capped;
+}
+
+/** No chunk, of any format, is more than twice the budget (a repeated header and overlap may pass it a little). */
+export const chunkCapTokens = (maxTokens: number) => 2 * Math.max(8, Math.floor(maxTokens));
+
+/** The hard cap: whatever the packing produced, a chunk over it is cut between words into pieces of the budget. */
+function capChunk(c: ChunkDraft, maxTokens: number): ChunkDraft[] {
+  if (c.tokenCount <= chunkCapTokens(maxTokens)) return [c];
+  return splitText(c.text, maxTokens, maxTokens).map((text) => ({ ...c, text, tokenCount: estimateTokens(text) }));
 }
 
 /** A heading with nothing under it (and no sub-heading to carry it in a path) still becomes a chunk. */

@@ -36,7 +36,28 @@ export function detectKind(bytes: Uint8Array, filename?: string): DocumentKind {
   if (isCfb(bytes) || BINARY_SIGNATURES.some((sig) => startsWithBytes(bytes, sig)) || looksBinary(bytes)) {
     throw appError("unsupported_document");
   }
+  refuseMislabeledText(bytes, filename);
   return looksLikeCsv(bytes, filename) ? "csv" : "txt";
+}
+
+const HTML_START = /^\s*(?:<\?xml[^>]*>\s*)?(?:<!--[\s\S]*?-->\s*)*<(?:!doctype\s+html|html[\s>]|head[\s>]|body[\s>])/i;
+
+/**
+ * Text whose name says PDF or DOCX, and HTML pages, would be read as plain text (a web page's markup quoted in
+ * answers): refused with a message that says what the file really is and what to upload instead.
+ */
+function refuseMislabeledText(bytes: Uint8Array, filename?: string): void {
+  const ext = filename?.toLowerCase().match(/\.([a-z0-9]+)$/)?.[1];
+  const head = decodeText(bytes.subarray(0, 4096)).text.replace(/^\ufeff/, "");
+  if (!/\S/.test(head)) return; // empty: "no text" says it better
+  if (HTML_START.test(head) || ((ext === "html" || ext === "htm") && /<(html|body|head|div|p)[\s>]/i.test(head)))
+    throw appError("unsupported_document", {
+      message: "HTML pages are not supported. Save the page as PDF, or copy its text into a .txt file, and upload that.",
+    });
+  if (ext === "pdf" || ext === "docx")
+    throw appError("unsupported_document", {
+      message: `The file is named .${ext} but holds plain text, not a ${ext.toUpperCase()} document. Rename it .txt (or upload the real ${ext.toUpperCase()}).`,
+    });
 }
 
 /** pdf.js accepts a "%PDF-" header anywhere in the first kilobyte, after leading junk. */

@@ -1,9 +1,9 @@
+import { CARD_HEADING, CARD_KEYWORDS } from "../shared/document-card-labels.ts";
 import { estimateTokens } from "./chunk-units.ts";
 import type { ChunkDraft, ParsedDocument } from "./types.ts";
 
-export const CARD_HEADING = "Document card";
-/** the card's hidden field: what the document is about, so a question naming its subject finds its card */
-export const CARD_KEYWORDS = "Keywords";
+export { CARD_HEADING, CARD_KEYWORDS };
+
 const KEYWORDS = 12;
 const MAX_FIELDS = 16;
 

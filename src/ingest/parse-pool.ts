@@ -4,9 +4,9 @@ import type { Subprocess } from "bun";
 import { appError, errorCatalogue } from "../errors/index.ts";
 import type { ChunkOptions } from "./chunk.ts";
 import { PARSE_WORKER_COMMAND, type PreparedMeta, type PrepareJob, type WorkerMessage } from "./parse-worker-protocol.ts";
-import { PART_CHARS, splitPreparedLines } from "./prepare.ts";
+import { PART_CHARS, splitPreparedLines } from "./prepared-lines.ts";
 import type { OcrOptions } from "./types.ts";
-import { readResidentBytesNow, watchResidentMemory, withAddressSpaceLimit } from "./worker-watchdog.ts";
+import { readResidentBytesNow, watchCpuTime, watchResidentMemory, withAddressSpaceLimit } from "./worker-watchdog.ts";
 
 export interface ParsePoolOptions {
   /** folder for the files that carry bytes and replies between parent and workers (private) */
@@ -15,7 +15,10 @@ export interface ParsePoolOptions {
   command?: string[];
   /** processes kept; 0 = one per core, at most 4 */
   size?: number;
-  /** wall-clock limit per document; the worker is SIGKILLed past it and replaced */
+  /**
+   * limit per document, in CPU time of its worker (Linux; the clock elsewhere); past it the worker is SIGKILLed and
+   * replaced. The clock is a backstop at WALL_CLOCK_FACTOR times it, for a worker stuck without using the CPU.
+   */
   timeoutMs?: number;
   /** resident-memory limit per document (Linux), 0 = none; an address-space cap of max(8 GB, 4x) backs it up */
   memoryLimitMb?: number;
@@ -30,6 +33,14 @@ export interface ParsePoolOptions {
 }
 
 const WORKER_NICENESS = 10;
+/** A document may take this many times its CPU limit on the clock (a busy machine, waiting on the disk). */
+const WALL_CLOCK_FACTOR = 5;
+
+/**
+ * Why a worker stopped mid-document, as the document's error: the document asked for more than one document may
+ * have (a 4xx the same file will meet again), or the server failed it (a 503 to retry).
+ */
+type Stop = { reason: string; code: "document_too_complex" | "parse_failed" };
 
 export const DEFAULT_ISOLATION = { timeoutMs: 60_000, memoryLimitMb: 2048, recycleAfter: 200, recycleRssMb: 768 } as const;
 
@@ -79,6 +90,14 @@ export function defaultWorkerCommand(): string[] {
   return [process.execPath, join(import.meta.dir, "parse-worker.ts")];
 }
 
+/** The document's error for a stop; a server fault says when to try again. */
+function parseError(stop: Stop) {
+  return appError(stop.code, {
+    cause: new Error(stop.reason),
+    ...(stop.code === "parse_failed" ? { headers: { "retry-after": "5" } } : {}),
+  });
+}
+
 export function defaultPoolSize(): number {
   // Under `bun test`, availableParallelism() was seen to return undefined once pdf.js had loaded in-process.
   const reported = Number(availableParallelism());
@@ -99,7 +118,7 @@ interface Slot {
   jobs: number;
   current: Pending | null;
   stderr: string;
-  killedFor?: string;
+  killedFor?: Stop;
   dead: boolean;
 }
 
@@ -164,7 +183,8 @@ export function createParsePool(opts: ParsePoolOptions) {
       return;
     }
     finishJob(slot);
-    if (!m.ok) p.reject(appError(m.code in errorCatalogue ? m.code : "document_unreadable"));
+    if (!m.ok)
+      p.reject(m.code in errorCatalogue ? appError(m.code, m.message ? { message: m.message } : {}) : appError("document_unreadable"));
     else if (m.inline !== undefined) p.resolve({ meta: m.meta, inline: m.inline });
     else p.resolve({ meta: m.meta, file: { path: p.job.output, offsets: m.offsets ?? [0] } });
     afterJob(slot);
@@ -176,30 +196,46 @@ export function createParsePool(opts: ParsePoolOptions) {
     const p = slot.current;
     if (p) {
       finishJob(slot);
-      const why = slot.killedFor ?? `parse worker exited with ${code ?? signal}: ${slot.stderr.slice(-2000)}`;
-      p.reject(appError("document_unreadable", { cause: new Error(why) }));
+      // a worker that dies on its own ran out of memory on this document, or failed for a reason of the server's
+      const oom = /out of memory|allocation failed|ENOMEM/i.test(slot.stderr);
+      const stop = slot.killedFor ?? {
+        reason: `parse worker exited with ${code ?? signal}: ${slot.stderr.slice(-2000)}`,
+        code: oom ? "document_too_complex" : "parse_failed",
+      };
+      p.reject(parseError(stop));
     }
     dispatch();
   }
 
   const stops = new Map<Slot, () => void>();
   const timers = new Map<Slot, ReturnType<typeof setTimeout>>();
-  /** (Re)starts the wall-clock limit of the slot's current document. */
+  const cpuWatches = new Map<Slot, () => void>();
+  /**
+   * (Re)starts the limits of the slot's current document: `ms` of the worker's CPU time, and the clock as a backstop
+   * (the only limit where CPU time can't be read).
+   */
   function armTimer(slot: Slot, ms: number): void {
     clearTimeout(timers.get(slot));
+    cpuWatches.get(slot)?.();
+    const tooLong = { code: "document_too_complex" as const };
+    const stopCpu = watchCpuTime(slot.proc.pid, ms, () => kill(slot, { ...tooLong, reason: `parse used more than ${ms} ms of CPU` }));
+    if (stopCpu) cpuWatches.set(slot, stopCpu);
+    const wall = stopCpu ? ms * WALL_CLOCK_FACTOR : ms;
     timers.set(
       slot,
-      setTimeout(() => kill(slot, `parse timed out after ${ms} ms`), ms),
+      setTimeout(() => kill(slot, { ...tooLong, reason: `parse timed out after ${wall} ms` }), wall),
     );
   }
   function finishJob(slot: Slot): void {
     stops.get(slot)?.();
     stops.delete(slot);
+    cpuWatches.get(slot)?.();
+    cpuWatches.delete(slot);
     slot.current = null;
   }
 
-  function kill(slot: Slot, reason: string): void {
-    slot.killedFor ??= reason;
+  function kill(slot: Slot, stop: Stop): void {
+    slot.killedFor ??= stop;
     slot.proc.kill("SIGKILL");
   }
 
@@ -227,7 +263,7 @@ export function createParsePool(opts: ParsePoolOptions) {
       const s = slot;
       armTimer(s, timeoutMs);
       const stopWatch = watchResidentMemory(s.proc.pid, memoryLimitMb * 1024 * 1024, () =>
-        kill(s, `parse worker exceeded ${memoryLimitMb} MB resident memory`),
+        kill(s, { code: "document_too_complex", reason: `parse worker exceeded ${memoryLimitMb} MB resident memory` }),
       );
       stops.set(s, () => {
         clearTimeout(timers.get(s));
@@ -237,7 +273,7 @@ export function createParsePool(opts: ParsePoolOptions) {
       try {
         s.proc.send(p.job);
       } catch (cause) {
-        kill(s, `could not reach the parse worker: ${String(cause)}`);
+        kill(s, { code: "parse_failed", reason: `could not reach the parse worker: ${String(cause)}` });
       }
     }
   }
@@ -247,8 +283,10 @@ export function createParsePool(opts: ParsePoolOptions) {
     /** how many worker processes were started so far (tests: a killed worker is replaced) */
     started: () => started,
     pids: () => [...slots].map((s) => s.proc.pid),
+    /** workers parsing a document right now (diagnostics, and tests that fail one mid-document) */
+    busyPids: () => [...slots].filter((s) => s.current).map((s) => s.proc.pid),
     prepare(request: PrepareRequest): Promise<PreparedDocument> {
-      if (closed) return Promise.reject(appError("internal_error"));
+      if (closed) return Promise.reject(parseError({ code: "parse_failed", reason: "the parse pool is closed" }));
       const id = ++seq;
       const job: PrepareJob = {
         type: "job",
@@ -270,10 +308,10 @@ export function createParsePool(opts: ParsePoolOptions) {
     },
     async close(): Promise<void> {
       closed = true;
-      for (const p of queue.splice(0)) p.reject(appError("internal_error"));
+      for (const p of queue.splice(0)) p.reject(parseError({ code: "parse_failed", reason: "the server is shutting down" }));
       const exits = [...slots].map((s) => s.proc.exited);
       for (const s of slots) {
-        if (s.current) kill(s, "the server is shutting down");
+        if (s.current) kill(s, { code: "parse_failed", reason: "the server is shutting down" });
         else s.proc.kill("SIGTERM");
       }
       await Promise.all(exits);

@@ -45,4 +45,5 @@ export type WorkerMessage =
    * whole lines at these byte offsets (so the parent reads and stores one part at a time)
    */
   | { type: "done"; id: number; ok: true; meta: PreparedMeta; inline?: string; offsets?: number[] }
-  | { type: "done"; id: number; ok: false; code: ErrorCode };
+  /** `message`: the parser's own wording for the visitor, when it said more than the code's default */
+  | { type: "done"; id: number; ok: false; code: ErrorCode; message?: string };

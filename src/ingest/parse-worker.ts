@@ -47,7 +47,10 @@ async function runJob(job: PrepareJob, reply: (m: WorkerMessage) => void): Promi
     reply({ type: "done", id: job.id, ok: true, meta: prepared.meta, offsets });
   } catch (error) {
     if (!isAppError(error)) console.error(error);
-    reply({ type: "done", id: job.id, ok: false, code: isAppError(error) ? error.code : "document_unreadable" });
+    // running out of memory or stack is the document asking too much, not a file that can't be read
+    const exhausted = /out of memory|allocation failed|maximum call stack/i.test(String((error as Error)?.message ?? error));
+    const code = isAppError(error) ? error.code : exhausted ? "document_too_complex" : "document_unreadable";
+    reply({ type: "done", id: job.id, ok: false, code, ...(isAppError(error) ? { message: error.message } : {}) });
   }
 }
 

@@ -30,6 +30,8 @@ export interface Block {
   row?: number;
   /** heading level 1..6 for heading blocks; 0 for a document's title, above its sections */
   level?: number;
+  /** a long CSV row's non-empty cells, so the chunker can cut it between cells (row-split.ts) */
+  cells?: { name: string; value: string }[];
 }
 
 /**
@@ -71,4 +73,5 @@ export interface ParseOptions {
 }
 
 /** A chunk ready for indexing: what the store indexes, before its source name, text hash and vector are added. */
-export type ChunkDraft = Omit<NewChunk, "source" | "textHash" | "vector">;
+/** a chunk as ingest prepares it: its language and terms come at training (rag/analyzer) */
+export type ChunkDraft = Omit<NewChunk, "source" | "textHash" | "vector" | "lang" | "terms" | "headingTerms">;

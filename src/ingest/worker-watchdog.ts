@@ -9,10 +9,20 @@ const PAGE_SIZE = 4096;
  */
 export function watchResidentMemory(pid: number, limitBytes: number, onExceeded: () => void, intervalMs = 100): () => void {
   if (process.platform !== "linux" || limitBytes <= 0) return () => {};
+  return pollPast(() => readResidentBytes(pid), limitBytes, onExceeded, intervalMs);
+}
+
+/** Calls `onExceeded` once, the first time `read` gives more than `limit`; returns the stop function. */
+function pollPast(
+  read: () => number | undefined | Promise<number | undefined>,
+  limit: number,
+  onExceeded: () => void,
+  intervalMs: number,
+): () => void {
   let stopped = false;
   const timer = setInterval(async () => {
-    const rss = await readResidentBytes(pid);
-    if (!stopped && rss !== undefined && rss > limitBytes) {
+    const value = await read();
+    if (!stopped && value !== undefined && value > limit) {
       stopped = true;
       clearInterval(timer);
       onExceeded();
@@ -22,6 +32,34 @@ export function watchResidentMemory(pid: number, limitBytes: number, onExceeded:
     stopped = true;
     clearInterval(timer);
   };
+}
+
+/** Clock ticks per second of /proc's CPU times (USER_HZ: 100 on every Linux platform docchat runs on). */
+const TICKS_PER_SECOND = 100;
+
+/** CPU time (user + system) a process has used so far, in ms (Linux), or undefined elsewhere or when it is gone. */
+export function readCpuMsNow(pid: number): number | undefined {
+  if (process.platform !== "linux") return undefined;
+  try {
+    // fields after the parenthesised command name: state is field 3, utime 14, stime 15
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    const ticks = Number(fields[11]) + Number(fields[12]);
+    return Number.isFinite(ticks) ? (ticks * 1000) / TICKS_PER_SECOND : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Calls `onExceeded` once the process has used `limitMs` of CPU time since this call (Linux). CPU time, not the
+ * clock: on a busy machine a document waits for the CPU without being charged for it. Returns a stop function,
+ * or null where CPU time cannot be read (the caller keeps a wall-clock limit).
+ */
+export function watchCpuTime(pid: number, limitMs: number, onExceeded: () => void, intervalMs = 100): (() => void) | null {
+  const start = readCpuMsNow(pid);
+  if (start === undefined) return null;
+  return pollPast(() => (readCpuMsNow(pid) ?? start) - start, limitMs, onExceeded, intervalMs);
 }
 
 /** Resident bytes of a process right now (Linux), or undefined elsewhere or when it is gone. */

@@ -27,6 +27,8 @@ export interface GenerateRequest {
   hedge?: boolean;
   /** the question's term weights in this deployment (stemmed term → IDF), for choosing sentences */
   termWeights?: Map<string, number>;
+  /** the visitor's language (i18n/visitor-language.ts): a reply's fixed words are in it (English when absent) */
+  lang?: string;
 }
 
 /** What an extractive answer quotes, known before it streams: the passages used become the answer's sources. */

@@ -1,4 +1,5 @@
 import { appError } from "../errors/index.ts";
+import type { CircuitBreaker } from "../net/circuit-breaker.ts";
 import type { AnswerComposer, LlmBackend } from "./backend.ts";
 import { createExtractiveBackend } from "./backends/extractive.backend.ts";
 import { createLlamaCppBackend } from "./backends/llama-cpp.backend.ts";
@@ -34,7 +35,7 @@ function missing(what: string): never {
   throw appError("bad_request", { message: `LLM backend configuration is missing ${what}.`, param: what });
 }
 
-function createUnbounded(cfg: LlmBackendConfig, composer: AnswerComposer | undefined): LlmBackend {
+function createUnbounded(cfg: LlmBackendConfig, composer: AnswerComposer | undefined, breaker?: CircuitBreaker): LlmBackend {
   switch (cfg.kind) {
     case "extractive":
       return createExtractiveBackend(composer ?? missing("composer"));
@@ -46,6 +47,7 @@ function createUnbounded(cfg: LlmBackendConfig, composer: AnswerComposer | undef
         connectTimeoutMs: cfg.connectTimeoutMs,
         firstTokenTimeoutMs: cfg.firstTokenTimeoutMs,
         totalTimeoutMs: cfg.totalTimeoutMs,
+        breaker,
       });
     case "llama":
       return createLlamaCppBackend({
@@ -61,9 +63,9 @@ function createUnbounded(cfg: LlmBackendConfig, composer: AnswerComposer | undef
 /** `composer`: how the extractive backend quotes the documents (rag's composeAnswer), needed for that kind. */
 export function createLlmBackend(
   cfg: LlmBackendConfig,
-  opts: { queueObserver?: QueueObserver; composer?: AnswerComposer } = {},
+  opts: { queueObserver?: QueueObserver; composer?: AnswerComposer; breaker?: CircuitBreaker } = {},
 ): LlmBackend {
-  const backend = createUnbounded(cfg, opts.composer);
+  const backend = createUnbounded(cfg, opts.composer, opts.breaker);
   const { concurrency } = cfg;
   if (concurrency === undefined) return backend;
   const bound = (inner: LlmBackend) =>

@@ -1,4 +1,4 @@
-import nodemailer from "nodemailer";
+import type { Transporter } from "nodemailer";
 import { assertHeaderSafe, type Mailer, type MailMessage, type SendResult } from "./mailer.ts";
 
 /** Where the mail goes without the credentials, for logs. */
@@ -10,16 +10,23 @@ export function describeSmtpUrl(url: string): string {
 /**
  * Delivers over SMTP with nodemailer (smtp:// with STARTTLS when offered, smtps:// for implicit TLS).
  * A fresh connection per message keeps a half-dead pooled socket from eating mail; owner mail is rare.
+ * nodemailer loads with the first message, not at start (owner mail is rare; start-up should be quick).
  */
 export function createSmtpMailer(opts: { url: string; timeoutMs: number }): Mailer {
-  const transport = nodemailer.createTransport({
-    url: opts.url,
-    connectionTimeout: opts.timeoutMs,
-    greetingTimeout: opts.timeoutMs,
-    socketTimeout: opts.timeoutMs,
-    disableFileAccess: true,
-    disableUrlAccess: true,
-  } as Parameters<typeof nodemailer.createTransport>[0]);
+  let transport: Transporter | null = null;
+  const transportFor = async (): Promise<Transporter> => {
+    if (transport) return transport;
+    const nodemailer = (await import("nodemailer")).default;
+    transport = nodemailer.createTransport({
+      url: opts.url,
+      connectionTimeout: opts.timeoutMs,
+      greetingTimeout: opts.timeoutMs,
+      socketTimeout: opts.timeoutMs,
+      disableFileAccess: true,
+      disableUrlAccess: true,
+    } as Parameters<typeof nodemailer.createTransport>[0]);
+    return transport;
+  };
   let closed = false;
   return {
     kind: "smtp",
@@ -33,8 +40,9 @@ export function createSmtpMailer(opts: { url: string; timeoutMs: number }): Mail
         timer = setTimeout(() => reject(new Error(`SMTP delivery took longer than ${opts.timeoutMs} ms`)), opts.timeoutMs);
       });
       try {
+        const t = await transportFor();
         const info = await Promise.race([
-          transport.sendMail({
+          t.sendMail({
             messageId: message.messageId,
             from: message.from,
             to: message.to,
@@ -43,7 +51,8 @@ export function createSmtpMailer(opts: { url: string; timeoutMs: number }): Mail
           }),
           overall,
         ]);
-        if (info.rejected.length > 0) throw new Error(`recipient rejected: ${String(info.rejected[0])}`);
+        const rejected = (info as { rejected?: unknown[] }).rejected ?? [];
+        if (rejected.length > 0) throw new Error(`recipient rejected: ${String(rejected[0])}`);
         return { messageId: message.messageId, via: "smtp" };
       } finally {
         clearTimeout(timer);
@@ -52,7 +61,7 @@ export function createSmtpMailer(opts: { url: string; timeoutMs: number }): Mail
     async close() {
       if (closed) return;
       closed = true;
-      transport.close();
+      transport?.close();
     },
   };
 }

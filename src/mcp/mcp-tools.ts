@@ -1,7 +1,7 @@
-import { collectAnswer } from "../chat/collect-answer.ts";
 import type { ChatService } from "../chat/chat.service.ts";
+import { collectAnswer } from "../chat/collect-answer.ts";
 import { thresholdFor } from "../chat/ground-question.ts";
-import { REFUSAL_TEXT } from "../chat/refusal.ts";
+import { refusalText, visitorLanguage } from "../chat/refusal.ts";
 import { appError } from "../errors/index.ts";
 import { isGrounded } from "../rag/grounding-gate.ts";
 import type { Retriever } from "../rag/retrieve.ts";
@@ -39,7 +39,12 @@ export function createMcpTools(deps: McpDeps) {
       ensureTrained(caller.deployment);
       const query = input.query.trim();
       if (!query) throw appError("bad_request", { param: "query", message: "query must not be empty." });
-      const r = await deps.retriever.retrieve({ deploymentId: caller.deployment.id, query, topK: input.limit ?? 8 });
+      const r = await deps.retriever.retrieve({
+        deploymentId: caller.deployment.id,
+        query,
+        topK: input.limit ?? 8,
+        languages: caller.deployment.languages,
+      });
       return {
         query,
         grounded: isGrounded(r.relevance, thresholdFor(thresholds(caller.deployment), r)),
@@ -97,7 +102,13 @@ export function createMcpTools(deps: McpDeps) {
       return {
         status: s.refused ? ("refused" as const) : ("answered" as const),
         answer: s.refused ? null : text,
-        refusal: s.refused ? { reason: "not_in_documents" as const, message: REFUSAL_TEXT } : null,
+        // the owner's refusal text when set, else docchat's in the question's language
+        refusal: s.refused
+          ? {
+              reason: "not_in_documents" as const,
+              message: refusalText(deployment, visitorLanguage({ question: input.question, pinned: deployment.languages })),
+            }
+          : null,
         sources: s.sources,
         citations: s.citations.map((c) => ({ id: passageId(c.chunkId), citation: citationView(c) })),
         from_correction: s.correctionId !== null,

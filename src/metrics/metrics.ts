@@ -1,4 +1,5 @@
-import { Counter, Gauge, Histogram, Registry } from "prom-client";
+import type PromClient from "prom-client";
+import type { CircuitSnapshot } from "../net/circuit-breaker.ts";
 
 export type AnswerOutcome = "answered" | "refused" | "correction" | "error";
 
@@ -13,9 +14,18 @@ const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10
 
 /**
  * The Prometheus registry of one running service, built once by the composition root (never the library's
- * global registry, so two services in one process — tests — never share counters).
+ * global registry, so two services in one process — tests — never share counters). With metrics off
+ * (`enabled: false`, no DOCCHAT_METRICS_TOKEN) nothing is counted and prom-client is never loaded: start-up
+ * stays quick.
  */
-export function createMetrics(deps: { depths: QueueDepths; webhookOutbox?: () => Promise<number> }) {
+export function createMetrics(deps: {
+  depths: QueueDepths;
+  webhookOutbox?: () => Promise<number>;
+  circuits?: () => CircuitSnapshot[];
+  enabled?: boolean;
+}): Metrics {
+  if (deps.enabled === false) return noMetrics;
+  const { Counter, Gauge, Histogram, Registry } = require("prom-client") as typeof PromClient;
   const registry = new Registry();
   const registers = [registry];
   const requests = new Counter({
@@ -84,6 +94,16 @@ export function createMetrics(deps: { depths: QueueDepths; webhookOutbox?: () =>
       },
     });
 
+  new Gauge({
+    name: "docchat_model_circuit_open",
+    help: "1 while a model server's circuit is open or half-open (calls to it fail at once), by server: embeddings, rerank, llm.",
+    labelNames: ["server"] as const,
+    registers,
+    collect() {
+      for (const c of deps.circuits?.() ?? []) this.set({ server: c.name }, c.state === "closed" ? 0 : 1);
+    },
+  });
+
   return {
     contentType: registry.contentType,
     /** The exposition text for GET /metrics. */
@@ -112,4 +132,20 @@ export function createMetrics(deps: { depths: QueueDepths; webhookOutbox?: () =>
   };
 }
 
-export type Metrics = ReturnType<typeof createMetrics>;
+export interface Metrics {
+  contentType: string;
+  scrape(): Promise<string>;
+  request(input: { route: string; method: string; status: number; seconds: number }): void;
+  answer(outcome: AnswerOutcome): void;
+  debited(n: number): void;
+  modelQueue: { waiting(delta: 1 | -1): void; waited(seconds: number): void };
+}
+
+const noMetrics: Metrics = {
+  contentType: "text/plain; version=0.0.4; charset=utf-8",
+  scrape: async () => "",
+  request() {},
+  answer() {},
+  debited() {},
+  modelQueue: { waiting() {}, waited() {} },
+};

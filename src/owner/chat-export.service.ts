@@ -1,6 +1,6 @@
 import { appError } from "../errors/index.ts";
-import type { ChatLogExportStore, Citation, ExportCursor, ExportedChatLog } from "../store/contract/index.ts";
 import { csvCell } from "../shared/csv.ts";
+import type { ChatLogExportStore, Citation, ExportCursor, ExportedChatLog } from "../store/contract/index.ts";
 
 export type ExportFormat = "jsonl" | "csv";
 

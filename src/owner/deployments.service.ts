@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { appError } from "../errors/index.ts";
 import { parseCidr } from "../net/cidr.ts";
+import { parseLanguageList } from "../rag/terms.ts";
 import type {
   Deployment,
   DeploymentKind,
@@ -14,7 +15,16 @@ import type {
 import { displayPrefix, generateApiKey, hashApiKey, looksLikeApiKey } from "./api-keys.ts";
 
 export const TEMPERATURE_RANGE = { min: 0, max: 2 } as const;
-const LIMITS = { name: 200, description: 2000, persona: 4000, question: 500, answer: 4000, items: 50, cidrs: 200 } as const;
+const LIMITS = {
+  name: 200,
+  description: 2000,
+  persona: 4000,
+  question: 500,
+  answer: 4000,
+  items: 50,
+  cidrs: 200,
+  refusalText: 1000,
+} as const;
 
 function newDeploymentId(): string {
   return `dep_${randomBytes(9).toString("base64url")}`;
@@ -39,6 +49,15 @@ export function validatePatch(patch: DeploymentPatch): DeploymentPatch {
   ) {
     throw bad("refusal_threshold", "refusal_threshold must be from 0 to 1, or null for the default.");
   }
+  if (patch.languages !== undefined) {
+    try {
+      patch.languages = parseLanguageList(patch.languages.join(","));
+    } catch (e) {
+      throw bad("languages", `${(e as Error).message}.`);
+    }
+  }
+  if (patch.refusalText !== undefined && patch.refusalText !== null && patch.refusalText.length > LIMITS.refusalText)
+    throw bad("refusal_text", `refusal_text must be at most ${LIMITS.refusalText} characters.`);
   if (patch.starterQuestions !== undefined) {
     if (patch.starterQuestions.length > LIMITS.items) throw bad("starter_questions", `at most ${LIMITS.items} starter questions.`);
     for (const q of patch.starterQuestions)
@@ -63,7 +82,12 @@ export function validatePatch(patch: DeploymentPatch): DeploymentPatch {
   return patch;
 }
 
-export function createDeploymentsService(deps: { deployments: DeploymentsStore; keys: KeysStore }) {
+export function createDeploymentsService(deps: {
+  deployments: DeploymentsStore;
+  keys: KeysStore;
+  /** the owner pinned other languages: the deployment's keyword index is re-analyzed (documents/keyword-reindex.ts) */
+  languagesChanged?: (deploymentId: string) => Promise<void>;
+}) {
   const { deployments, keys } = deps;
   const issueKey = async (deploymentId: string) => {
     const apiKey = generateApiKey();
@@ -100,8 +124,10 @@ export function createDeploymentsService(deps: { deployments: DeploymentsStore; 
       return d;
     },
     async update(id: string, patch: DeploymentPatch, accountId?: number): Promise<Deployment> {
-      await this.getOrThrow(id, accountId);
-      return (await deployments.update(id, validatePatch(patch))) as Deployment;
+      const before = await this.getOrThrow(id, accountId);
+      const after = (await deployments.update(id, validatePatch(patch))) as Deployment;
+      if (after.languages.join(",") !== before.languages.join(",")) await deps.languagesChanged?.(id);
+      return after;
     },
     async regenerateKey(id: string, accountId?: number): Promise<string> {
       await this.getOrThrow(id, accountId);

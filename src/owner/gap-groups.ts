@@ -19,7 +19,7 @@ const DAY_MS = 86_400_000;
 /** A term joins a group's label when this share of its questions use it. */
 const LABEL_SHARE = 0.5;
 
-const keyTerms = (question: string) => [...new Set(queryTerms(question).map(stem))];
+const keyTerms = (question: string) => [...new Set(queryTerms(question).map((w) => stem(w)))];
 
 /**
  * Groups gap questions by what they ask, offline, with the analyzer's terms (rag/terms): repeatedly takes the

@@ -5,10 +5,19 @@ import type { Account, AccountsStore, LoginAttemptsStore, OwnerSessionsStore } f
 
 /**
  * Failed sign-ins per rolling minute: for one email from one address (whether or not the account exists), and
- * from one address over all emails. Limiting per email+address (not per email alone) means a stranger elsewhere
- * cannot lock the owner out; the operator clears a limit with `docchat account unlock`.
+ * from one address over all emails; and per rolling quarter hour for one email from all addresses, so guessers
+ * spread over many addresses are stopped too. That last limit spares the addresses the account signed in from in
+ * the last 30 days, so strangers cannot lock the owner out; the operator clears a limit with `docchat account
+ * unlock`.
  */
-export const LOGIN_LIMITS = { perAccountAndIp: 5, perIp: 20, windowMs: 60_000 } as const;
+export const LOGIN_LIMITS = {
+  perAccountAndIp: 5,
+  perIp: 20,
+  windowMs: 60_000,
+  perAccount: 20,
+  accountWindowMs: 15 * 60_000,
+  knownForMs: 30 * 24 * 3600_000,
+} as const;
 export const PASSWORD_MIN = 8;
 const PASSWORD_MAX = 1024;
 
@@ -34,8 +43,11 @@ export function createSessionsService(deps: {
   idleMs: number;
   maxMs: number;
   now?: () => number;
+  /** the password check (Bun's Argon2id verify); a test wraps it to see that every path runs one */
+  verify?: (password: string, hash: string) => Promise<boolean>;
 }) {
   const now = deps.now ?? Date.now;
+  const verify = deps.verify ?? ((password: string, hash: string) => Bun.password.verify(password, hash));
   let dummy: Promise<string> | null = null;
   const dummyHash = () => {
     dummy ??= Bun.password.hash(randomBytes(24).toString("base64"), { algorithm: "argon2id" });
@@ -46,14 +58,22 @@ export function createSessionsService(deps: {
   const throttle = async (email: string, ip: string): Promise<void> => {
     const at = now();
     const since = at - LOGIN_LIMITS.windowMs;
-    const verdict = await deps.attempts.attempt(email, ip, at, since, { pair: LOGIN_LIMITS.perAccountAndIp, ip: LOGIN_LIMITS.perIp });
+    const verdict = await deps.attempts.attempt(email, ip, at, since, {
+      pair: LOGIN_LIMITS.perAccountAndIp,
+      ip: LOGIN_LIMITS.perIp,
+      account: { limit: LOGIN_LIMITS.perAccount, since: at - LOGIN_LIMITS.accountWindowMs, knownSince: at - LOGIN_LIMITS.knownForMs },
+    });
     if (!verdict.allowed) {
+      const window = verdict.by === "account" ? LOGIN_LIMITS.accountWindowMs : LOGIN_LIMITS.windowMs;
       throw appError("rate_limited", {
-        message: "Too many sign-in attempts. Wait a minute and try again.",
-        headers: { "retry-after": String(Math.max(1, Math.ceil(((verdict.oldest ?? at) + LOGIN_LIMITS.windowMs - at) / 1000))) },
+        message:
+          verdict.by === "account"
+            ? "Too many sign-in attempts for this account. Sign in from an address you used before, or wait and try again."
+            : "Too many sign-in attempts. Wait a minute and try again.",
+        headers: { "retry-after": String(Math.max(1, Math.ceil(((verdict.oldest ?? at) + window - at) / 1000))) },
       });
     }
-    if (Math.random() < 0.01) await deps.attempts.prune(since);
+    if (Math.random() < 0.01) await deps.attempts.prune(at - LOGIN_LIMITS.accountWindowMs, at - LOGIN_LIMITS.knownForMs);
   };
 
   return {
@@ -64,7 +84,7 @@ export function createSessionsService(deps: {
       await throttle(email, input.clientIp);
       const found = email ? await deps.accounts.passwordHash(email) : null;
       const hash = found?.hash ?? (await dummyHash());
-      const ok = input.password.length <= PASSWORD_MAX && (await Bun.password.verify(input.password, hash).catch(() => false));
+      const ok = input.password.length <= PASSWORD_MAX && (await verify(input.password, hash).catch(() => false));
       if (!ok || !found?.hash) throw badLogin();
       const account = await deps.accounts.findById(found.id);
       if (!account) throw badLogin();
@@ -102,7 +122,7 @@ export function createSessionsService(deps: {
     /** Checks the current password, stores the new one and signs every other session out. */
     async changePassword(ctx: SessionContext, current: string, next: string): Promise<void> {
       const found = await deps.accounts.passwordHash(ctx.account.email);
-      const ok = !!found?.hash && current.length <= PASSWORD_MAX && (await Bun.password.verify(current, found.hash).catch(() => false));
+      const ok = !!found?.hash && current.length <= PASSWORD_MAX && (await verify(current, found.hash).catch(() => false));
       if (!ok) throw appError("bad_request", { param: "current_password", message: "The current password is incorrect." });
       if (next.length < PASSWORD_MIN || next.length > PASSWORD_MAX) {
         throw appError("bad_request", {

@@ -21,7 +21,21 @@ const MONTH =
   /\b(jan(uary)?|feb(ruary)?|mar(ch)?|apr(il)?|may|june?|july?|aug(ust)?|sep(t(ember)?)?|oct(ober)?|nov(ember)?|dec(ember)?)\b/i;
 /** times of day and spans: "7:30", "9am", "noon", "within 14 days" */
 const CLOCK =
-  /\b\d{1,2}[:.]\d{2}\b|\b\d{1,2}\s?(am|pm|a\.m\.|p\.m\.)|\b(noon|midnight|morning|afternoon|evening|night|o['’]clock|daily|weekly|monthly|yearly|annually)\b|\b\d+\s(seconds?|minutes?|hours?|days?|weeks?|months?|years?)\b/i;
+  /\b\d{1,2}[:.]\d{2}\b|\b\d{1,2}\s?(am|pm|a\.m\.|p\.m\.)|\b(noon|midnight|morning|afternoon|evening|night|o['’]clock|daily|weekly|monthly|yearly|annually)\b|\b(\d+|an?|one|two|three|four|five|six|seven|eight|nine|ten|twelve|fifteen|twenty|thirty|a few|several)[\s-](\w+\s)?(seconds?|minutes?|hours?|days?|weeks?|months?|years?)\b/i;
+/**
+ * Counts written as words in German, French, Spanish, Italian, Portuguese and Dutch (question-words.ts); not the
+ * articles that also mean one (ein, un, uno, een …), nor words that are English too (due, mil, cent, um, sept).
+ */
+const FOREIGN_COUNT = String.raw`(?:zwei|drei|vier|fünf|sechs|sieben|acht|neun|zehn|elf|zwölf|fünfzehn|zwanzig|dreißig|hundert|tausend|einmal|zweimal|dreimal|viermal|deux|trois|quatre|cinq|six|huit|neuf|dix|douze|quinze|vingt|trente|mille|dos|tres|cuatro|cinco|seis|siete|ocho|nueve|diez|doce|quince|veinte|treinta|cien|tre|quattro|cinque|sette|otto|nove|dieci|dodici|quindici|venti|trenta|cento|dois|duas|três|sete|oito|dez|doze|quinze|vinte|trinta|twee|drie|vijf|zes|zeven|negen|tien|twaalf|twintig|dertig|honderd|duizend)`;
+const FOREIGN_NUMBER_WORD = new RegExp(String.raw`\b${FOREIGN_COUNT}\b`, "iu");
+/** spans in those languages: "30 Tage", "drei Monaten", "deux semaines", "seis meses" */
+export const FOREIGN_SPAN = new RegExp(
+  String.raw`\b(?:\d+|${FOREIGN_COUNT})\s(?:tage?n?|wochen?|monate?n?|jahre?n?|stunden?|minuten?|jours?|semaines?|mois|ans|années?|heures?|días?|semanas?|meses|años?|horas?|minutos?|giorni|settimane|mesi|anni|ore|minuti|dias|anos|dagen|weken|maanden|jaren|uur|minuten)\b`,
+  "iu",
+);
+/** months, weekdays and clock times in those languages */
+const FOREIGN_TIME =
+  /\b(januar|februar|märz|mai|juni|juli|oktober|dezember|janvier|février|mars|avril|juin|juillet|août|septembre|octobre|novembre|décembre|enero|febrero|marzo|abril|mayo|junio|julio|agosto|septiembre|octubre|noviembre|diciembre|gennaio|febbraio|aprile|maggio|giugno|luglio|settembre|ottobre|dicembre|janeiro|fevereiro|março|maio|junho|julho|setembro|outubro|novembro|dezembro|januari|februari|maart|augustus|montag|dienstag|mittwoch|donnerstag|freitag|samstag|sonntag|lundi|mardi|mercredi|jeudi|vendredi|samedi|dimanche|lunes|martes|miércoles|jueves|viernes|sábado|domingo|semester|wintersemester|sommersemester|jahrhundert|siècle|siglo|secolo|século|eeuw)\b|\b\d{1,2}(?:[:.]\d{2})?\s?(uhr|h)\b/iu;
 const ERA =
   /\b(centur(y|ies)|decades?|\d+s|\d+\s*(ad|bc|bce|ce)|today|yesterday|tomorrow|holidays?|weekends?|weekdays?|monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b/i;
 
@@ -60,10 +74,15 @@ export function holdsAnswerType(type: AnswerType, text: string, question: string
   const asked = new Set(wordTokens(question));
   const numbers = numbersIn(text).filter((n) => !asked.has(n.toLowerCase()));
   // a year is a date, not a count ("How many … in 1990?" is not answered by "in 1990"), unless a unit follows it
-  if (type === "number") return numbers.some((n) => !isYear(n, text)) || NUMBER_WORD.test(text);
+  if (type === "number") return numbers.some((n) => !isYear(n, text)) || NUMBER_WORD.test(text) || FOREIGN_NUMBER_WORD.test(text);
   if (type === "time")
     return (
-      numbers.some((n) => /^\d{3,4}$/.test(n) || /^\d{1,2}[/.-]\d{1,2}/.test(n)) || MONTH.test(text) || ERA.test(text) || CLOCK.test(text)
+      numbers.some((n) => /^\d{3,4}$/.test(n) || /^\d{1,2}[/.-]\d{1,2}/.test(n)) ||
+      MONTH.test(text) ||
+      ERA.test(text) ||
+      CLOCK.test(text) ||
+      FOREIGN_TIME.test(text) ||
+      FOREIGN_SPAN.test(text)
     );
   return namesIn(text).some((w) => !asked.has(w.toLowerCase()));
 }

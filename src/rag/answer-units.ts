@@ -1,9 +1,9 @@
-import { CARD_HEADING } from "../ingest/document-card.ts";
+import { CARD_HEADING } from "../shared/document-card-labels.ts";
 import { holdsAnswerType } from "./answer-type.ts";
 import { holdsFocusKind } from "./focus-kinds.ts";
 import type { QuestionShape } from "./question-shape.ts";
 import { segmentPassage, type TextUnit } from "./sentences.ts";
-import { stem, stemSet, wordTokens } from "./terms.ts";
+import { langOf, stem, stemSet, stemTokens } from "./terms.ts";
 
 /**
  * The units that can answer a question — sentences, list items, table and CSV rows — scored the same way for the
@@ -43,6 +43,15 @@ export interface ScoredUnit {
 }
 
 const NEIGHBOUR = 0.5;
+/** letters and digits in one word: a study, a model, a form, a fiscal year */
+const IDENTIFIER = /^(?=.*\d)(?=.*\p{L})[\p{L}\d]+$/u;
+/** a book's index ("Stichwortverzeichnis": "Gauß-Bonnet, 98 inverser, 48 …") names where things are, not what they are */
+const BOOK_INDEX = 0.5;
+const INDEX_HEADING =
+  /(^|> )(index|indexes|subject index|stichwortverzeichnis|sachverzeichnis|sachregister|register|index alphabétique|índice alfabético|índice|indice analitico|indice)$/i;
+const PAGE_REFERENCES = /[\p{L})]\s*,\s*\d{1,4}(?=[\s,]|$)/gu;
+const isIndexListing = (headingPath: string, text: string) =>
+  INDEX_HEADING.test(headingPath.trim()) && (text.match(PAGE_REFERENCES)?.length ?? 0) >= 3;
 /** a row none of whose values the question names is some other record */
 const UNIDENTIFIED_ROW = 0.5;
 const ROW_KEYS = /(^|; )[^:;]*: /g;
@@ -97,24 +106,35 @@ export function scoreUnits(
   // a document card speaks for its whole document: the question's words found in that document's other passages
   // ("the Boeing 737 MAX airworthiness directive" of a Federal Register notice) count for its card as neighbours
   const docTerms = new Map<string, Set<string>>();
-  const aboutDocument = [...stemSet(question)].some((t) => DOCUMENT_FACTS.has(t));
+  const lang = langOf(weights);
+  // a code the question names ("study A5346", "FY09") names the thing asked about: a passage without it is about
+  // something else, however many other words it shares
+  // (in the passage, around it, or anywhere in its document's passages found: a protocol names its study once)
+  const identifiers = [...weights.keys()].filter((t) => IDENTIFIER.test(t));
+  const namedIn = new Map<string, Set<string>>();
+  for (const p of identifiers.length ? passages : []) {
+    const terms = stemSet(`${p.headingPath}\n${p.text}`, lang);
+    for (const t of identifiers) if (terms.has(t)) namedIn.set(p.source, (namedIn.get(p.source) ?? new Set()).add(t));
+  }
+  const aboutDocument = [...stemSet(question, lang)].some((t) => DOCUMENT_FACTS.has(t));
   for (const p of aboutDocument ? passages : []) {
     if (p.headingPath === CARD_HEADING) continue;
     const set = docTerms.get(p.source) ?? new Set<string>();
-    for (const t of stemSet(p.text)) if (weights.has(t)) set.add(t);
+    for (const t of stemSet(p.text, lang)) if (weights.has(t)) set.add(t);
     docTerms.set(p.source, set);
   }
   for (const [p, passage] of passages.entries()) {
     const isCard = passage.headingPath === CARD_HEADING;
-    const head = stemSet(`${readableName(passage.source)}\n${passage.headingPath}`);
+    const head = stemSet(`${readableName(passage.source)}\n${passage.headingPath}`, lang);
     const units = segmentPassage(passage.text);
-    const tokens = units.map((u) => wordTokens(u.text).map(stem));
-    const sets = tokens.map((t) => new Set(t));
+    const tokens = units.map((u) => stemTokens(u.text, lang));
+    const sets = units.map((u) => stemSet(u.text, lang));
     let localHead = new Set<string>();
     for (const [i, unit] of units.entries()) {
       const terms = sets[i] as Set<string>;
       if (unit.kind === "heading" || unit.kind === "header") {
-        localHead = terms;
+        // a label ("Beweis: …") is under the heading above it ("Satz 5.5 (Satz von Gauß-Bonnet)")
+        localHead = unit.label ? new Set([...localHead, ...terms]) : terms;
         continue;
       }
       if (shape.negated && !NEGATION.test(unit.text)) continue;
@@ -146,15 +166,18 @@ export function scoreUnits(
       }
       if (contradicted) continue;
       let score = (mass / total) * (own < minTerms ? LONE_WORD : 1) * typeFactor(shape, unit.text, question);
+      if (isIndexListing(passage.headingPath, unit.text)) score *= BOOK_INDEX;
       // a row is found by its values ("Twitter, Inc."), not by the column names every row repeats
       if (unit.kind === "row") {
-        const values = stemSet(unit.text.replace(ROW_KEYS, " "));
+        const values = stemSet(unit.text.replace(ROW_KEYS, " "), lang);
         if (![...weights.keys()].some((t) => values.has(t))) score *= UNIDENTIFIED_ROW;
       }
       const seen = (t: string) => terms.has(t) || head.has(t) || localHead.has(t) || around.some((s) => s.has(t));
       // a focus that names a value kind is answered by a value of that kind
       const groups = [...(focusByKind ? [] : shape.focus), ...shape.required];
-      if (!groups.every((alternatives) => alternatives.some(seen))) score *= FOCUS_MISS;
+      const named = namedIn.get(passage.source);
+      if (!groups.every((alternatives) => alternatives.some(seen)) || !identifiers.every((t) => named?.has(t) || seen(t)))
+        score *= FOCUS_MISS;
       out.push({ passage: p, unit, score, terms });
     }
   }

@@ -1,9 +1,9 @@
-import { CARD_KEYWORDS } from "../ingest/document-card.ts";
 import { estimateTokens, truncateToTokens } from "../llm/estimate-tokens.ts";
+import { CARD_KEYWORDS } from "../shared/document-card-labels.ts";
 import { scoreUnits } from "./answer-units.ts";
 import { type QuestionShape, questionShape } from "./question-shape.ts";
 import { segmentPassage, type TextUnit } from "./sentences.ts";
-import { queryTerms, stem, stemSet, wordTokens } from "./terms.ts";
+import { detectLanguage, type Lang, langOf, queryTerms, stem, stemSet, withLang, wordTokens } from "./terms.ts";
 
 /**
  * The extractive answer: the sentences (or CSV rows, list items) of the best passages that answer the
@@ -45,12 +45,13 @@ interface Candidate {
 const normalise = (s: string) => wordTokens(s).join(" ");
 
 /** Weights for the question's terms: the deployment's IDF when the retriever gave them, else IDF over the passages. */
-function questionWeights(question: string, passages: ComposePassage[], given?: Map<string, number>): Map<string, number> {
+function questionWeights(question: string, passages: ComposePassage[], given?: Map<string, number>, lang?: Lang): Map<string, number> {
   if (given && given.size > 0) return given;
+  const l = lang ?? detectLanguage(question).lang;
   // the question's content words only: "the", "what" and "is" must not pick sentences
-  const terms = [...new Set(queryTerms(question).map(stem))];
-  const sets = passages.map((p) => stemSet(p.text));
-  return new Map(terms.map((t) => [t, Math.log(1 + passages.length / Math.max(1, sets.filter((s) => s.has(t)).length))]));
+  const terms = [...new Set(queryTerms(question, 32, l).map((w) => stem(w, l)))];
+  const sets = passages.map((p) => stemSet(p.text, l));
+  return withLang(new Map(terms.map((t) => [t, Math.log(1 + passages.length / Math.max(1, sets.filter((s) => s.has(t)).length))])), l);
 }
 
 /**
@@ -63,7 +64,7 @@ const MAX_ROW_CELLS = 8;
 /** a cell whose value is a count or an amount, not a date or a code */
 const NUMERIC_CELL = /^[$€£]?\s*\d{1,3}(,\d{3})*(\.\d+)?$|^[$€£]?\s*\d+(\.\d+)?$/;
 
-export function formatRow(row: string, questionTerms?: Set<string>, wantsNumber = false): string {
+export function formatRow(row: string, questionTerms?: Set<string>, wantsNumber = false, lang?: Lang): string {
   const cells = row
     .split("; ")
     .map((pair) => {
@@ -74,7 +75,7 @@ export function formatRow(row: string, questionTerms?: Set<string>, wantsNumber 
       (p): p is { key: string; value: string } =>
         p !== null && p.value !== "" && !p.value.startsWith("=") && !/^column \d+$/i.test(p.key) && p.key !== CARD_KEYWORDS,
     );
-  const matches = (text: string) => (questionTerms ? [...stemSet(text)].filter((t) => questionTerms.has(t)).length : 0);
+  const matches = (text: string) => (questionTerms ? [...stemSet(text, lang)].filter((t) => questionTerms.has(t)).length : 0);
   // the two cells whose values name the row best ("title: Metropolis (1927)"), and the columns asked for, whose
   // names may be camelCase or snake_case ("ratingCount", "nrOfWins")
   const identifying = cells
@@ -111,9 +112,11 @@ export function composeAnswer(input: {
   maxSentences?: number;
   /** words the answer must mention besides the question's focus (see questionShape) */
   mustMention?: string[];
+  /** the question's language when no weights come with it (detected otherwise) */
+  lang?: Lang;
 }): ComposedAnswer {
   const passages = input.passages.slice(0, MAX_PASSAGES);
-  const weights = questionWeights(input.question, passages, input.weights);
+  const weights = questionWeights(input.question, passages, input.weights, input.lang);
   const shape = questionShape(input.question, input.mustMention);
   const scored = scoreUnits(
     weights,
@@ -137,7 +140,7 @@ export function composeAnswer(input: {
   const asked = new Set(weights.keys());
   const render = (c: Candidate) =>
     c.unit.kind === "row"
-      ? formatRow(c.unit.text, asked, shape.kind === "number")
+      ? formatRow(c.unit.text, asked, shape.kind === "number", langOf(weights))
       : trimLongSentence(c.unit.text, weights, shape, input.question);
   const maxSentences = input.maxSentences ?? DEFAULT_MAX_SENTENCES;
   // a few sentences read as an answer; more read as a page (max_tokens still bounds the first one)

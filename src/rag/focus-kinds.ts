@@ -1,4 +1,4 @@
-import { holdsAnswerType } from "./answer-type.ts";
+import { FOREIGN_SPAN, holdsAnswerType } from "./answer-type.ts";
 import { stem } from "./terms.ts";
 
 /**
@@ -67,7 +67,8 @@ export const focusKindOf = (stemmed: string): FocusKind | undefined => KIND_OF[s
 /** Whether `text` holds a value of the kind the focus names (not just a number the question brought). */
 export function holdsFocusKind(kind: FocusKind, text: string, question: string): boolean {
   if (kind === "number" || kind === "time") return holdsAnswerType(kind, text, question);
-  if (kind === "extent") return TESTS.length.test(text) || TESTS.duration.test(text);
+  if (kind === "extent") return TESTS.length.test(text) || TESTS.duration.test(text) || FOREIGN_SPAN.test(text);
+  if (kind === "duration" && FOREIGN_SPAN.test(text)) return true;
   return TESTS[kind].test(text);
 }
 

@@ -1,6 +1,6 @@
 import { bestScore, type GateLexicon, scoreUnits } from "./answer-units.ts";
 import { questionShape } from "./question-shape.ts";
-import { stem, stemSet, wordTokens } from "./terms.ts";
+import { DEFAULT_LANG, type Lang, langOf, stem, stemSet, type TermWeights, withLang } from "./terms.ts";
 
 /**
  * The grounding gate looks for an answer, not a topic. Coverage = Σ idf(query terms a text mentions, in any
@@ -21,20 +21,34 @@ export interface TermStats {
   totalChunks(deploymentId: string): number;
 }
 
-export type TermWeights = Map<string, number>;
+export type { TermWeights };
+
+/** A word's index terms: its stem in each analysis language, the first language's (the key the gate weighs) first. */
+export const termForms = (word: string, langs: readonly Lang[]): string[] => [...new Set(langs.map((l) => stem(word, l)))];
 
 /**
- * BM25's IDF, never negative; a term's frequency is the larger of its exact and folded forms. The corpus size is
- * floored at `minCorpus` chunks: in a deployment of a few chunks every word it contains would otherwise weigh
- * almost nothing and any one word it lacks would outweigh the whole question.
+ * BM25's IDF, never negative. The weights are keyed by each word's term in the question's language (`langs[0]`);
+ * a word's frequency is the largest of its terms' in every analysis language, since the index holds each document's
+ * words as its own language stems them. The corpus size is floored at `minCorpus` chunks: in a deployment of a few
+ * chunks every word it contains would otherwise weigh almost nothing and any one word it lacks would outweigh the
+ * whole question.
  */
-export function termWeights(deploymentId: string, terms: string[], stats: TermStats, minCorpus = 0): TermWeights {
+export function termWeights(
+  deploymentId: string,
+  terms: string[],
+  stats: TermStats,
+  minCorpus = 0,
+  langs: readonly Lang[] = [DEFAULT_LANG],
+): TermWeights {
+  const lang = langs[0] ?? DEFAULT_LANG;
   const n = Math.max(1, minCorpus, stats.totalChunks(deploymentId));
-  const df = stats.documentFrequencies(deploymentId, [...terms, ...terms.map(stem)]);
-  const weights: TermWeights = new Map();
+  const forms = new Map(terms.map((t) => [t, termForms(t, langs)]));
+  const df = stats.documentFrequencies(deploymentId, [...new Set([...terms, ...[...forms.values()].flat()])]);
+  const weights = withLang(new Map(), lang);
   for (const t of terms) {
-    const f = Math.min(n, Math.max(df.get(t) ?? 0, df.get(stem(t)) ?? 0));
-    weights.set(stem(t), Math.max(weights.get(stem(t)) ?? 0, Math.log(1 + (n - f + 0.5) / (f + 0.5))));
+    const key = stem(t, lang);
+    const f = Math.min(n, Math.max(df.get(t) ?? 0, ...(forms.get(t) ?? []).map((x) => df.get(x) ?? 0)));
+    weights.set(key, Math.max(weights.get(key) ?? 0, Math.log(1 + (n - f + 0.5) / (f + 0.5))));
   }
   return weights;
 }
@@ -44,7 +58,7 @@ export function termCoverage(weights: TermWeights, passage: string): number {
   let total = 0;
   for (const w of weights.values()) total += w;
   if (total === 0) return 0;
-  const present = new Set(wordTokens(passage).map(stem));
+  const present = stemSet(passage, langOf(weights));
   let covered = 0;
   for (const [t, w] of weights) if (present.has(t)) covered += w;
   return covered / total;
@@ -74,7 +88,8 @@ export function answerability(
     let total = 0;
     for (const w of weights.values()) total += w;
     if (total === 0) return 0;
-    const sets = [stemSet(`${passage.source}\n${passage.headingPath}`), stemSet(passage.text)];
+    const lang = langOf(weights);
+    const sets = [stemSet(`${passage.source}\n${passage.headingPath}`, lang), stemSet(passage.text, lang)];
     let mass = 0;
     for (const [t, w] of weights) {
       if (sets.some((s) => s.has(t)) || (lexicon && [...lexicon.synonyms(t)].some((x) => sets.some((s) => s.has(x)))))

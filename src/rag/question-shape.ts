@@ -1,5 +1,6 @@
 import { expectedAnswerType, isQuestion } from "./answer-type.ts";
 import { answerTypeOf, type FocusKind, focusKindOf } from "./focus-kinds.ts";
+import { foreignQuestion } from "./question-words.ts";
 import { stem, wordTokens } from "./terms.ts";
 
 /**
@@ -113,6 +114,13 @@ const HOW_KIND: [RegExp, FocusKind][] = [
  */
 export function questionShape(text: string, mustMention: string[] = []): QuestionShape {
   const q = text.trim();
+  // a question in German, French, Spanish, Italian, Portuguese or Dutch: the kind its interrogative asks for
+  const foreign = foreignQuestion(q);
+  if (foreign) {
+    const required = mustMention.length > 0 ? [[...new Set(mustMention.map((w) => stem(w.toLowerCase(), foreign.lang)))]] : [];
+    const { kind, focus, focusKind } = foreign;
+    return { question: isQuestion(q), kind, focus, required, negated: NEGATION.test(q), ...(focusKind ? { focusKind } : {}) };
+  }
   const type = expectedAnswerType(q);
   let kind: AskedKind | null = type;
   if (REASON_Q.test(q)) kind = "reason";

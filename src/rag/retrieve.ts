@@ -4,14 +4,15 @@ import { isQuestion } from "./answer-type.ts";
 import type { Embedder } from "./embedder.ts";
 import { blendRelevance, type CosineCalibration, passagesAnswerability, type TermStats, termWeights } from "./grounding-gate.ts";
 import { searchTerms } from "./keyword-query.ts";
+import { analyzeForSearch } from "./query-analysis.ts";
 import { fuseByRank } from "./rank-fusion.ts";
 import { rerankHits } from "./rerank/rerank-hits.ts";
 import type { Reranker } from "./rerank/reranker.ts";
 import type { JudgedBy, Retrieval, RetrievalHit, RetrievalMode } from "./retrieval.types.ts";
-import { queryTerms, stem } from "./terms.ts";
+import { stem } from "./terms.ts";
 
 /** Which words keyword search gets (see searchTerms): measured on SciFact and at 100k chunks. */
-const SEARCH_TERMS = { maxTerms: 12, maxRows: 15_000, minTerms: 3 };
+const SEARCH_TERMS = { maxTerms: 12, maxRows: 10_000, minTerms: 3 };
 /**
  * A question is judged over this many fused candidates, which are then ordered by how well one of their sentences
  * answers it: BM25 favours long passages that repeat the question's words, the answering sentence is often in a
@@ -19,16 +20,27 @@ const SEARCH_TERMS = { maxTerms: 12, maxRows: 15_000, minTerms: 3 };
  */
 const QUESTION_POOL = 20;
 
+/**
+ * Chunks are capped at ingest (chunk.ts), but a data dir indexed before the cap may hold a chunk of megabytes:
+ * a hit is read only up to this many characters, so no question scores, quotes or sends more than that per hit.
+ */
+export const PASSAGE_MAX_CHARS = 6000;
+const clampPassage = (text: string) => {
+  if (text.length <= PASSAGE_MAX_CHARS) return text;
+  const space = text.lastIndexOf(" ", PASSAGE_MAX_CHARS);
+  return text.slice(0, space > PASSAGE_MAX_CHARS / 2 ? space : PASSAGE_MAX_CHARS);
+};
+
 /** What retrieval reads from the store's chunk index. */
 export type ChunkIndex = Pick<ChunkIndexStore, "keywordSearch" | "vectorSearch" | "getChunks" | "hasVectors">;
 
 /**
- * Reads everything the question needs from the deployment's statistics once (document frequencies of its terms
- * and their folded forms, and N), then answers the gate's synchronous TermStats from that snapshot.
+ * Reads a question's statistics from the deployment once (document frequencies of its words and their English
+ * stems, and N), for benchmarks that weigh English questions; retrieve() analyzes questions with analyzeForSearch.
  */
 export async function statsSnapshot(stats: TermStatsStore, deploymentId: string, terms: string[]): Promise<TermStats> {
   const [df, n] = await Promise.all([
-    stats.documentFrequencies(deploymentId, [...new Set([...terms, ...terms.map(stem)])]),
+    stats.documentFrequencies(deploymentId, [...new Set([...terms, ...terms.map((t) => stem(t))])]),
     stats.totalChunks(deploymentId),
   ]);
   return { documentFrequencies: () => df, totalChunks: () => n };
@@ -59,6 +71,8 @@ export interface RetrieveInput {
   mode?: RetrievalMode;
   /** words an answering sentence must mention besides the question's focus (what an elliptic follow-up changed) */
   mustMention?: string[];
+  /** the deployment's pinned languages (ISO 639-1); none: the languages detected in its documents */
+  languages?: readonly string[];
 }
 
 /**
@@ -105,10 +119,10 @@ export function createRetriever(deps: {
   return {
     async retrieve(input: RetrieveInput): Promise<Retrieval> {
       const mode = input.mode ?? "hybrid";
-      const terms = queryTerms(input.query);
       const pool = isQuestion(input.query) ? Math.max(input.topK, settings.questionPool ?? QUESTION_POOL) : input.topK;
-      const stats = await statsSnapshot(deps.stats, input.deploymentId, terms);
-      const searched = mode === "vector" ? [] : searchTerms(terms, stats.documentFrequencies(input.deploymentId, terms), SEARCH_TERMS);
+      const q = await analyzeForSearch(deps.stats, input.deploymentId, input.query, { languages: input.languages });
+      const { stats, words: terms } = q;
+      const searched = mode === "vector" ? [] : searchTerms(q.forms, stats.documentFrequencies(input.deploymentId, q.forms), SEARCH_TERMS);
       const keyword =
         searched.length > 0 ? (await index.keywordSearch(input.deploymentId, searched, settings.candidates)).map((r) => r.id) : [];
       const vector =
@@ -121,7 +135,7 @@ export function createRetriever(deps: {
         { ids: vector?.ids ?? [], weight: mode === "keyword" ? 0 : mode === "vector" ? 1 : settings.vectorWeight },
       ]).slice(0, reranker ? Math.max(input.topK, settings.rerankCandidates ?? input.topK) : pool);
       const rows = new Map((await index.getChunks(fused.map((f) => f.id))).map((r) => [r.id, r]));
-      const weights = termWeights(input.deploymentId, terms, stats, settings.minIdfCorpus);
+      const weights = termWeights(input.deploymentId, terms, stats, settings.minIdfCorpus, q.langs);
       const calibration = vector ? settings.calibration(vector.embedderId) : null;
       const hits: RetrievalHit[] = [];
       for (const f of fused) {
@@ -131,7 +145,7 @@ export function createRetriever(deps: {
         hits.push({
           chunkId: row.id,
           documentId: row.documentId,
-          text: row.text,
+          text: clampPassage(row.text),
           source: row.source,
           headingPath: row.headingPath,
           pageStart: row.pageStart,

@@ -1,4 +1,11 @@
-import sbd from "sbd";
+import type Sbd from "sbd";
+
+/** sbd (and the HTML sanitiser it brings) loads with the first answer, not at start. */
+let sbdModule: typeof Sbd | null = null;
+const sbd = (): typeof Sbd => {
+  sbdModule ??= require("sbd") as typeof Sbd;
+  return sbdModule;
+};
 
 /**
  * Splits a retrieved passage into the pieces an answer is made of: sentences (sbd: abbreviations, initials,
@@ -12,6 +19,8 @@ export interface TextUnit {
   kind: UnitKind;
   /** position in the passage, for restoring reading order */
   position: number;
+  /** a heading that is a label opening a sentence ("Beweis: …", "Note: …"): it is under the heading before it */
+  label?: true;
 }
 
 const SBD_OPTIONS = { newline_boundaries: false, preserve_whitespace: false, sanitize: false } as const;
@@ -24,11 +33,17 @@ const LEADING_LABEL = /^((?:\p{Lu}[\p{Lu}\d&/-]*\s?){1,4}|\p{Lu}\p{Ll}+(?:\s\p{L
 
 const words = (s: string) => s.split(/\s+/).filter(Boolean).length;
 
-/** A short line with no sentence punctuation at its end, or a label ending in a colon. */
+/** "Satz 5.5 (Satz von Gauß-Bonnet)", "Theorem 2.1 (Pythagoras)", "Definition 3 (Gruppe)": a numbered label with its title */
+const NUMBERED_TITLE = /^\p{Lu}\p{L}+\s+\d+(\.\d+)*\s*\([^()]+\)$/u;
+
+/** A short line with no sentence punctuation at its end, a label ending in a colon, or a numbered title. */
 export function isHeadingLine(line: string): boolean {
   const t = line.trim();
   if (!t || words(t) > 12 || t.length > 90) return false;
+  // a lone letter is a formula's remnant ("S" under "∫ K(s)dA = 2πχ(S)" in a PDF), not a heading
+  if (!/\p{L}[^\p{L}]*\p{L}/u.test(t)) return false;
   if (/[:：]$/.test(t)) return words(t) <= 8;
+  if (NUMBERED_TITLE.test(t)) return true;
   if (/[.!?;,"”)]$/.test(t)) return false;
   return /^\p{Lu}|^\d+(\.\d+)*\s+\p{Lu}/u.test(t);
 }
@@ -46,25 +61,34 @@ export function isCsvRow(line: string): boolean {
 const PATH_DOT = /(?<=[/~])\.(?=[\p{L}\p{N}_])/gu;
 const HIDDEN_DOT = "\u2024";
 
+const open = (s: string) => (s.match(/\(/g)?.length ?? 0) - (s.match(/\)/g)?.length ?? 0);
+
 export function splitSentences(text: string): string[] {
-  return sbd
+  const parts = sbd()
     .sentences(text.replace(/\s+/g, " ").trim().replace(PATH_DOT, HIDDEN_DOT), SBD_OPTIONS)
-    .map((s) => s.trim().replaceAll(HIDDEN_DOT, "."))
-    .filter((s) => /[\p{L}\p{N}]/u.test(s));
+    .map((s) => s.trim().replaceAll(HIDDEN_DOT, "."));
+  // a sentence does not end inside parentheses: "(2. Auflage)", "(ca. 3 Std.)" are split by sbd's ordinal rules
+  const out: string[] = [];
+  for (const p of parts) {
+    const last = out.at(-1);
+    if (last !== undefined && open(last) > 0) out[out.length - 1] = `${last} ${p}`;
+    else out.push(p);
+  }
+  return out.filter((s) => /[\p{L}\p{N}]/u.test(s));
 }
 
 export function segmentPassage(text: string): TextUnit[] {
   const units: TextUnit[] = [];
-  const push = (t: string, kind: UnitKind) => {
+  const push = (t: string, kind: UnitKind, label = false) => {
     const clean = t.trim();
-    if (/[\p{L}\p{N}]/u.test(clean)) units.push({ text: clean, kind, position: units.length });
+    if (/[\p{L}\p{N}]/u.test(clean)) units.push({ text: clean, kind, position: units.length, ...(label ? { label: true as const } : {}) });
   };
   let prose: string[] = [];
   const flushProse = () => {
     for (const s of splitSentences(prose.join(" "))) {
       const label = LEADING_LABEL.exec(s);
       if (label && words(label[1] ?? "") <= 4 && s.length - label[0].length > 20) {
-        push(label[1] ?? "", "heading");
+        push(label[1] ?? "", "heading", true);
         push(s.slice(label[0].length), "sentence");
       } else push(s, "sentence");
     }

@@ -1,61 +1,60 @@
-import { STOPWORDS } from "./stopwords.ts";
+import { analyzeQuery, termOf } from "./analyzer/analyze.ts";
+import { COMPOUNDING } from "./analyzer/decompound.ts";
+import { DEFAULT_LANG, type Lang } from "./analyzer/languages.ts";
+import { foldTerm, tokenize } from "./analyzer/normalise.ts";
 
 /**
- * Word tokens as the FTS5 index splits them (unicode61, remove_diacritics 2, tokenchars '_'): runs of letters,
- * digits and underscores, case-folded, with the diacritics of Latin letters removed (é → e, İ → i) and no other
- * change — ligatures, full-width forms, Greek and Cyrillic marks stay as FTS5 keeps them, so a word's document
- * frequency is looked up under the term FTS5 indexed. Checked against SQLite's own tokenizer in the tests.
+ * The analyzer's entry points for the rest of rag/ (the analyzer itself is rag/analyzer/): the index, the query,
+ * the gate and the composer all reach words through here, so a word is the same term everywhere.
  */
+export { ANALYZER_VERSION, analyze, analyzeQuery, type QueryWord } from "./analyzer/analyze.ts";
+export { type Detection, detectLanguage } from "./analyzer/detect-language.ts";
+export { type ChunkTerms, chunkTerms, documentLanguage, reanalyze } from "./analyzer/index-terms.ts";
+export { DEFAULT_LANG, isLang, LANGUAGE_CODES, LANGUAGES, type Lang, parseLanguageList, toLang } from "./analyzer/languages.ts";
+
+/** Word tokens, lower-cased and folded (é → e), no stop word removed, no stemming: for comparing wording. */
 export function wordTokens(text: string): string[] {
-  return text
-    .normalize("NFD")
-    .replace(LATIN_MARKS, "$1")
-    .normalize("NFC")
-    .toLowerCase()
-    .replaceAll("µ", "μ")
-    .split(/[^\p{L}\p{N}_]+/u)
-    .filter((t) => t !== "");
+  return tokenize(text).map(foldTerm);
 }
 
-/** combining marks after a Latin letter (after NFD): what remove_diacritics 2 removes */
-const LATIN_MARKS = /(\p{Script=Latin})\p{M}+/gu;
+/** Distinct content words of a query in `lang` (lower-cased as written), in first-seen order, at most `max`. */
+export function queryTerms(text: string, max = 32, lang: Lang = DEFAULT_LANG): string[] {
+  return analyzeQuery(text, [lang], max).map((w) => w.word);
+}
 
-// "how long", "how much": the second word asks for a kind of answer, it is not what the question is about.
-const HOW_WORDS = new Set(["long", "much", "many", "often", "far", "old", "big", "large", "soon", "come"]);
+/** A word's term in `lang`: its Snowball stem, folded. "refunds", "refunded" and "refund" meet. */
+export function stem(word: string, lang: Lang = DEFAULT_LANG): string {
+  return termOf(word.toLowerCase(), lang);
+}
 
-/** Distinct content words of a query, in first-seen order; single letters are contraction debris ("what's"). */
-export function queryTerms(text: string, max = 32): string[] {
+/** The terms of a text's words in `lang`, in order (stemSet keeps each once). */
+export const stemTokens = (text: string, lang: Lang = DEFAULT_LANG): string[] =>
+  tokenize(text, { turkish: lang === "tr" }).map((t) => termOf(t, lang));
+
+/** The terms of a text's words in `lang`, as the gate and the composer compare them (compound tails included). */
+export function stemSet(text: string, lang: Lang = DEFAULT_LANG): Set<string> {
   const out = new Set<string>();
-  const tokens = wordTokens(text);
-  for (const [i, t] of tokens.entries()) {
-    if (STOPWORDS.has(t) || (t.length < 2 && !/\d/.test(t))) continue;
-    if (HOW_WORDS.has(t) && tokens[i - 1] === "how") continue;
-    out.add(t);
-    if (out.size >= max) break;
+  const compounding = COMPOUNDING.has(lang);
+  for (const t of tokenize(text, { turkish: lang === "tr" })) {
+    out.add(termOf(t, lang));
+    if (compounding && t.length >= COMPOUND_CHARS && !/\d/.test(t))
+      for (let i = 3; i <= t.length - TAIL_CHARS; i++) out.add(termOf(t.slice(i), lang));
   }
-  return [...out];
+  return out;
 }
 
 /**
- * Light suffix folding so "refunds", "refunded" and "refund" meet when the gate checks coverage. The index
- * itself does not stem; this only decides whether a passage mentions a query word in some form.
+ * A word this long may be a compound whose last part the question asks for: each of its tails counts as a word,
+ * stemmed as one ("Wintersemester" also holds "Semester"), in languages that write compounds as one word. Only for
+ * comparing a question with a passage (the gate, the composer): the index keeps whole words.
  */
-export function stem(word: string): string {
-  if (word.length <= 3 || /\d/.test(word)) return word;
-  let w = word;
-  if (w.endsWith("ies") && w.length > 4) w = `${w.slice(0, -3)}y`;
-  else if (/(s|x|z|ch|sh)es$/.test(w)) w = w.slice(0, -2);
-  else {
-    for (const suffix of ["ingly", "edly", "ing", "ed", "ly", "s"]) {
-      if (w.endsWith(suffix) && w.length - suffix.length >= 3 && !w.endsWith("ss")) {
-        w = w.slice(0, -suffix.length);
-        break;
-      }
-    }
-  }
-  // "include", "includes", "included", "including" all end as "includ"
-  return w.length > 3 && w.endsWith("e") ? w.slice(0, -1) : w;
-}
+const COMPOUND_CHARS = 9;
+const TAIL_CHARS = 4;
 
-/** The stems of a text's words, as the gate and the composer compare them. */
-export const stemSet = (text: string): Set<string> => new Set(wordTokens(text).map(stem));
+/** Term weights that remember the language their keys were stemmed in, so passages are stemmed alike. */
+export type TermWeights = Map<string, number> & { readonly lang?: Lang };
+
+export const withLang = (weights: Map<string, number>, lang: Lang): TermWeights => Object.assign(weights, { lang });
+
+/** The language a weights map was built in (English for maps built without one). */
+export const langOf = (weights: Map<string, number>): Lang => (weights as TermWeights).lang ?? DEFAULT_LANG;

@@ -1,6 +1,6 @@
 import { appError } from "../errors/index.ts";
-import type { ChatLogFeedbackStore, Deployment, Lead, LeadsStore, LeadWithMail, RatedTurn } from "../store/contract/index.ts";
 import { toCsv } from "../shared/csv.ts";
+import type { ChatLogFeedbackStore, Deployment, Lead, LeadsStore, LeadWithMail, RatedTurn } from "../store/contract/index.ts";
 import { composeLeadMail } from "./lead-mail.ts";
 import { multiLine, singleLine, VISITOR_LIMITS, visitorEmail } from "./validate.ts";
 

@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, test } from "bun:test";
-import { existsSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { startServeProcess } from "../helpers/serve-process.ts";
 import { cliJson, runCliProcess, tempDir } from "../helpers/server.ts";
@@ -92,6 +92,25 @@ describe("docchat backup and restore", () => {
     expect(r.code).not.toBe(0);
     expect(r.stderr).toContain("already exists");
     expect(await Bun.file(target).text()).toBe("keep me");
+  }, 30_000);
+
+  test("backup bk/ for a folder that does not exist makes the folder and writes a timestamped backup in it (N11)", async () => {
+    const data = dir("docchat-bkd-");
+    await cli(["account", "create", "--email", "dir@example.com", "--data", data]);
+    const parent = dir("docchat-bkp-");
+    const r = await runCliProcess(["backup", "bk/", "--data", data, "--json"], {}, { cwd: parent });
+    expect(r.code).toBe(0);
+    const made = join(parent, "bk");
+    expect(statSync(made).isDirectory()).toBe(true);
+    const files = readdirSync(made);
+    expect(files).toHaveLength(1);
+    expect(files[0]).toMatch(/^docchat-.*\.db$/);
+    expect((JSON.parse(r.stdout) as { path: string }).path).toBe(join(made, files[0] as string));
+    // a file where a folder was asked for is refused, and left alone
+    writeFileSync(join(parent, "taken"), "keep me");
+    const refused = await runCliProcess(["backup", "taken/", "--data", data], {}, { cwd: parent });
+    expect(refused.code).not.toBe(0);
+    expect(refused.stderr).toContain("is not a directory");
   }, 30_000);
 
   test("restore rejects a file that is not a docchat database and leaves the data dir alone", async () => {

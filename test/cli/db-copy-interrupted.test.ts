@@ -9,6 +9,7 @@ import { SQL } from "bun";
 import { stagingDeployment } from "../../src/store/contract/chunk-index.contract.ts";
 import { createChunkIndexWriter } from "../../src/store/sqlite/chunk-index.sqlite.ts";
 import { closeDatabase, openDatabase } from "../../src/store/sqlite/db.ts";
+import { withTerms } from "../helpers/analyzed.ts";
 import { type ServeProcess, startServeProcess } from "../helpers/serve-process.ts";
 import { cliJson, runCliProcess, tempDir } from "../helpers/server.ts";
 import { freshPgDatabase, stopSharedCluster } from "../helpers/stores.ts";
@@ -42,7 +43,14 @@ test("staged chunks of a document interrupted mid-training are copied unindexed,
   // the server recorded its (keyword-only) embedder when it started; the CLI's --no-train never did
   db.run("INSERT OR IGNORE INTO index_meta (key, value) VALUES ('embedder', 'none')");
   createChunkIndexWriter(db).insertStaged(documentId, [
-    { ord: 0, source: "pump-manual.txt", text: "Pump manual. Prime the centrifugal pump", headingPath: "", tokenCount: 7, textHash: "h0" },
+    withTerms({
+      ord: 0,
+      source: "pump-manual.txt",
+      text: "Pump manual. Prime the centrifugal pump",
+      headingPath: "",
+      tokenCount: 7,
+      textHash: "h0",
+    }),
   ]);
   closeDatabase(db);
 

@@ -12,6 +12,7 @@ import { COPY_TABLES } from "../../src/store/copy/db-copy.ts";
 import { createPgChunkIndex } from "../../src/store/postgres/chunk-index.pg.ts";
 import { createSqliteChunkIndex } from "../../src/store/sqlite/chunk-index.sqlite.ts";
 import { openDatabaseFile } from "../../src/store/sqlite/db.ts";
+import { searched } from "../helpers/analyzed.ts";
 import { type FakeModelServer, startFakeModelServer } from "../helpers/fake-model-server.ts";
 import { startServeProcess } from "../helpers/serve-process.ts";
 import { runCliProcess, startTestServer, tempDir } from "../helpers/server.ts";
@@ -221,7 +222,7 @@ describe("docchat db copy", () => {
       Number(x.id),
     );
     expect(chunkOf).toHaveLength(1);
-    const kw = await index.keywordSearch(deploymentId, ["returned"], 5);
+    const kw = await index.keywordSearch(deploymentId, searched("returned"), 5);
     expect(kw.map((h) => h.id)).toEqual(chunkOf);
     // and ranks like the SQLite index it came from
     const lite = await openDatabaseFile(join(data, "docchat.db"), { vecDir: data, readonly: true });

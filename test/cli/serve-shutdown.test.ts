@@ -73,7 +73,8 @@ describe("serve shuts down gracefully", () => {
     await Bun.sleep(150);
     const started = performance.now();
     expect(await server.stop("SIGTERM")).toBe(0);
-    expect(performance.now() - started).toBeLessThan(5000);
+    // cut off, not waited for: the request alone would take 10 s (a loose bound, so a busy machine can't fail it)
+    expect(performance.now() - started).toBeLessThan(9000);
     expect(server.log()).toContain('"forced":true');
     await inFlight;
   }, 60_000);

@@ -75,6 +75,10 @@ describeEngines("document key access", (engine) => {
           "on",
           "--push-ip-allow",
           "203.0.113.0/24",
+          "--push-max-documents",
+          "7",
+          "--push-max-bytes",
+          "5000",
           "--data",
           srv.dataDir,
           "--json",
@@ -87,6 +91,9 @@ describeEngines("document key access", (engine) => {
         key_manages_documents: true,
         push_enabled: true,
         push_ip_allow: ["203.0.113.0/24"],
+        push_max_documents: 7,
+        push_max_bytes: 5000,
+        push_share_custom: true,
       });
       expect((await fetch(`${srv.url}${DOCS}`, { headers: auth(apiKey) })).status).toBe(200);
       const bad = await runCliProcess(["deployment", "update", deploymentId, "--push", "maybe", "--data", srv.dataDir], env);
@@ -114,28 +121,37 @@ describeEngines("document key access", (engine) => {
     });
   });
 
-  describe("per-account storage quotas", () => {
-    test("a push past the account's document count is refused with 403 storage_quota_exceeded; a replacement still fits", async () => {
-      const a = await srv.seed();
-      const second = await srv.services.deployments.create({ accountId: a.accountId, name: "Second", published: true });
-      expect((await push(a.apiKey, { content: "one", name: "one.txt" })).status).toBe(201);
-      expect((await push(a.apiKey, { content: "two", name: "two.txt" })).status).toBe(201);
-      expect((await push(second.apiKey, { content: "three", name: "three.txt" })).status).toBe(201);
-      const over = await push(second.apiKey, { content: "four", name: "four.txt" });
+  describe("per-account storage quotas (the owner's uploads)", () => {
+    const upload = (owner: OwnerClient, deploymentId: string, name: string, text: string) => {
+      const form = new FormData();
+      form.set("file", new File([text], name, { type: "text/plain" }));
+      form.set("train", "false");
+      return owner.post(`/deployments/${deploymentId}/documents`, form);
+    };
+
+    test("an upload past the account's document count is refused with 403 storage_quota_exceeded; a replacement still fits", async () => {
+      const { client, accountId } = await signedInOwner(srv);
+      const first = await srv.services.deployments.create({ accountId, name: "First", published: true });
+      const second = await srv.services.deployments.create({ accountId, name: "Second", published: true });
+      expect((await upload(client, first.deployment.id, "one.txt", "one")).status).toBe(201);
+      expect((await upload(client, first.deployment.id, "two.txt", "two")).status).toBe(201);
+      expect((await upload(client, second.deployment.id, "three.txt", "three")).status).toBe(201);
+      const over = await upload(client, second.deployment.id, "four.txt", "four");
       expect(over.status).toBe(403);
-      expect(await codeOf(over)).toMatchObject({ code: "storage_quota_exceeded", param: "documents" });
+      expect((over.body as { error: unknown }).error).toMatchObject({ code: "storage_quota_exceeded", param: "documents" });
       // Replacing a document by name doesn't grow the count.
-      expect((await push(a.apiKey, { content: "one, revised", name: "one.txt", replace: true })).status).toBe(201);
+      expect((await upload(client, first.deployment.id, "one.txt", "one, revised")).status).toBe(201);
       expect(await srv.services.documents.list(second.deployment.id)).toHaveLength(1);
     });
 
-    test("a push past the account's bytes is refused before anything is stored", async () => {
-      const b = await srv.seed();
-      expect((await push(b.apiKey, { content: "a".repeat(3000), name: "big.txt" })).status).toBe(201);
-      const over = await push(b.apiKey, { content: "b".repeat(2000), name: "more.txt" });
+    test("an upload past the account's bytes is refused before anything is stored", async () => {
+      const { client, accountId } = await signedInOwner(srv);
+      const { deployment } = await srv.services.deployments.create({ accountId, name: "Bytes", published: true });
+      expect((await upload(client, deployment.id, "big.txt", "a".repeat(3000))).status).toBe(201);
+      const over = await upload(client, deployment.id, "more.txt", "b".repeat(2000));
       expect(over.status).toBe(403);
-      expect(await codeOf(over)).toMatchObject({ code: "storage_quota_exceeded", param: "bytes" });
-      expect((await srv.services.documents.list(b.deploymentId)).map((d) => d.name)).toEqual(["big.txt"]);
+      expect((over.body as { error: unknown }).error).toMatchObject({ code: "storage_quota_exceeded", param: "bytes" });
+      expect((await srv.services.documents.list(deployment.id)).map((d) => d.name)).toEqual(["big.txt"]);
     });
   });
 });

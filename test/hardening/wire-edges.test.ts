@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { rmSync } from "node:fs";
 import { join } from "node:path";
+import { RUNTIME_HEAD_LIMIT } from "../../src/server/pipeline/head-limit.ts";
 import { multipartHead, rawRequest } from "../helpers/raw-http.ts";
 import { startServeProcess } from "../helpers/serve-process.ts";
 import { runCliProcess, startTestServer, type TestServer, tempDir } from "../helpers/server.ts";
@@ -104,6 +105,40 @@ describe("every /api response carries the error shape and rate-limit headers", (
       expect(r.text).toContain('"code":"request_header_too_large"');
       expect(hasRateHeaders(r.text)).toBe(true);
     }
+  });
+
+  test("a 100 KB header to docchat serve started as `bun run serve` does gets the 431 error body, not the runtime's bare 431 (L6)", async () => {
+    const pkg = (await Bun.file(join(import.meta.dir, "../../package.json")).json()) as { scripts: Record<string, string> };
+    // "bun --max-http-header-size=N src/main.ts serve": this Bun, the script's flags, the script's entry
+    const [, ...flags] = (pkg.scripts.serve ?? "").replace(/ src\/main\.ts serve$/, "").split(" ");
+    const data = tempDir("docchat-431-");
+    const server = await startServeProcess({
+      command: [process.execPath, ...flags, join(import.meta.dir, "../../src/main.ts")],
+      dataDir: data,
+      env: { DOCCHAT_EMBEDDER: "none" },
+    });
+    try {
+      const r = await rawRequest({
+        url: server.url,
+        head: `GET /api/v1/models HTTP/1.1\r\nhost: ${new URL(server.url).host}\r\nx-filler: ${"a".repeat(100_000)}\r\n\r\n`,
+        bodyBytes: 0,
+        timeoutMs: 5000,
+      });
+      expect(r.status).toBe(431);
+      expect(r.text).toContain('"code":"request_header_too_large"');
+      expect(server.log()).not.toContain("bare 431");
+    } finally {
+      await server.stop();
+      rmSync(data, { recursive: true, force: true });
+    }
+  }, 60_000);
+
+  test("the runtime's head limit is the same in package.json's scripts and the binary's build", async () => {
+    const pkg = (await Bun.file(join(import.meta.dir, "../../package.json")).json()) as { scripts: Record<string, string> };
+    for (const name of ["serve", "start"]) expect(pkg.scripts[name]).toContain(`--max-http-header-size=${RUNTIME_HEAD_LIMIT}`);
+    expect(await Bun.file(join(import.meta.dir, "../../scripts/build-binary.ts")).text()).toMatch(
+      /execArgv: \[`--max-http-header-size=\$\{RUNTIME_HEAD_LIMIT\}`\]/,
+    );
   });
 
   test("a CORS preflight answers 204 with the rate-limit headers, without using up the limit", async () => {

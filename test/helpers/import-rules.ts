@@ -9,7 +9,8 @@
  *   5 chat/ documents/ owner/ visitor/ eval/ mcp/ webhooks/ — features
  *   6 app.ts — the composition root, the one place outside the edges that picks a store driver
  *   7 server/ cli/ web/ · 8 main.ts — the edges; nothing below imports them (web/ is browser code: it imports
- *     only web/, and the owner API's wire types from server's *.schemas.ts, type-only)
+ *     only web/, the owner API's wire types from server's *.schemas.ts, type-only, and the visitor message table
+ *     shared/visitor-messages.ts, which imports nothing)
  * Also: routes reach the store only through services (no `.repos.` in server/), only store/ imports bun:sqlite,
  * only config/ (and main.ts, which hands the environment over) reads process.env, and no two files import each
  * other through any chain.
@@ -30,6 +31,8 @@ const RANKS: [prefix: string, rank: number][] = [
   ["src/net/", 0],
   ["src/log.ts", 0],
   ["src/version.ts", 0],
+  // the visitor's fixed messages per language: a table that imports nothing, shared by the server and the widget
+  ["src/shared/visitor-messages.ts", 0],
   ["src/store/", 1],
   ["src/models/", 2],
   ["src/llm/", 3],
@@ -37,6 +40,8 @@ const RANKS: [prefix: string, rank: number][] = [
   ["src/mail/", 3],
   ["src/metrics/", 3],
   ["src/rag/", 4],
+  // which language a visitor reads: from the request and the question (rag's language detection)
+  ["src/i18n/visitor-language.ts", 4],
   ["src/chat/", 5],
   ["src/documents/", 5],
   ["src/owner/", 5],
@@ -86,6 +91,7 @@ function edgeViolation(e: ImportEdge): string | null {
   const [from, to] = [areaOf(e.from), areaOf(e.to)];
   if (!from || !to || from === to) return null;
   if (from === "src/web") {
+    if (e.to === "src/shared/visitor-messages.ts") return null;
     return e.typeOnly && /^src\/server\/.*\.schemas\.ts$/.test(e.to) ? null : "web/ imports only web/ (and the API's wire types)";
   }
   if (to === "src/web" && from !== "src/server") return "only server/ serves web/";

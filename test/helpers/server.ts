@@ -106,9 +106,11 @@ export function useTestServer(engine: Engine, env: Record<string, string> = {}):
 export async function runCliProcess(
   args: string[],
   env: Record<string, string> = {},
+  opts: { cwd?: string } = {},
 ): Promise<{ code: number; stdout: string; stderr: string }> {
   const proc = Bun.spawn([process.execPath, join(import.meta.dir, "../../src/main.ts"), ...args], {
     env: { ...process.env, ...env },
+    cwd: opts.cwd,
     stdout: "pipe",
     stderr: "pipe",
   });

@@ -84,7 +84,7 @@ describe("chunkDocument", () => {
     expect(chunks.map((c) => c.text)).toEqual(["column name 0: x"]);
   });
 
-  test("keeps a CSV row wider than the budget whole, in a chunk of its own, so every value stays beside the row's key", () => {
+  test("cuts a CSV row wider than the budget between cells, each part keeping the row's key cells and the Name: value shape", () => {
     const wide = Array.from({ length: 60 }, (_, i) => `Metric ${i}: ${1000 + i}`).join("; ");
     const rows: Block[] = [
       { type: "row", row: 1, text: "Year: 2019; County: Alpha" },
@@ -93,13 +93,43 @@ describe("chunkDocument", () => {
       { type: "row", row: 4, text: "Year: 2022; County: Delta" },
     ];
     const chunks = chunkDocument(doc(rows, { kind: "csv", header: "Year | County" }), { maxTokens: 60, overlapTokens: 10 });
-    expect(chunks.map((c) => [c.rowStart, c.rowEnd])).toEqual([
-      [1, 1],
-      [2, 2],
-      [3, 4],
-    ]);
-    expect(chunks[1]?.text).toBe(`Year | County\nYear: 2020; County: Bravo; ${wide}`);
-    expect(chunks[2]?.text).toBe("Year | County\nYear: 2021; County: Charlie\nYear: 2022; County: Delta");
+    const parts = chunks.filter((c) => (c.rowStart ?? 0) <= 2 && 2 <= (c.rowEnd ?? 0));
+    expect(parts.length).toBeGreaterThan(3);
+    const lines = parts.flatMap((c) => c.text.split("\n").filter((l) => l.startsWith("Year: 2020")));
+    expect(lines).toHaveLength(parts.length);
+    for (const c of parts) expect(c.tokenCount).toBeLessThanOrEqual(60);
+    for (const l of lines) expect(l).toMatch(/^Year: 2020; County: Bravo; Metric \d+: \d+(; Metric \d+: \d+)*$/);
+    // every cell is kept, once, in order; short ends share their chunk with the rows around them
+    expect(lines.flatMap((l) => l.split("; ").slice(2)).join("; ")).toBe(wide);
+    expect(chunks.flatMap((c) => c.text.split("\n").slice(1))).toContain("Year: 2022; County: Delta");
+  });
+
+  test("a 1-row × 200,000-column CSV becomes chunks within the budget, each naming the row's key (N2)", async () => {
+    const columns = 200_000;
+    const header = ["id", ...Array.from({ length: columns - 1 }, (_, i) => `c${i + 1}`)].join(",");
+    const row = ["row-one", ...Array.from({ length: columns - 1 }, (_, i) => `v${i + 1}`)].join(",");
+    const parsed = await parseDocument(new TextEncoder().encode(`${header}\n${row}\n`), { ...TEST_PARSE_OPTIONS, filename: "wide.csv" });
+    const chunks = chunkDocument(parsed);
+    expect(chunks.length).toBeGreaterThan(100);
+    for (const c of chunks) {
+      expect(c.tokenCount).toBeLessThanOrEqual(DEFAULT_CHUNK_OPTIONS.maxTokens);
+      expect(c.text.startsWith("id: row-one; ")).toBe(true);
+      expect(c.rowStart).toBe(1);
+    }
+    expect(chunks.at(-1)?.text.endsWith(`c${columns - 1}: v${columns - 1}`)).toBe(true);
+  }, 60_000);
+
+  test("no chunk of any format passes the hard cap, whatever its blocks look like", () => {
+    const long = "word ".repeat(20_000);
+    const blocks: Block[] = [
+      h(1, `Heading ${long}`),
+      { type: "table", text: `${"Column ".repeat(5000)}\n${long}\n${long}` },
+      { type: "list", text: `- ${long}\n- ${"x".repeat(50_000)}` },
+      p(long),
+      { type: "row", row: 1, text: `Key: ${"k".repeat(10_000)}; Value: ${long}` },
+    ];
+    const cap = 2 * DEFAULT_CHUNK_OPTIONS.maxTokens;
+    for (const c of chunkDocument(doc(blocks, { header: "Key | Value" }))) expect(c.tokenCount).toBeLessThanOrEqual(cap);
   });
 
   test("splits a multi-megabyte line with no spaces and a long run of words in one pass", () => {

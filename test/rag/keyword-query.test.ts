@@ -59,6 +59,14 @@ describe("keyword search with hostile input", () => {
     const r = await server.services.retriever.retrieve({ deploymentId, query: "refund*", topK: 5 });
     expect(r.hits[0]?.source).toBe("policy");
   });
+
+  test("the SQLite store quotes every term itself: operators and quotes passed as terms are plain words", async () => {
+    for (const terms of [['"'], ["near("], ["refund", "OR", "*"], ['a" OR "b'], ["text:annual"], [""]]) {
+      const hits = await server.services.repos.chunkIndex.keywordSearch(deploymentId, terms, 5);
+      expect(Array.isArray(hits)).toBe(true);
+    }
+    expect((await server.services.repos.chunkIndex.keywordSearch(deploymentId, ["refund", 'a" OR "b'], 5)).length).toBe(1);
+  });
 });
 
 describe("searchTerms", () => {
@@ -73,6 +81,10 @@ describe("searchTerms", () => {
 
   test("keeps the rarest words, in the question's order, within the row budget", () => {
     expect(searchTerms(terms, df, { maxTerms: 12, maxRows: 5000, minTerms: 2 })).toEqual(["tumour", "apoptosis", "mice"]);
+  });
+
+  test("leaves out terms the deployment does not hold: they match nothing and would take a rare word's place", () => {
+    expect(searchTerms(["unheard", ...terms], df, { maxTerms: 2, maxRows: 1e9, minTerms: 1 })).toEqual(["tumour", "apoptosis"]);
   });
 
   test("keeps at least minTerms and at most maxTerms", () => {

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createHash } from "node:crypto";
 import type { Embedder } from "../../src/rag/embedder.ts";
 import { createRetriever } from "../../src/rag/retrieve.ts";
+import { withTerms } from "../helpers/analyzed.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
 import { describeEngines } from "../helpers/stores.ts";
 
@@ -58,7 +59,7 @@ describeEngines("hybrid retrieval", (engine) => {
           replaceOnTrain: false,
         });
         await index.insert(dep, id, [
-          { ord: 0, source, text, headingPath: "", pageStart: 2, pageEnd: 3, tokenCount: 10, textHash: id, vector: vectors[i] },
+          withTerms({ ord: 0, source, text, headingPath: "", pageStart: 2, pageEnd: 3, tokenCount: 10, textHash: id, vector: vectors[i] }),
         ]);
       }
     }

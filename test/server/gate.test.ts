@@ -24,6 +24,15 @@ describeEngines("the request gate", (engine) => {
       expect(typeof list.data[0]?.owned_by).toBe("string");
     });
 
+    test("owned_by says nothing about the owner: no part of the account's email reaches a key holder (N5)", async () => {
+      const { apiKey } = await srv.seed({ email: "jane.doe.private@example.com" });
+      const r = await fetch(`${srv.url}/api/v1/models`, { headers: { authorization: `Bearer ${apiKey}` } });
+      const text = await r.text();
+      expect(text).not.toContain("jane");
+      expect(text).not.toContain("example.com");
+      expect((JSON.parse(text) as { data: { owned_by: string }[] }).data[0]?.owned_by).toBe("docchat");
+    });
+
     test("a wrong key makes the openai client raise AuthenticationError with code bad_key", async () => {
       const client = new OpenAI({ apiKey: "dck_wrongwrongwrongwrong", baseURL: `${srv.url}/api/v1`, maxRetries: 0 });
       const err = await client.models.list().catch((e) => e);

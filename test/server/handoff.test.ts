@@ -52,6 +52,12 @@ describeEngines("handoff", (engine) => {
   const allSent = async (deploymentId: string) => (await leadsOf(deploymentId)).every((l) => l.mail?.status === "sent");
 
   describe("handoff", () => {
+    test("with mail on, widget config tells the widget the owner is mailed (handoff_mail: true)", async () => {
+      const { apiKey } = await srv.seed();
+      const r = await fetch(`${srv.url}/api/v1/widget/config`, { method: "POST", headers: { authorization: `Bearer ${apiKey}` } });
+      expect(((await r.json()) as { handoff_mail: boolean }).handoff_mail).toBe(true);
+    });
+
     test("after a refusal it stores the lead and the owner's mail arrives with the lead's details", async () => {
       const { apiKey, deploymentId, email: owner } = await handoffDeployment();
       await insertChatLog(srv.services, { deploymentId, conversationId: "conv-one", question: "Do you fix cargo bikes?", refused: false });

@@ -4,6 +4,7 @@ import { SQL } from "bun";
 import type { NewChunk } from "../../src/store/contract/index.ts";
 import { createPgChunkIndex, createPgTermStats } from "../../src/store/postgres/chunk-index.pg.ts";
 import { migratePg } from "../../src/store/postgres/migrate.pg.ts";
+import { searched, withTerms } from "../helpers/analyzed.ts";
 import { pgDocument } from "../helpers/index-drivers.ts";
 import { type PgCluster, startPostgres } from "../helpers/postgres.ts";
 
@@ -23,7 +24,7 @@ afterAll(async () => {
   await cluster.stop();
 });
 
-const chunk = (text: string): NewChunk => ({ ord: 0, source: "s", text, headingPath: "", tokenCount: 1, textHash: text });
+const chunk = (text: string): NewChunk => withTerms({ ord: 0, source: "s", text, headingPath: "", tokenCount: 1, textHash: text });
 
 describe("PostgreSQL chunk index", () => {
   test("chunks written in the caller's transaction roll back with it", async () => {
@@ -73,7 +74,13 @@ describe("PostgreSQL chunk index", () => {
     }[];
     expect({ ...kept }).toEqual({ ...truth } as { n: number; tokens: number });
     expect(await stats.totalChunks("dep_busy")).toBe(truth?.n as number);
-    const df = await stats.documentFrequencies("dep_busy", [...words, "quartz"]);
+    const term = (w: string) => searched(w)[0] as string;
+    const df = new Map(
+      [...(await stats.documentFrequencies("dep_busy", [...words, "quartz"].map(term))).entries()].map(([t, n]) => [
+        [...words, "quartz"].find((w) => term(w) === t) as string,
+        n,
+      ]),
+    );
     for (const w of [...words, "quartz"]) {
       const [c] =
         (await sql`SELECT count(*)::int AS n FROM chunks WHERE deployment_id = 'dep_busy' AND (' ' || text || ' ') LIKE ${`% ${w} %`}`) as {
@@ -101,7 +108,7 @@ describe("PostgreSQL chunk index", () => {
     >[];
     expect({ ...left[0] }).toEqual({ chunks: 0, terms: 0, orphans: 0 });
     expect(await stats.totalChunks("dep_gone")).toBe(0);
-    expect((await index.keywordSearch("dep_stays", ["heron"], 5)).length).toBe(1);
+    expect((await index.keywordSearch("dep_stays", searched("heron"), 5)).length).toBe(1);
   });
 
   test("a node learns of a vector table another node created when it refreshes", async () => {

@@ -7,20 +7,21 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createHash } from "node:crypto";
 import { loadScifact, passageText } from "../../bench/lib/scifact.dataset.ts";
 import { createRetriever } from "../../src/rag/retrieve.ts";
-import { queryTerms } from "../../src/rag/terms.ts";
 import type { NewChunk } from "../../src/store/contract/index.ts";
+import { searched, withTerms } from "../helpers/analyzed.ts";
 import { ENGINES, type IndexDriver, openDriver } from "../helpers/index-drivers.ts";
 
 const DIM = 8;
-const chunk = (text: string, o: Partial<NewChunk> = {}): NewChunk => ({
-  ord: 0,
-  source: "doc",
-  text,
-  headingPath: "",
-  tokenCount: Math.ceil(text.length / 4),
-  textHash: createHash("sha256").update(text).digest("hex"),
-  ...o,
-});
+const chunk = (text: string, o: Partial<NewChunk> = {}): NewChunk =>
+  withTerms({
+    ord: 0,
+    source: "doc",
+    text,
+    headingPath: "",
+    tokenCount: Math.ceil(text.length / 4),
+    textHash: createHash("sha256").update(text).digest("hex"),
+    ...o,
+  });
 /** A unit vector pointing mostly along axis `axis`, tilted by `tilt` towards the next axis. */
 const unit = (axis: number, tilt = 0): Float32Array => {
   const v = new Float32Array(DIM);
@@ -29,7 +30,8 @@ const unit = (axis: number, tilt = 0): Float32Array => {
   const n = Math.hypot(...v);
   return v.map((x) => x / n);
 };
-const search = async (d: IndexDriver, dep: string, words: string[], limit = 10) => d.index.keywordSearch(dep, words, limit);
+const search = async (d: IndexDriver, dep: string, words: string[], limit = 10) =>
+  d.index.keywordSearch(dep, words.flatMap(searched), limit);
 
 describe.each(ENGINES)("chunk index contract on %s", (engine) => {
   let d: IndexDriver;
@@ -254,10 +256,10 @@ describe("SQLite and PostgreSQL head to head on 400 SciFact abstracts and text i
     };
     let compared = 0;
     for (const q of queries) {
-      const terms = queryTerms(q);
-      if (terms.length === 0) continue;
-      const a = await sqlite.index.keywordSearch(deps[0] as string, terms, 20);
-      const b = await pg.index.keywordSearch(deps[1] as string, terms, 20);
+      const match = searched(q);
+      if (match.length === 0) continue;
+      const a = await sqlite.index.keywordSearch(deps[0] as string, match, 20);
+      const b = await pg.index.keywordSearch(deps[1] as string, match, 20);
       expect(b.length).toBe(a.length);
       for (const [i, h] of a.entries()) expect(Math.abs(h.score - (b[i]?.score as number))).toBeLessThan(1e-9);
       // equal scores may tie-break differently; compare the sets of sources per distinct score
@@ -270,7 +272,7 @@ describe("SQLite and PostgreSQL head to head on 400 SciFact abstracts and text i
     }
     expect(compared).toBeGreaterThan(300);
     // the words of the tricky texts were found, and found alike
-    for (const q of TRICKY) expect((await pg.index.keywordSearch(deps[1] as string, queryTerms(q), 5)).length).toBeGreaterThan(0);
+    for (const q of TRICKY) expect((await pg.index.keywordSearch(deps[1] as string, searched(q), 5)).length).toBeGreaterThan(0);
   });
 
   test("retrieve() answers every question with the same passages and the same relevance on both engines", async () => {

@@ -82,6 +82,7 @@ describe("PostgreSQL migrations", () => {
         "erasures",
         "index_meta",
         "kw_postings",
+        "kw_reindex",
         "kw_stats",
         "kw_terms",
         "leads",
@@ -96,6 +97,7 @@ describe("PostgreSQL migrations", () => {
         "test_results",
         "test_runs",
         "token_ledger",
+        "token_reservations",
         "webhook_deliveries",
         "webhook_endpoints",
       ]);
@@ -123,7 +125,8 @@ describe("PostgreSQL migrations", () => {
     try {
       lite.loadExtension(await extractVecExtension(dir));
       migrate(lite, migrations);
-      const sqliteOnly = (name: string) => name === "keyword_tables" || name.startsWith("kw_") || name.startsWith("chunks_vec");
+      const sqliteOnly = (name: string) =>
+        name === "keyword_tables" || name === "keyword_reindex" || name.startsWith("kw_") || name.startsWith("chunks_vec");
       const tables = lite
         .query<{ name: string }, []>(
           "SELECT name FROM sqlite_master WHERE type = 'table' AND sql NOT LIKE 'CREATE VIRTUAL%' AND name NOT LIKE 'sqlite_%' ORDER BY name",
@@ -133,7 +136,7 @@ describe("PostgreSQL migrations", () => {
         .filter((n) => !sqliteOnly(n));
       expect(tables.length).toBeGreaterThan(15);
       await migratePg(sql);
-      const pgOnly: Record<string, string[]> = { documents: ["lease_owner", "lease_until"], chunks: ["kw_length"] };
+      const pgOnly: Record<string, string[]> = { documents: ["lease_owner", "lease_until"], chunks: ["kw_length", "kw_length_next"] };
       for (const table of tables) {
         const want = lite
           .query<{ name: string; notnull: number; pk: number }, []>(`SELECT name, "notnull", pk FROM pragma_table_info('${table}')`)

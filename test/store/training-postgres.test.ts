@@ -5,6 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createPgStore, type PgStore } from "../../src/store/postgres/pg-store.ts";
+import { searched } from "../helpers/analyzed.ts";
 import { freshPgDatabase, stopSharedCluster } from "../helpers/stores.ts";
 import { chunk, deployment, document, uid } from "./contract/core-fixtures.ts";
 
@@ -66,7 +67,7 @@ describe("PostgreSQL training leases", () => {
 
     // the heir finishes it
     expect(await b.repos.training.completeBatch(heir, [{ doc: taken ?? doc, chunks: [chunk("gannet colony")] }], null)).toEqual([doc.id]);
-    expect((await b.repos.chunkIndex.keywordSearch(d.id, ["gannet"], 5)).length).toBe(1);
+    expect((await b.repos.chunkIndex.keywordSearch(d.id, searched("gannet"), 5)).length).toBe(1);
     expect((await b.repos.deployments.findById(d.id))?.trainingStatus).toBe("completed");
   });
 

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createTrainingWorker } from "../../src/documents/training.worker.ts";
 import { createLogger } from "../../src/log.ts";
 import { createPgStore, type PgStore } from "../../src/store/postgres/pg-store.ts";
+import { searched } from "../helpers/analyzed.ts";
 import { freshPgDatabase, stopSharedCluster } from "../helpers/stores.ts";
 import { deployment, uid } from "./contract/core-fixtures.ts";
 
@@ -90,7 +91,7 @@ describe("training worker on PostgreSQL", () => {
     expect(chunks.length).toBe(30 * 2 + 3 * 8);
     for (const [id, n] of expected) expect(await a.repos.chunkIndex.counts(id)).toEqual({ chunks: n, fts: n, vec: 0 });
     expect(await b.repos.termStats.totalChunks(d.id)).toBe(84);
-    expect((await b.repos.chunkIndex.keywordSearch(d.id, ["harrier"], 50)).length).toBe(12);
+    expect((await b.repos.chunkIndex.keywordSearch(d.id, searched("harrier"), 50)).length).toBe(12);
     expect((await a.repos.deployments.findById(d.id))?.trainingStatus).toBe("completed");
   });
 

@@ -1,5 +1,6 @@
 import { definition } from "../../config/index.ts";
 import { appError } from "../../errors/index.ts";
+import { reanalyze } from "../../rag/terms.ts";
 import { CopyRefused, type CopyReport, copySqliteToPg } from "../../store/copy/db-copy.ts";
 import { scrubPassword } from "../../store/postgres/diagnostics.pg.ts";
 import type { Command } from "../command.ts";
@@ -48,7 +49,7 @@ export const dbCommands: Command[] = [
       }
       let report: CopyReport;
       try {
-        report = await copySqliteToPg(from, url, { progress: ctx.progress });
+        report = await copySqliteToPg(from, url, { progress: ctx.progress, analyze: reanalyze });
       } catch (e) {
         // whatever the driver says, the URL's password never reaches the terminal
         const text = scrubPassword(e instanceof Error ? e.message : String(e), url);

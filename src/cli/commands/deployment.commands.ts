@@ -18,6 +18,17 @@ function parseQa(raw: string): { question: string; answer: string } {
   return { question: raw.slice(0, at).trim(), answer: raw.slice(at + 2).trim() };
 }
 
+/** A key push share: a whole number, or "default" (the service's DOCCHAT_PUSH_MAX_*); undefined when not given. */
+function shareLimit(values: Record<string, unknown>, flag: string): number | null | undefined {
+  const raw = values[flag];
+  if (typeof raw !== "string") return undefined;
+  if (raw.trim() === "default") return null;
+  const n = Number(raw);
+  if (raw.trim() === "" || !Number.isInteger(n) || n < 0)
+    throw appError("bad_request", { message: `--${flag} must be a whole number of at least 0, or default.`, param: flag });
+  return n;
+}
+
 function patchFrom(values: Record<string, unknown>): DeploymentPatch {
   const patch: DeploymentPatch = {};
   if (values.publish && values.unpublish) throw appError("bad_request", { message: "Use --publish or --unpublish, not both." });
@@ -75,6 +86,16 @@ function patchFrom(values: Record<string, unknown>): DeploymentPatch {
             .map((c) => c.trim())
             .filter(Boolean);
   }
+  patch.pushMaxDocuments = shareLimit(values, "push-max-documents");
+  patch.pushMaxBytes = shareLimit(values, "push-max-bytes");
+  if (typeof values.languages === "string") {
+    const v = values.languages.trim();
+    patch.languages = v === "auto" || v === "" ? [] : v.split(",").map((c) => c.trim());
+  }
+  if (typeof values["refusal-text"] === "string") {
+    const v = values["refusal-text"].trim();
+    patch.refusalText = v === "default" || v === "" ? null : v;
+  }
   const starters = values["starter-question"] as string[] | undefined;
   if (starters?.length) patch.starterQuestions = starters.length === 1 && starters[0] === "none" ? [] : starters;
   const qa = values.qa as string[] | undefined;
@@ -112,7 +133,7 @@ export const deploymentCommands: Command[] = [
   {
     path: ["deployment", "update"],
     usage:
-      'deployment update ID [--publish|--unpublish] [--persona T] [--description T] [--temperature X] [--handoff on|off] [--refusal-threshold X|default] [--ip-allow CIDR,...|none] [--push on|off] [--push-ip-allow CIDR,...|none] [--key-manages-documents on|off] [--starter-question Q]... [--qa "Q=>A"]...',
+      'deployment update ID [--publish|--unpublish] [--persona T] [--description T] [--temperature X] [--handoff on|off] [--refusal-threshold X|default] [--languages de,en|auto] [--refusal-text T|default] [--ip-allow CIDR,...|none] [--push on|off] [--push-ip-allow CIDR,...|none] [--push-max-documents N|default] [--push-max-bytes N|default] [--key-manages-documents on|off] [--starter-question Q]... [--qa "Q=>A"]...',
     summary: "Change a deployment's settings (repeatable lists replace the previous list; 'none' clears).",
     options: {
       name: { type: "string", doc: "new display name" },
@@ -126,9 +147,22 @@ export const deploymentCommands: Command[] = [
         type: "string",
         doc: "lowest grounding score 0–1 that is answered; default = the service default for the retrieval mode (see deployment show)",
       },
+      languages: {
+        type: "string",
+        doc: "comma-separated language codes (de,en) the documents are written in; auto = detect per document (deployment show lists what was detected)",
+      },
+      "refusal-text": {
+        type: "string",
+        doc: "your own refusal, said in every language; default = docchat's, in the visitor's language",
+      },
       "ip-allow": { type: "string", doc: "comma-separated CIDRs, or none" },
       push: { type: "string", doc: "on|off: the API key may push documents (POST /api/v1/documents)" },
       "push-ip-allow": { type: "string", doc: "comma-separated CIDRs allowed to push documents, or none (any allowed address)" },
+      "push-max-documents": {
+        type: "string",
+        doc: "documents the API key may keep pushed in this deployment (its own share, apart from the account's quota), or default",
+      },
+      "push-max-bytes": { type: "string", doc: "bytes the API key may keep pushed in this deployment, or default" },
       "key-manages-documents": {
         type: "string",
         doc: "on|off: the API key may list and remove documents (the key is public in the widget: keep off unless needed)",

@@ -1,6 +1,8 @@
 import { COMMIT, VERSION } from "../../version.ts";
 import type { Command } from "../command.ts";
 import { type Check, checkDataDir, checkLlm, checkPostgres, checkSmtp, checkSqlite } from "../doctor/checks.ts";
+import { checkCircuits } from "../doctor/circuit-check.ts";
+import { checkLanguages } from "../doctor/language-checks.ts";
 import { checkEmbedder, checkReranker } from "../doctor/model-checks.ts";
 
 const mark = { ok: "ok  ", warn: "WARN", error: "FAIL" } as const;
@@ -23,9 +25,11 @@ export const doctorCommand: Command = {
       data_dir: dataDir,
       sqlite: await checkSqlite(config),
       ...(config.databaseUrl ? { postgres: await checkPostgres(config) } : {}),
+      languages: await checkLanguages(config),
       embedder: await checkEmbedder(config, { load, offline, indexEmbedder }),
       reranker: await checkReranker(config, { load, offline }),
       llm: await checkLlm(config, { load, offline }),
+      circuits: checkCircuits(config),
       smtp: await checkSmtp(config, { offline }),
     };
     const ok = Object.values(checks).every((c) => c.status !== "error");

@@ -1,6 +1,7 @@
 import { readdirSync, statSync } from "node:fs";
 import { basename, join } from "node:path";
 import type { Services } from "../../app.ts";
+import { reindexKeywords } from "../../documents/keyword-reindex.ts";
 import { reindexVectors } from "../../documents/vector-index.ts";
 import { appError, isAppError } from "../../errors/index.ts";
 import { documentView } from "../../server/routes/documents/documents.routes.ts";
@@ -158,16 +159,30 @@ export const documentsCommands: Command[] = [
   },
   {
     path: ["reindex"],
-    usage: "reindex",
-    summary: "Rebuild every chunk's vector with the configured embedder (after changing DOCCHAT_EMBEDDER or the model).",
-    options: {},
+    usage: "reindex [--keywords-only]",
+    summary:
+      "Rebuild every chunk's vector with the configured embedder (after changing DOCCHAT_EMBEDDER or the model), and finish any keyword index re-analysis (an upgrade, pinned languages) now.",
+    options: { "keywords-only": { type: "boolean", doc: "only re-analyze keyword indexes that need it; leave the vectors" } },
     async run(ctx) {
       const s = await ctx.services();
+      const keywords = await reindexKeywords(
+        {
+          index: s.repos.chunkIndex,
+          pinnedLanguages: async (id) => (await s.repos.deployments.findById(id))?.languages ?? [],
+        },
+        {
+          onProgress: (p) => ctx.progress(`keyword index ${p.deploymentId}: ${p.done}/${p.total} chunks (${p.left} deployments after it)`),
+        },
+      );
+      if (ctx.values["keywords-only"]) {
+        ctx.print({ keyword_chunks: keywords });
+        return 0;
+      }
       const { createEmbedder, embedderConfig } = await import("../../rag/embedders/create-embedder.ts");
       const e = await createEmbedder(embedderConfig(ctx.config));
       const n = await reindexVectors(s.repos.chunkIndex, e, { onProgress: (d, t) => ctx.progress(`reindex: ${d}/${t}`) });
       await e?.close?.();
-      ctx.print({ chunks: n, embedder: e ? `${e.id}@${e.dimension}` : "none" });
+      ctx.print({ chunks: n, embedder: e ? `${e.id}@${e.dimension}` : "none", keyword_chunks: keywords });
       return 0;
     },
   },

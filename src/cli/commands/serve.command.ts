@@ -1,4 +1,5 @@
 import { createServer } from "../../server/create-server.ts";
+import { RUNTIME_HEAD_LIMIT, runtimeHeadLimit } from "../../server/pipeline/head-limit.ts";
 import { acquireServerLock } from "../../store/data-dir-lock.ts";
 import { describePgUrl } from "../../store/postgres/pg-store.ts";
 import { ensurePrivateDir } from "../../store/sqlite/db.ts";
@@ -31,6 +32,8 @@ export const serveCommand: Command = {
   summary: "Run the HTTP service (GET /health answers 200 when ready).",
   options: {},
   async run(ctx) {
+    // start-up phases since the process started (performance.now() counts from there), in the listening line
+    const phases: Record<string, number> = { loaded_ms: Math.round(performance.now()) };
     // Held until the process exits (after the runner's services.close() has checkpointed the WAL), so
     // `docchat restore` and a second server refuse this data dir meanwhile.
     ensurePrivateDir(ctx.config.dataDir);
@@ -43,8 +46,10 @@ export const serveCommand: Command = {
     });
     const signalled = waitForShutdownSignal(() => cutNow());
     const services = await ctx.services();
+    phases.services_ms = Math.round(performance.now());
     // Refuses to start on an index built by another embedder (names the reindex command).
     await services.startWorkers();
+    phases.workers_ms = Math.round(performance.now());
     const app = listenOrThrow(createServer(services), {
       port: ctx.config.port,
       hostname: ctx.config.host,
@@ -54,10 +59,12 @@ export const serveCommand: Command = {
       maxRequestBodySize: Number.MAX_SAFE_INTEGER,
     });
     const port = app.server?.port;
+    phases.listening_ms = Math.round(performance.now());
     services.log.info("docchat listening", {
       url: `http://${ctx.config.host}:${port}`,
       data: ctx.config.dataDir,
       store: ctx.config.databaseUrl ? `postgresql ${describePgUrl(ctx.config.databaseUrl)}` : "sqlite",
+      startup: phases,
     });
     // What a first-time operator opens next: the console, where they sign in with their account's email and password.
     const local = ["0.0.0.0", "::", ""].includes(ctx.config.host)
@@ -66,6 +73,11 @@ export const serveCommand: Command = {
         ? `[${ctx.config.host}]`
         : ctx.config.host;
     services.log.info("owner console", { url: `${ctx.config.publicUrl || `http://${local}:${port}`}/console/` });
+    if (runtimeHeadLimit() < RUNTIME_HEAD_LIMIT)
+      services.log.warn("request heads over the runtime's limit get a bare 431 without an error body", {
+        limit: runtimeHeadLimit(),
+        fix: `start with bun run serve, or set BUN_OPTIONS=--max-http-header-size=${RUNTIME_HEAD_LIMIT}`,
+      });
     const signal = await signalled;
     services.log.info("shutting down", { signal });
     // Stop accepting, let in-flight requests finish (bounded); the runner then closes services (shutdown hooks, WAL checkpoint).

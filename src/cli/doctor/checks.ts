@@ -18,6 +18,7 @@ import {
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import type { Config } from "../../config/index.ts";
+import { readCappedText } from "../../net/read-capped.ts";
 
 export type Status = "ok" | "warn" | "error";
 export type Check = { status: Status; summary: string } & Record<string, unknown>;
@@ -135,7 +136,9 @@ export async function checkLlm(config: Config, opts: { load: boolean; offline: b
           headers: config.llmApiKey ? { authorization: `Bearer ${config.llmApiKey}` } : {},
         }),
       );
-      const body = (await res.json().catch(() => null)) as { data?: { id?: string }[] } | null;
+      const body = (await readCappedText(res, 1024 * 1024)
+        .then((t) => JSON.parse(t))
+        .catch(() => null)) as { data?: { id?: string }[] } | null;
       const models = (body?.data ?? []).map((m) => m.id).filter((id): id is string => typeof id === "string");
       if (!res.ok)
         return { status: "error", summary: `${config.llmUrl}/models answered HTTP ${res.status}`, ...base, http_status: res.status };

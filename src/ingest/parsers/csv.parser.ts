@@ -5,6 +5,9 @@ import { normaliseInline, normaliseNewlines } from "../normalise.ts";
 import { decodeText, looksBinary } from "../text-decode.ts";
 import type { Block, ParsedDocument, Parser } from "../types.ts";
 
+/** Rows up to this length fit any chunk budget (256+ tokens) whole. */
+const LONG_ROW_CHARS = 1000;
+
 export const csvParser: Parser = {
   kind: "csv",
   async parse(bytes) {
@@ -25,7 +28,11 @@ export const csvParser: Parser = {
         .map((value, c) => (value ? `${names[c]}: ${value}` : ""))
         .filter(Boolean)
         .join("; ");
-      if (text) blocks.push({ type: "row", text, row: i + 1 });
+      if (!text) return;
+      const block: Block = { type: "row", text, row: i + 1 };
+      // a row that may not fit one chunk keeps its cells, to be cut between them; short rows don't need them
+      if (text.length > LONG_ROW_CHARS) block.cells = cells.flatMap((value, c) => (value ? [{ name: names[c] as string, value }] : []));
+      blocks.push(block);
     });
     const header = names.join(" | ");
     // A header-only file still says something; keep it rather than reporting no text.

@@ -1,15 +1,14 @@
+import { visitorMessages } from "../../shared/visitor-messages.ts";
 import type { AnswerComposer, ComposedReply, GenerateEvent, GenerateRequest, LlmBackend } from "../backend.ts";
 import { estimateTokens, truncateToTokens } from "../estimate-tokens.ts";
 import { toWordGroups } from "./extractive-text.ts";
 
-/** Said when there is nothing to quote: we never invent text, so we say what we are instead. */
-export const NO_MODEL_REPLY =
-  "I am a document assistant and no language model is configured here, so I can only answer questions from " +
-  "the documents I have been given.";
+/** Said when there is nothing to quote: we never invent text, so we say what we are instead (English; see i18n/). */
+export const NO_MODEL_REPLY = visitorMessages("en").noModel;
 
 const WORDS_PER_DELTA = 4;
-/** the lead-in of an answer that is only the closest passage found (GenerateRequest.hedge) */
-export const CLOSEST_PASSAGE = "I'm not sure this answers it; the closest passage I found: ";
+/** the lead-in of an answer that is only the closest passage found (GenerateRequest.hedge); English, see i18n/ */
+export const CLOSEST_PASSAGE = visitorMessages("en").closestPassage;
 
 function lastUserMessage(req: GenerateRequest): string {
   return [...req.messages].reverse().find((m) => m.role === "user")?.content ?? "";
@@ -32,9 +31,11 @@ function compose(req: GenerateRequest, composeAnswer: AnswerComposer): ComposedR
 function composeOnce(req: GenerateRequest, composeAnswer: AnswerComposer): ComposedReply {
   const budget = Math.max(1, req.maxTokens);
   const passages = req.passages ?? [];
+  // the fixed words of a reply are in the visitor's language; the quotes are the documents' own
+  const t = visitorMessages(req.lang);
   if (passages.length === 0) {
-    const text = estimateTokens(NO_MODEL_REPLY) <= budget ? NO_MODEL_REPLY : truncateToTokens(NO_MODEL_REPLY, budget);
-    return { text, used: [], truncated: text !== NO_MODEL_REPLY };
+    const text = estimateTokens(t.noModel) <= budget ? t.noModel : truncateToTokens(t.noModel, budget);
+    return { text, used: [], truncated: text !== t.noModel };
   }
   const composed = composeAnswer({
     passages,
@@ -45,7 +46,7 @@ function composeOnce(req: GenerateRequest, composeAnswer: AnswerComposer): Compo
   });
   if (!req.hedge || !composed.text) return composed;
   // honest uncertainty: a weak match says what it is instead of looking like an answer
-  const text = `${CLOSEST_PASSAGE}${composed.text}`;
+  const text = `${t.closestPassage}${composed.text}`;
   return { ...composed, text: estimateTokens(text) <= budget ? text : truncateToTokens(text, budget) };
 }
 

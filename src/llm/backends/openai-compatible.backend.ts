@@ -1,4 +1,6 @@
 import { appError, isAppError } from "../../errors/index.ts";
+import type { CircuitBreaker } from "../../net/circuit-breaker.ts";
+import { capStream, readCappedText } from "../../net/read-capped.ts";
 import type { CompleteRequest, GenerateEvent, GenerateRequest, LlmBackend, LlmMessage } from "../backend.ts";
 import { estimateTokens } from "../estimate-tokens.ts";
 import { createDeadlines, type Deadlines } from "./deadlines.ts";
@@ -17,7 +19,14 @@ export interface OpenAiCompatibleOptions {
   /** the whole call, streaming included */
   totalTimeoutMs?: number;
   retryAfterSeconds?: number;
+  /** the upstream's circuit: while open, answers fail at once with backend_down instead of waiting out deadlines */
+  breaker?: CircuitBreaker;
 }
+
+/** An error body is read up to this (for the log); a reply or a stream up to MAX_REPLY_BYTES. */
+const MAX_ERROR_BYTES = 64 * 1024;
+/** Far above any answer's max_tokens; an upstream streaming past it is broken or hostile. */
+export const MAX_REPLY_BYTES = 4 * 1024 * 1024;
 
 export function createOpenAiCompatibleBackend(opts: OpenAiCompatibleOptions): LlmBackend {
   const url = `${opts.baseUrl.replace(/\/+$/, "")}/chat/completions`;
@@ -35,15 +44,27 @@ export function createOpenAiCompatibleBackend(opts: OpenAiCompatibleOptions): Ll
     });
 
   async function post(body: string, deadlines: Deadlines): Promise<Response> {
+    if (opts.breaker && !opts.breaker.allow()) {
+      throw appError("backend_down", {
+        headers: { "Retry-After": String(Math.max(1, Math.ceil(opts.breaker.retryInMs() / 1000))) },
+        cause: new Error("openai-compatible upstream: circuit open after repeated failures"),
+      });
+    }
     const clearConnect = deadlines.arm(connectTimeoutMs, "connect timeout");
     const res = await fetch(url, { method: "POST", headers, body, signal: deadlines.signal });
     clearConnect();
     if (!res.ok) {
-      const detail = await res.text().catch(() => "");
+      const detail = await readCappedText(res, MAX_ERROR_BYTES).catch(() => "");
       throw down(`status ${res.status}: ${detail.slice(0, 200)}`);
     }
     return res;
   }
+
+  /** A failure the circuit should hear of: not the caller's own abort, not the circuit's own refusal. */
+  const failed = (e: unknown, signal: AbortSignal | undefined) => {
+    const refusedByCircuit = isAppError(e) && /circuit open/.test(String((e.cause as Error | undefined)?.message));
+    if (!signal?.aborted && !refusedByCircuit) opts.breaker?.failure(String((e as Error)?.message ?? e));
+  };
 
   async function* generate(req: GenerateRequest): AsyncGenerator<GenerateEvent> {
     if (req.signal?.aborted) return;
@@ -64,7 +85,7 @@ export function createOpenAiCompatibleBackend(opts: OpenAiCompatibleOptions): Ll
       if (!res.body) throw down("empty body");
       let clearFirstToken: (() => void) | undefined = deadlines.arm(firstTokenTimeoutMs, "first-token timeout");
       let sawDone = false;
-      for await (const data of readSseData(res.body)) {
+      for await (const data of readSseData(capStream(res.body, MAX_REPLY_BYTES))) {
         if (data === "[DONE]") {
           sawDone = true;
           break;
@@ -88,7 +109,9 @@ export function createOpenAiCompatibleBackend(opts: OpenAiCompatibleOptions): Ll
       }
       // A stream cut off mid-answer must not pass for a complete one.
       if (!sawDone && !finishReason) throw down("stream ended without [DONE] or finish_reason");
+      opts.breaker?.success();
     } catch (e) {
+      failed(e, req.signal);
       if (req.signal?.aborted) return;
       if (isAppError(e)) throw e;
       throw down(deadlines.expired ?? "request failed", e);
@@ -115,10 +138,12 @@ export function createOpenAiCompatibleBackend(opts: OpenAiCompatibleOptions): Ll
         stream: false,
       });
       const res = await post(body, deadlines);
-      const content = parseChunk(await res.text())?.choices?.[0]?.message?.content;
+      const content = parseChunk(await readCappedText(res, MAX_REPLY_BYTES))?.choices?.[0]?.message?.content;
       if (typeof content !== "string") throw down("response without choices[0].message.content");
+      opts.breaker?.success();
       return content;
     } catch (e) {
+      failed(e, req.signal);
       // The caller gave up: hand back its own abort reason rather than blaming the upstream.
       if (req.signal?.aborted) throw req.signal.reason;
       if (isAppError(e)) throw e;

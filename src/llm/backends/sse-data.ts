@@ -2,7 +2,7 @@
  * Yields the `data` payload of each server-sent event in `body` (multi-line data joined by "\n").
  * Comments and other fields are skipped; they carry nothing the chat-completions stream needs.
  */
-export async function* readSseData(body: ReadableStream<Uint8Array>): AsyncGenerator<string> {
+export async function* readSseData(body: AsyncIterable<Uint8Array>): AsyncGenerator<string> {
   const decoder = new TextDecoder();
   let buffer = "";
   let data: string[] = [];

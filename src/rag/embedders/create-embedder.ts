@@ -7,6 +7,7 @@
 import { basename } from "node:path";
 import type { Config } from "../../config/index.ts";
 import { findGgufFiles, inspectGguf } from "../../models/gguf-role.ts";
+import type { CircuitBreaker } from "../../net/circuit-breaker.ts";
 import type { Embedder } from "../embedder.ts";
 import { createInThreadEmbedder, type EmbedderSpec } from "./embedder-spec.ts";
 import { type ModelPrefixes, resolvePrefixes } from "./model-prefixes.ts";
@@ -26,6 +27,8 @@ export interface RemoteEmbedderConfig {
   /** "auto" (model family), "none", or the literal prefix */
   queryPrefix: string;
   documentPrefix: string;
+  /** the server's circuit (app.ts's registry); one of its own when absent */
+  breaker?: CircuitBreaker;
 }
 
 export interface EmbedderConfig {

@@ -4,6 +4,7 @@
  */
 import type { Config } from "../../config/index.ts";
 import { findGgufFiles, inspectGguf } from "../../models/gguf-role.ts";
+import type { CircuitBreaker } from "../../net/circuit-breaker.ts";
 import type { Reranker } from "./reranker.ts";
 
 export type RerankerChoice = { kind: "http"; url: string; model: string } | { kind: "gguf"; modelPath: string };
@@ -41,7 +42,7 @@ export function describeReranker(choice: RerankerChoice | null): {
   return { where: "local", kind: "gguf", model: choice.modelPath };
 }
 
-export async function createReranker(config: Config): Promise<Reranker | null> {
+export async function createReranker(config: Config, opts: { breaker?: CircuitBreaker } = {}): Promise<Reranker | null> {
   const choice = resolveReranker(config);
   if (!choice) return null;
   if (choice.kind === "http") {
@@ -55,6 +56,7 @@ export async function createReranker(config: Config): Promise<Reranker | null> {
       timeoutMs: config.embeddingsTimeoutMs,
       // A question waits on this call: one quick retry, then keyword/embedding judgement takes over.
       retries: Math.min(1, config.embeddingsRetries),
+      breaker: opts.breaker,
     });
   }
   const { createGgufReranker } = await import("./gguf.reranker.ts");

@@ -38,7 +38,7 @@ export const modelListSchema = t.Object({
       id: t.String({ description: "the deployment id" }),
       object: t.Literal("model"),
       created: t.Integer(),
-      owned_by: t.String(),
+      owned_by: t.String({ description: 'always "docchat" (never derived from the owner\'s account)' }),
     }),
   ),
 });
@@ -124,17 +124,26 @@ export const documentSchema = t.Object({
   chunk_count: t.Integer(),
   pages: t.Union([t.Integer(), t.Null()]),
   size: t.Integer({ description: "bytes" }),
+  origin: t.Union([t.Literal("owner"), t.Literal("key")], {
+    description: "who added it: the owner (console, CLI) or a push with the key; the key may replace or remove only key pushes",
+  }),
   error: t.Union([t.Object({ code: t.String(), message: t.String() }), t.Null()]),
   status_url: t.String({ description: "poll this while status is queued or processing" }),
   created_at: t.Integer(),
-  unchanged: t.Optional(t.Boolean({ description: "push only: the same content was already stored" })),
+  unchanged: t.Optional(
+    t.Boolean({ description: "push only: the same content was already pushed with the key under this name (nothing added)" }),
+  ),
   training_status: t.Optional(t.String({ description: "push only: the deployment's training status" })),
 });
 
 const pushFlags = {
   train: t.Optional(t.Boolean({ default: true, description: "false stores without training (201)" })),
   replace: t.Optional(
-    t.Boolean({ default: true, description: "true replaces the previously pushed document of that name instead of adding" }),
+    t.Boolean({
+      default: true,
+      description:
+        "true replaces the document of that name previously pushed with the key instead of adding (never one the owner uploaded)",
+    }),
   ),
 };
 export const documentPushJson = t.Object({ content: t.String({ description: "the document's text" }), name: t.String(), ...pushFlags });

@@ -4,6 +4,7 @@ import { appError, isAppError } from "../../errors/index.ts";
 import { OWNER_API, readCookie, SESSION_COOKIE } from "../routes/owner/owner-guard.ts";
 import { parseBody } from "./body.ts";
 import type { RequestStates } from "./request-state.ts";
+import { refuseUnstorable } from "./unstorable-text.ts";
 import { readUploadBody } from "./upload-body.ts";
 
 /** Multipart document uploads to the owner API may be as large as a document push. */
@@ -11,29 +12,18 @@ export function isOwnerUpload(pathname: string): boolean {
   return pathname.startsWith(`${OWNER_API}/deployments/`) && pathname.endsWith("/documents");
 }
 
-/** Uploads stream to spool files and are parsed and stored in the parse pool: only so many at once. */
-function createUploadSlots(max: number) {
-  let inUse = 0;
-  return {
-    acquire(): () => void {
-      if (inUse >= max)
-        throw appError("overloaded", { message: "Too many uploads at once. Please try again shortly.", headers: { "retry-after": "5" } });
-      inUse++;
-      let released = false;
-      return () => {
-        if (!released) inUse--;
-        released = true;
-      };
-    },
-  };
+function declaredLength(request: Request): number {
+  const n = Number(request.headers.get("content-length") ?? "0");
+  return Number.isFinite(n) ? n : 0;
 }
 
 /**
- * Bodies and uploads: every body is parsed here, within its limit. An upload (a document push, an owner's
- * upload) takes one of a few slots and streams to the spool folder (both freed by the upload route's
- * afterResponse: state.finishUpload); the
- * owner's session is checked before an upload body is read, as the API key is for visitors. Until the gate has
- * passed (its key may be a form field, `gate` runs it with that field), no more than a small body is read.
+ * Bodies and uploads: every body is parsed here, within its limit, and refused if it holds text that could not be
+ * stored. An upload (a document push, an owner's upload) takes its place in the account's backlog and its share
+ * of the spool (services.uploads) before a byte is read, and streams to the spool folder at a minimum rate (both
+ * freed by the upload route's afterResponse: state.finishUpload); the owner's session is checked before an
+ * upload body is read, as the API key is for visitors. Until the gate has passed (its key may be a form field,
+ * `gate` runs it with that field), no more than a small body is read.
  */
 export function bodyPlugin(
   services: Services,
@@ -41,22 +31,27 @@ export function bodyPlugin(
   gate: (request: Request, headers: Record<string, string | number>, bodyKey?: unknown) => Promise<void> | undefined,
 ) {
   const { config } = services;
-  const uploads = createUploadSlots(config.maxConcurrentUploads);
   return new Elysia({ name: "body" }).onParse({ as: "global" }, async ({ request, set }) => {
     const st = state.get(request);
     const upload = (st.endpoint === "v1.documents" && request.method === "POST") || isOwnerUpload(st.path);
-    if (isOwnerUpload(st.path) && !(await services.sessions.authenticate(readCookie(request, SESSION_COOKIE)))) {
-      throw appError("unauthorized", { message: "Your session has ended. Please sign in again." });
-    }
+    const owner = isOwnerUpload(st.path) ? await services.sessions.authenticate(readCookie(request, SESSION_COOKIE)) : null;
+    if (isOwnerUpload(st.path) && !owner) throw appError("unauthorized", { message: "Your session has ended. Please sign in again." });
     const gated = !st.endpoint || st.gate !== undefined;
     const limit = !gated ? config.maxBodyBytes : upload ? config.maxUploadBytes : config.maxBodyBytes;
-    if (upload && gated) st.release = uploads.acquire();
+    const uploader = owner?.account.id ?? st.gate?.account.id;
+    if (upload && gated && uploader !== undefined) st.release = services.uploads.enter(uploader, declaredLength(request) || limit);
     let body: Record<string, unknown> = {};
     let failure: unknown = null;
     try {
-      // a gated upload streams to the spool folder instead of memory (deleted after the response); an
-      // ungated one may only be small, since its key can't have been checked yet
-      body = upload && gated ? await readUploadBody(request, limit, services.spoolDir) : await parseBody(request, limit);
+      // a gated upload streams to the spool folder instead of memory (deleted after the response), at a
+      // minimum rate; an ungated one may only be small, since its key can't have been checked yet
+      body =
+        upload && gated
+          ? await readUploadBody(request, limit, services.spoolDir, {
+              bytesPerSecond: config.uploadMinBytesPerSecond,
+              graceMs: config.uploadRateGraceSeconds * 1000,
+            })
+          : await parseBody(request, limit);
     } catch (e) {
       failure = e;
     }
@@ -68,6 +63,7 @@ export function bodyPlugin(
       throw e;
     }
     if (failure) throw failure;
+    refuseUnstorable(body);
     return body;
   });
 }

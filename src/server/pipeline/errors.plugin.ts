@@ -1,6 +1,6 @@
 import { Elysia } from "elysia";
 import type { Services } from "../../app.ts";
-import { appError, isAppError } from "../../errors/index.ts";
+import { appError, isAppError, requestLanguage } from "../../errors/index.ts";
 import { redact } from "../../log.ts";
 import { toErrorResponse } from "./error-response.ts";
 import type { RequestStates } from "./request-state.ts";
@@ -41,7 +41,7 @@ export function errorsPlugin(services: Services, state: RequestStates) {
       log.error("unhandled error", { requestId: st.requestId, path: st.path, error: redact(String((error as Error)?.stack ?? error)) });
       e = appError("internal_error");
     }
-    const response = toErrorResponse(e, set.headers as Record<string, string>, st.endpoint);
+    const response = toErrorResponse(e, set.headers as Record<string, string>, st.endpoint, requestLanguage(request));
     // Elysia would otherwise keep a parse-phase 400 over the legacy native chat's 200.
     set.status = response.status;
     return response;

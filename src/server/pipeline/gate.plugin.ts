@@ -2,7 +2,9 @@ import { Elysia } from "elysia";
 import { appError, isAppError } from "../../errors/index.ts";
 import { endpoints } from "./endpoints.ts";
 import { extractKey, type Gate } from "./gate.ts";
+import { MAX_HEAD_BYTES } from "./head-limit.ts";
 import type { RequestStates } from "./request-state.ts";
+import { queryOf, refuseUnstorable } from "./unstorable-text.ts";
 
 /** Any origin may call the visitor API (the key is what counts); browsers may read these response headers. */
 const CORS_ORIGIN = "*";
@@ -14,11 +16,6 @@ const CORS_PREFLIGHT = {
   "access-control-max-age": "600",
 };
 
-/**
- * Bun refuses a request head over its own limit (16 KiB, or --max-http-header-size) with a bare 431; below
- * that, this limit answers in the error shape with rate-limit headers. The binary raises Bun's limit.
- */
-const MAX_HEAD_BYTES = 12 * 1024;
 /** Requests to unknown /api paths, per address per minute. */
 const UNKNOWN_API_LIMIT = 120;
 
@@ -85,7 +82,10 @@ export function gatePlugin(state: RequestStates, gate: Gate, opts: { maxBodyByte
       if (st.api) await gate.limitByAddress({ name: "head", limit: UNKNOWN_API_LIMIT, clientIp: clientIp(request), headers });
       throw appError("request_header_too_large", { message: `The request's address and headers must be under ${MAX_HEAD_BYTES} bytes.` });
     }
-    if (!st.api) return;
+    if (!st.api) {
+      if (st.path.startsWith("/owner/")) refuseUnstorable(queryOf(st.query));
+      return;
+    }
     const limit = st.endpoint ? endpoints[st.endpoint].limit : UNKNOWN_API_LIMIT;
     if (request.method === "OPTIONS") {
       Object.assign(headers, { "access-control-allow-origin": CORS_ORIGIN, "access-control-expose-headers": CORS_EXPOSE }, CORS_PREFLIGHT);
@@ -98,19 +98,20 @@ export function gatePlugin(state: RequestStates, gate: Gate, opts: { maxBodyByte
     if (!hasFormBody(request) || extractKey(request.headers, st.query) !== null) {
       const waiting = run(request, headers);
       if (waiting) await waiting;
-      return;
-    }
-    if (declaredLength(request) <= opts.maxBodyBytes) return;
-    try {
-      await run(request, headers);
-    } catch (e) {
-      if (isAppError(e) && e.code === "bad_key") {
-        throw appError("bad_key", {
-          message: `Send the API key in the Authorization or X-API-KEY header with a body over ${opts.maxBodyBytes} bytes.`,
-        });
+    } else if (declaredLength(request) > opts.maxBodyBytes) {
+      try {
+        await run(request, headers);
+      } catch (e) {
+        if (isAppError(e) && e.code === "bad_key") {
+          throw appError("bad_key", {
+            message: `Send the API key in the Authorization or X-API-KEY header with a body over ${opts.maxBodyBytes} bytes.`,
+          });
+        }
+        throw e;
       }
-      throw e;
     }
+    // NUL and unpaired surrogates are refused at the edge, on every engine (the body's in the body plugin)
+    if (st.query !== "") refuseUnstorable(queryOf(st.query));
   });
   return { plugin, run };
 }

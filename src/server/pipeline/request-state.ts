@@ -69,9 +69,8 @@ export function createRequestState(opts: {
      */
     finishUpload({ request }: { request: Request }): void {
       const st = states.get(request);
-      if (!st?.release) return;
-      st.release();
-      st.release = undefined;
+      st?.release?.();
+      if (st) st.release = undefined;
       void releaseUpload(request);
     },
     clientIp(request: Request): string {

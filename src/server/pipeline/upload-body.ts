@@ -43,14 +43,19 @@ export async function releaseUpload(request: Request): Promise<void> {
  * becomes a File over its byte range of the spool file (nothing is copied or read into memory until the
  * parser, in its own process, reads it). JSON and form bodies are read back and parsed as usual.
  */
-export async function readUploadBody(request: Request, limit: number, spoolDir: string): Promise<ParsedBody> {
+export async function readUploadBody(
+  request: Request,
+  limit: number,
+  spoolDir: string,
+  pace: MinimumRate = { bytesPerSecond: 0, graceMs: 0 },
+): Promise<ParsedBody> {
   const max = limit + ENVELOPE_BYTES;
   const declared = Number(request.headers.get("content-length") ?? "NaN");
   if (Number.isFinite(declared) && declared > max) throw appError("payload_too_large");
   mkdirSync(spoolDir, { recursive: true, mode: 0o700 });
   const path = join(spoolDir, `body-${randomBytes(9).toString("hex")}`);
   leftovers.set(request, [path]);
-  await streamToFile(request, path, max);
+  await streamToFile(request, path, max, pace);
   const type = (request.headers.get("content-type") ?? "").split(";")[0]?.trim().toLowerCase() ?? "";
   if (type !== "multipart/form-data") {
     const replay = new Request(request.url, { method: "POST", headers: request.headers, body: Bun.file(path) });
@@ -75,19 +80,45 @@ export async function readUploadBody(request: Request, limit: number, spoolDir: 
 
 const malformed = () => appError("bad_request", { message: "The multipart body is malformed." });
 
-async function streamToFile(request: Request, path: string, max: number): Promise<void> {
+/** After `graceMs`, a body must keep arriving at `bytesPerSecond` on average (0: no minimum). */
+export interface MinimumRate {
+  bytesPerSecond: number;
+  graceMs: number;
+}
+
+/**
+ * Streams the body to `path`. A body that falls behind the minimum rate is cut off with 408 upload_too_slow —
+ * checked by a timer too, so a client that stops sending altogether is caught as well as one that trickles.
+ */
+async function streamToFile(request: Request, path: string, max: number, pace: MinimumRate): Promise<void> {
   const sink = Bun.file(path).writer();
   let total = 0;
+  let tooSlow = false;
+  const started = performance.now();
+  const reader = request.body?.getReader();
+  const behind = () => {
+    const ms = performance.now() - started - pace.graceMs;
+    return pace.bytesPerSecond > 0 && ms > 0 && total < (pace.bytesPerSecond * ms) / 1000;
+  };
+  const watchdog = setInterval(() => {
+    if (!behind()) return;
+    tooSlow = true;
+    reader?.cancel().catch(() => {});
+  }, 1000);
   try {
-    if (request.body) {
-      for await (const chunk of request.body) {
-        total += chunk.byteLength;
-        if (total > max) throw appError("payload_too_large");
-        sink.write(chunk);
-        await sink.flush();
-      }
+    while (reader) {
+      const { done, value } = await reader.read();
+      if (tooSlow) throw appError("upload_too_slow");
+      if (done) break;
+      total += value.byteLength;
+      if (total > max) throw appError("payload_too_large");
+      sink.write(value);
+      await sink.flush();
     }
+  } catch (e) {
+    throw tooSlow ? appError("upload_too_slow") : e;
   } finally {
+    clearInterval(watchdog);
     await sink.end();
   }
 }

@@ -75,6 +75,15 @@ export interface AccountsStore {
    * floors at zero. Returns the new balance (0 for a missing account).
    */
   debit(id: number, amount: number, chatLogId: number | null): Promise<number>;
+  /**
+   * Holds up to `want` tokens of the balance for an answer being written, when at least `minimum` are free (the
+   * balance less what other answers hold), under the account row's lock: concurrent answers, on any node, never
+   * hold more than there is. Returns the reservation (settled by ChatLogsStore.record, or released), or null.
+   * Reservations a crash left behind stop counting at `expiresAt`.
+   */
+  reserve(id: number, want: number, minimum: number, expiresAt: number): Promise<{ id: number; amount: number } | null>;
+  /** Gives a reservation back unspent (the answer failed, or the visitor left before anything was written). */
+  release(reservationId: number): Promise<void>;
   /** Newest first, at most `limit` (default 100). */
   ledger(id: number, limit?: number): Promise<LedgerEntry[]>;
 }

@@ -43,6 +43,8 @@ export interface NewTurn {
   citations?: Citation[];
   /** answered with low confidence (the closest passage only): content gaps count it */
   weak?: boolean;
+  /** the tokens held for this answer (AccountsStore.reserve): released in the same transaction as the debit */
+  reservationId?: number | null;
 }
 
 /** A recorded turn: its chat log id, the balance after its debit (null: nothing charged) and the tokens taken. */

@@ -13,6 +13,32 @@ export interface NewChunk {
   tokenCount: number;
   textHash: string;
   vector?: Float32Array;
+  /** the language the chunk was analyzed in (ISO 639-1; null: not recorded) */
+  lang: string | null;
+  /**
+   * Its analyzed terms and its heading's (rag/analyzer: stems, stop words dropped, words segmented), space-separated:
+   * what both engines index, exactly as given, so they rank alike.
+   */
+  terms: string;
+  headingTerms: string;
+}
+
+/** A chunk to re-analyze for the keyword index (keyword reindex). */
+export interface ReindexChunk {
+  id: number;
+  documentId: string;
+  text: string;
+  headingPath: string;
+  /** the language it was analyzed in before; null when trained before languages were recorded */
+  lang: string | null;
+}
+
+/** A re-analyzed chunk for the rebuilt keyword index. */
+export interface ReanalyzedChunk {
+  id: number;
+  lang: string;
+  terms: string;
+  headingTerms: string;
 }
 
 /**
@@ -136,6 +162,23 @@ export interface ChunkIndexStore {
    * (SQLite: FTS5 segment merges). Returns the steps done; 0 where the index needs none.
    */
   mergeFts(opts?: { pagesPerStep?: number; maxSteps?: number; pause?: () => Promise<void> }): Promise<number>;
+  /**
+   * Rebuilding keyword indexes with another analysis (documents/keyword-reindex.ts drives it: an upgrade, or an owner
+   * pinning languages), in batches while the old index answers; each batch is saved with its progress, so a killed
+   * rebuild resumes. Deployments whose index `analyzer` did not build, that were marked stale, or that have none:
+   */
+  keywordReindexPending(analyzer: string): Promise<{ deploymentId: string; chunks: number }[]>;
+  /** The next chunks of a deployment to re-analyze: those after the last one written. */
+  keywordReindexNext(deploymentId: string, analyzer: string, limit: number): Promise<ReindexChunk[]>;
+  /** One re-analyzed batch into the rebuild (with the chunks' language), and the progress. */
+  keywordReindexWrite(deploymentId: string, analyzer: string, rows: ReanalyzedChunk[]): Promise<void>;
+  /**
+   * The rebuilt index replaces the live one and the deployment's documents take the language most of their chunks
+   * have; false when chunks arrived after the last batch (read on).
+   */
+  keywordReindexFinish(deploymentId: string, analyzer: string): Promise<boolean>;
+  /** Marks a deployment's keyword index for rebuilding (its owner pinned other languages). */
+  keywordReindexRequest(deploymentId: string): Promise<void>;
 }
 
 /**
@@ -147,4 +190,6 @@ export interface TermStatsStore {
   documentFrequencies(deploymentId: string, terms: string[]): Promise<Map<string, number>>;
   /** The deployment's indexed chunks (may be cached briefly: it only scales the weights). */
   totalChunks(deploymentId: string): Promise<number>;
+  /** The languages (ISO 639-1) of the deployment's trained documents, the most chunks first (may be cached briefly). */
+  languages(deploymentId: string): Promise<string[]>;
 }

@@ -29,8 +29,15 @@ export interface Deployment {
   pushEnabled: boolean;
   /** addresses allowed to push (empty: any address the main allow-list lets in) */
   pushIpAllow: string[];
+  /** the key's storage share in this deployment (null: the service default) */
+  pushMaxDocuments: number | null;
+  pushMaxBytes: number | null;
   /** the owner's refusal threshold (0..1); null uses the service default for the retrieval mode */
   refusalThreshold: number | null;
+  /** ISO 639-1 codes of the languages the owner pinned (empty: detected from the documents) */
+  languages: string[];
+  /** the owner's own refusal text, said in every language (null: docchat's, in the visitor's language) */
+  refusalText: string | null;
   trainingStatus: TrainingStatus;
   trainedAt: number | null;
   createdAt: number;
@@ -52,7 +59,14 @@ export interface DeploymentPatch {
   pushEnabled?: boolean;
   pushIpAllow?: string[];
   /** null goes back to the service default */
+  pushMaxDocuments?: number | null;
+  pushMaxBytes?: number | null;
+  /** null goes back to the service default */
   refusalThreshold?: number | null;
+  /** [] goes back to detection */
+  languages?: string[];
+  /** null goes back to docchat's refusal */
+  refusalText?: string | null;
 }
 
 export interface DeploymentRow {
@@ -71,7 +85,11 @@ export interface DeploymentRow {
   key_manages_documents: FlagCell;
   push_enabled: FlagCell;
   push_ip_allow: string;
+  push_max_documents: IntCell | null;
+  push_max_bytes: IntCell | null;
   refusal_threshold: IntCell | null;
+  languages: string;
+  refusal_text: string | null;
   training_status: TrainingStatus;
   trained_at: IntCell | null;
   created_at: IntCell;
@@ -94,7 +112,11 @@ export const toDeployment = (r: DeploymentRow): Deployment => ({
   keyManagesDocuments: flag(r.key_manages_documents),
   pushEnabled: flag(r.push_enabled),
   pushIpAllow: jsonOf<string[]>(r.push_ip_allow),
+  pushMaxDocuments: numOrNull(r.push_max_documents ?? null),
+  pushMaxBytes: numOrNull(r.push_max_bytes ?? null),
   refusalThreshold: numOrNull(r.refusal_threshold),
+  languages: r.languages ? r.languages.split(",") : [],
+  refusalText: r.refusal_text ?? null,
   trainingStatus: r.training_status,
   trainedAt: numOrNull(r.trained_at),
   createdAt: num(r.created_at),
@@ -122,7 +144,11 @@ const PATCH_COLUMNS: { [K in keyof DeploymentPatch]-?: (v: NonNullable<Deploymen
   keyManagesDocuments: (v) => ["key_manages_documents", v ? 1 : 0],
   pushEnabled: (v) => ["push_enabled", v ? 1 : 0],
   pushIpAllow: (v) => ["push_ip_allow", JSON.stringify(v)],
+  pushMaxDocuments: (v) => ["push_max_documents", v],
+  pushMaxBytes: (v) => ["push_max_bytes", v],
   refusalThreshold: (v) => ["refusal_threshold", v],
+  languages: (v) => ["languages", (v ?? []).join(",")],
+  refusalText: (v) => ["refusal_text", v],
 };
 
 /** The columns a patch sets (with `updated_at`), for either driver's UPDATE. */

@@ -1,6 +1,8 @@
 import { type FlagCell, flag, type IntCell, jsonOf, num, numOrNull } from "./row-values.ts";
 
 export type DocumentStatus = "stored" | "queued" | "processing" | "completed" | "failed";
+/** Who added a document: the owner (console, CLI) or the deployment key (the public push endpoint). */
+export type DocumentOrigin = "owner" | "key";
 
 export interface DocumentNote {
   page: number;
@@ -16,6 +18,7 @@ export interface DocumentRecord {
   kind: string;
   contentHash: string;
   size: number;
+  origin: DocumentOrigin;
   status: DocumentStatus;
   errorCode: string | null;
   errorMessage: string | null;
@@ -30,8 +33,17 @@ export interface DocumentRecord {
   notes: DocumentNote[];
   /** while processing: parts indexed of the total */
   progress: { done: number; total: number };
+  /** the language its text was analyzed in (ISO 639-1; the most of its chunks'), null until trained */
+  lang: string | null;
   createdAt: number;
   updatedAt: number;
+}
+
+/** One language of a deployment's documents (docchat doctor, the console, the retriever). */
+export interface DocumentLanguage {
+  lang: string;
+  documents: number;
+  chunks: number;
 }
 
 /** A large document is written in bounded parts before its row: its bytes, then its prepared chunks. */
@@ -45,6 +57,8 @@ export interface NewDocument {
   contentHash: string;
   /** bytes; default: the inline bytes' length */
   size?: number;
+  /** default: owner */
+  origin?: DocumentOrigin;
   /** small documents: the bytes inline (a large one's were written with insertPart beforehand) */
   bytes?: Uint8Array;
   /** small documents: the prepared chunks (JSON lines), written as part 0 in the same transaction */
@@ -66,6 +80,7 @@ export interface DocumentRow {
   kind: string;
   content_hash: string;
   size: IntCell;
+  origin: DocumentOrigin;
   status: DocumentStatus;
   error_code: string | null;
   error_message: string | null;
@@ -78,6 +93,7 @@ export interface DocumentRow {
   notes: string | null;
   progress_done: IntCell;
   progress_total: IntCell;
+  lang: string | null;
   created_at: IntCell;
   updated_at: IntCell;
 }
@@ -89,6 +105,7 @@ export const toDocumentRecord = (r: DocumentRow): DocumentRecord => ({
   kind: r.kind,
   contentHash: r.content_hash,
   size: num(r.size),
+  origin: r.origin,
   status: r.status,
   errorCode: r.error_code ?? null,
   errorMessage: r.error_message ?? null,
@@ -100,6 +117,7 @@ export const toDocumentRecord = (r: DocumentRow): DocumentRecord => ({
   ocrConfidence: numOrNull(r.ocr_confidence),
   notes: r.notes ? jsonOf<DocumentNote[]>(r.notes) : [],
   progress: { done: num(r.progress_done), total: num(r.progress_total) },
+  lang: r.lang ?? null,
   createdAt: num(r.created_at),
   updatedAt: num(r.updated_at),
 });
@@ -107,6 +125,10 @@ export const toDocumentRecord = (r: DocumentRow): DocumentRecord => ({
 /** Creation order (ties by id): how claimed documents are handed to the worker. */
 export const byCreation = (x: DocumentRecord, y: DocumentRecord): number =>
   x.createdAt - y.createdAt || (x.id < y.id ? -1 : x.id > y.id ? 1 : 0);
+
+/** Whether `doc`, replacing older documents of its name, may remove `older`: a key push only removes key pushes. */
+export const replaceable = (doc: { origin: DocumentOrigin }, older: { origin: DocumentOrigin }): boolean =>
+  doc.origin === "owner" || older.origin === "key";
 
 export const noStatusCounts = (): Record<DocumentStatus, number> => ({ stored: 0, queued: 0, processing: 0, completed: 0, failed: 0 });
 
@@ -134,8 +156,13 @@ export interface DocumentsStore {
   getScoped(id: string, deploymentId: string): Promise<DocumentRecord | null>;
   /** Oldest first. */
   list(deploymentId: string): Promise<DocumentRecord[]>;
-  /** Documents and bytes stored by an account, leaving out one name in one deployment (a push about to replace it). */
+  /**
+   * Documents and bytes the owner stored across an account's deployments (key pushes have their own share, see
+   * pushUsage), leaving out one name in one deployment (an upload about to replace it).
+   */
   accountUsage(accountId: number, except: { deploymentId: string; name: string } | null): Promise<{ documents: number; bytes: number }>;
+  /** Documents and bytes pushed with the deployment's key, leaving out key-pushed documents of one name (a push about to replace them). */
+  pushUsage(deploymentId: string, exceptName: string | null): Promise<{ documents: number; bytes: number }>;
   /** Oldest first. */
   findByName(deploymentId: string, name: string): Promise<DocumentRecord[]>;
   parsed(id: string): Promise<string | null>;
@@ -150,6 +177,8 @@ export interface DocumentsStore {
   /** The row and its parts. A trained document's index rows go with TrainingStore.removeDocument instead. */
   deleteRow(id: string): Promise<void>;
   statusCounts(deploymentId: string): Promise<Record<DocumentStatus, number>>;
+  /** The languages of the deployment's trained documents, the most chunks first. */
+  languages(deploymentId: string): Promise<DocumentLanguage[]>;
   /** Deployments with documents queued or processing. */
   pendingDeployments(): Promise<string[]>;
 }

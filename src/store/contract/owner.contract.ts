@@ -58,33 +58,58 @@ export const toAttemptCounts = (r: AttemptCountsRow | null): AttemptCounts => ({
   ipFirst: numOrNull(r?.ip_first),
 });
 
-/** Over a limit: refused, with the oldest attempt of the window that is full (when it leaves, one more may try). */
-export function attemptVerdict(c: AttemptCounts, limits: { pair: number; ip: number }): { allowed: boolean; oldest: number | null } {
-  const oldest = c.pair >= limits.pair ? c.pairFirst : c.ip >= limits.ip ? c.ipFirst : null;
-  return { allowed: oldest === null, oldest };
+export interface AttemptLimits {
+  pair: number;
+  ip: number;
+  /** failures of one email from all addresses since `since`; addresses it signed in from since `knownSince` are exempt */
+  account?: { limit: number; since: number; knownSince: number };
 }
 
-/** Owner sign-in attempts that did not (yet) succeed, by email and client address, counted across every node. */
+export interface AttemptVerdict {
+  allowed: boolean;
+  /** the oldest attempt of the window that is full (when it leaves, one more may try) */
+  oldest: number | null;
+  /** which limit refused it */
+  by: "pair" | "ip" | "account" | null;
+}
+
+/** An email's failures from all addresses in the account window, and whether this address signed in before. */
+export interface AccountAttempts {
+  account: number;
+  accountFirst: number | null;
+  known: boolean;
+}
+
+/** Over a limit: refused, with the oldest attempt of the window that is full. */
+export function attemptVerdict(c: AttemptCounts & Partial<AccountAttempts>, limits: AttemptLimits): AttemptVerdict {
+  if (c.pair >= limits.pair) return { allowed: false, oldest: c.pairFirst, by: "pair" };
+  if (c.ip >= limits.ip) return { allowed: false, oldest: c.ipFirst, by: "ip" };
+  if (limits.account && !c.known && (c.account ?? 0) >= limits.account.limit)
+    return { allowed: false, oldest: c.accountFirst ?? null, by: "account" };
+  return { allowed: true, oldest: null, by: null };
+}
+
+/**
+ * Owner sign-in attempts that did not (yet) succeed, by email and client address, counted across every node; and
+ * the addresses each email signed in from before (exempt from the per-account limit, so guessers elsewhere cannot
+ * lock the owner out). Failures only count in `count`, `attempt` and `clear`.
+ */
 export interface LoginAttemptsStore {
-  /** Attempts since `since` for this email from this address, and from this address for any email. */
+  /** Failures since `since` for this email from this address, and from this address for any email. */
   count(email: string, ip: string, since: number): Promise<AttemptCounts>;
   /** Returns the attempt's id. */
   record(email: string, ip: string, at: number): Promise<number>;
   /**
    * Counts and records one attempt in ONE transaction, so sign-ins sent in parallel can't all see room under the
    * limit: refused (with the oldest attempt that fills the limit) when this email+address has `limits.pair`
-   * attempts since `since`, or the address `limits.ip`; else recorded.
+   * failures since `since`, the address `limits.ip`, or — from an address the email never signed in from —
+   * the email `limits.account.limit` since `limits.account.since`; else recorded.
    */
-  attempt(
-    email: string,
-    ip: string,
-    at: number,
-    since: number,
-    limits: { pair: number; ip: number },
-  ): Promise<{ allowed: boolean; oldest: number | null }>;
-  /** A right password clears that attempt and the earlier failures of the same email from the same address. */
-  succeeded(email: string, ip: string): Promise<void>;
-  /** Operator unlock: forgets the attempts for an email (from every address), or from one address; returns how many. */
+  attempt(email: string, ip: string, at: number, since: number, limits: AttemptLimits): Promise<AttemptVerdict>;
+  /** A right password clears the earlier failures of that email from that address, and remembers the address. */
+  succeeded(email: string, ip: string, at?: number): Promise<void>;
+  /** Operator unlock: forgets the failures of an email (from every address), or from one address; returns how many. */
   clear(filter: { email?: string; ip?: string }): Promise<number>;
-  prune(before: number): Promise<void>;
+  /** Forgets failures up to `before`, and remembered addresses not used since `knownBefore` (default: kept). */
+  prune(before: number, knownBefore?: number): Promise<void>;
 }

@@ -16,6 +16,7 @@ import { serverHoldingDataDir } from "../data-dir-lock.ts";
 import { createPgChunkIndex, type PgChunkIndex } from "../postgres/chunk-index.pg.ts";
 import { migratePg } from "../postgres/migrate.pg.ts";
 import { describePgUrl } from "../postgres/pg-store.ts";
+import { pgConnectOptions } from "../postgres/pg-url.ts";
 import { closeDatabase, openDatabase } from "../sqlite/db.ts";
 import {
   compare,
@@ -99,7 +100,15 @@ export interface CopyReport {
 
 export class CopyRefused extends Error {}
 
-async function copyChunks(db: Database, tx: SQL, index: PgChunkIndex, columns: string[], withVectors: boolean): Promise<void> {
+async function copyChunks(
+  db: Database,
+  tx: SQL,
+  index: PgChunkIndex,
+  columns: string[],
+  withVectors: boolean,
+  analyze: CopyAnalyzer,
+): Promise<void> {
+  const pinnedOf = db.query<{ languages: string }, [string]>("SELECT languages FROM deployments WHERE id = ?");
   const vectorQuery = withVectors
     ? db.query<{ embedding: Uint8Array }, [number]>(`SELECT embedding FROM ${VEC_TABLE} WHERE rowid = ?`)
     : null;
@@ -109,6 +118,7 @@ async function copyChunks(db: Database, tx: SQL, index: PgChunkIndex, columns: s
   };
   const flush = async (rows: Row[]) => {
     if (rows.length === 0) return;
+    refuseUnstorable("chunks", ["id"], rows);
     const first = rows[0] as Row;
     const deploymentId = first.deployment_id as string;
     if (deploymentId === stagingDeployment(first.document_id as string)) {
@@ -116,6 +126,17 @@ async function copyChunks(db: Database, tx: SQL, index: PgChunkIndex, columns: s
       await tx`INSERT INTO chunks ${tx(rows, ...columns)}`;
       return;
     }
+    const pinned = (pinnedOf.get(deploymentId)?.languages ?? "").split(",").filter(Boolean);
+    const analyzed = analyze(
+      rows.map((r) => ({
+        documentId: r.document_id as string,
+        text: r.text as string,
+        headingPath: r.heading_path as string,
+        lang: (r.lang as string | null) ?? null,
+      })),
+      pinned,
+    );
+    const terms = new Map(rows.map((r, i) => [r, analyzed[i] as { lang: string; terms: string; headingTerms: string }]));
     const toChunk = (r: Row): NewChunk => ({
       ord: r.ord as number,
       source: r.source as string,
@@ -128,6 +149,9 @@ async function copyChunks(db: Database, tx: SQL, index: PgChunkIndex, columns: s
       tokenCount: r.token_count as number,
       textHash: r.text_hash as string,
       vector: vectorOf(r.id as number),
+      ...(terms.get(r) as { lang: string; terms: string; headingTerms: string }),
+      // the copy keeps the row as it was (verified by checksum): a chunk trained before languages were recorded has none
+      lang: (r.lang as string | null) ?? null,
     });
     // consecutive rows of one document form one item (ids kept)
     const docs: { documentId: string; chunks: NewChunk[]; ids: number[] }[] = [];
@@ -162,8 +186,41 @@ async function copyChunks(db: Database, tx: SQL, index: PgChunkIndex, columns: s
   }
 }
 
+const rowName = (key: string[], r: Row) => key.map((k) => `${k} ${JSON.stringify(r[k])}`).join(", ");
+
+/**
+ * SQLite stores a NUL character in text; PostgreSQL cannot. Older versions let one in (a visitor's question), so
+ * the copy names every such value of the page — table, row and column, with the statement that fixes it in the
+ * data dir — instead of failing somewhere inside one big INSERT.
+ */
+function refuseUnstorable(table: string, key: string[], rows: Row[]): void {
+  const found: string[] = [];
+  for (const r of rows)
+    for (const [column, v] of Object.entries(r))
+      if (typeof v === "string" && v.includes("\0")) found.push(`${table} row ${rowName(key, r)}, column ${column}`);
+  if (found.length === 0) return;
+  const first = rows.find((r) => Object.values(r).some((v) => typeof v === "string" && v.includes("\0"))) as Row;
+  const column = Object.keys(first).find((c) => typeof first[c] === "string" && (first[c] as string).includes("\0")) as string;
+  const where = key
+    .map((k) => `${k} = ${typeof first[k] === "number" ? first[k] : `'${String(first[k]).replace(/'/g, "''")}'`}`)
+    .join(" AND ");
+  throw new CopyRefused(
+    `PostgreSQL cannot store the NUL character found in ${found.slice(0, 10).join("; ")}${found.length > 10 ? ` and ${found.length - 10} more` : ""}. ` +
+      `Nothing was copied. Remove it in the data dir, e.g. sqlite3 docchat.db "UPDATE ${table} SET ${column} = replace(${column}, char(0), '') WHERE ${where}", then run db copy again.`,
+  );
+}
+/**
+ * The keyword analyzer (rag/analyzer), given by the caller since the store does not analyze: a batch of one
+ * deployment's chunks (with the languages its owner pinned) → each chunk's language and terms.
+ */
+export type CopyAnalyzer = (
+  chunks: { documentId: string; text: string; headingPath: string; lang: string | null }[],
+  pinned: string[],
+) => { lang: string; terms: string; headingTerms: string }[];
+
 export interface CopyOptions {
   progress?: (line: string) => void;
+  analyze: CopyAnalyzer;
 }
 
 /** What the copy reads each table with: its columns (the data dir's), and those PostgreSQL keeps as bytea. */
@@ -222,7 +279,15 @@ async function confirmSameData(db: Database, sql: SQL, c: Columns, names: { from
  * vector table made for the recorded dimension, the tables in foreign-key order (chunks through the chunk index, so
  * their keyword postings are built), and the identity sequences continued after the copied ids.
  */
-async function copyAll(db: Database, sql: SQL, c: Columns, dimension: number | null, to: string, progress: (line: string) => void) {
+async function copyAll(
+  db: Database,
+  sql: SQL,
+  c: Columns,
+  dimension: number | null,
+  to: string,
+  opts: { progress: (line: string) => void; analyze: CopyAnalyzer },
+) {
+  const { progress } = opts;
   const index = await createPgChunkIndex(sql);
   await sql.begin(async (tx) => {
     // two copies started at once into one database: the second waits here, then finds it no longer empty
@@ -239,11 +304,14 @@ async function copyAll(db: Database, sql: SQL, c: Columns, dimension: number | n
       progress(`copying ${table} …`);
       if (table !== "chunks") {
         await sqlitePages(db, c.bytea)(table, cols, key, async (rows) => {
-          await tx`INSERT INTO ${tx(table)} ${tx(rows, ...cols)}`;
+          refuseUnstorable(table, key, rows);
+          await tx`INSERT INTO ${tx(table)} ${tx(rows, ...cols)}`.catch((e: unknown) => {
+            throw new Error(`copying ${table} (${rowName(key, rows[0] as Row)} to ${rowName(key, rows.at(-1) as Row)}): ${(e as Error).message}`);
+          });
         });
         continue;
       }
-      await copyChunks(db, tx, index, cols, dimension !== null);
+      await copyChunks(db, tx, index, cols, dimension !== null, opts.analyze);
       if (dimension !== null) {
         progress("building the vector index …");
         await index.buildVectorIndex(tx);
@@ -267,14 +335,14 @@ async function keywordCoverage(db: Database, sql: SQL): Promise<{ indexed: numbe
  * exactly this data (a re-run: nothing written). Refuses (CopyRefused) a data dir a server holds and a target that
  * holds other data. Returns the per-table verification; `ok` is false when a table differs after the copy.
  */
-export async function copySqliteToPg(dataDir: string, url: string, opts: CopyOptions = {}): Promise<CopyReport> {
+export async function copySqliteToPg(dataDir: string, url: string, opts: CopyOptions): Promise<CopyReport> {
   const started = performance.now();
   const progress = opts.progress ?? (() => {});
   const from = resolve(dataDir);
   const to = describePgUrl(url);
   refuseUnlessCopyable(from);
   const db = await openDatabase(from);
-  const sql = new SQL(url, { max: 2 });
+  const sql = new SQL(url, { ...pgConnectOptions(url), max: 2 });
   try {
     // one read transaction: every table from the same moment, whatever CLI commands write meanwhile
     db.run("BEGIN");
@@ -294,7 +362,7 @@ export async function copySqliteToPg(dataDir: string, url: string, opts: CopyOpt
       let tables: TableReport[];
       if (filled) tables = await confirmSameData(db, sql, columns, { from, to }, progress);
       else {
-        await copyAll(db, sql, columns, dimension, to, progress);
+        await copyAll(db, sql, columns, dimension, to, { progress, analyze: opts.analyze });
         // after a copy, read both sides back (a re-run already compared them and wrote nothing)
         tables = await compare(COPY_TABLES, db, sql, columns.columns, columns.bytea, progress);
       }

@@ -1,7 +1,8 @@
 import type { SQL } from "bun";
 import type { ChunkRow, IndexedChunk, NewChunk } from "../contract/chunk-index.contract.ts";
 import { stagingDeployment, toIndexedChunk } from "../contract/chunk-index.contract.ts";
-import { createFts5Tokenizer, type TokenCounts } from "./fts5-tokenizer.ts";
+import { addPostings, countTerms, lockDeployment, MAX_TERM_CHARS, rebuildKey, termOf } from "./keyword-postings.pg.ts";
+import { createPgKeywordReindex } from "./keyword-reindex.pg.ts";
 import type { Raw } from "./repos/values.ts";
 
 /** A count, id or score cell of a raw row (int8 and aggregates arrive as strings). */
@@ -9,14 +10,14 @@ const num = (v: unknown): number => Number(v);
 
 /**
  * The hybrid index on PostgreSQL + pgvector (chunk-index.contract.ts). Keyword ranking is FTS5's bm25(fts, 1.0, 0.5) computed in SQL over our own per-deployment postings
- * (kw_stats, kw_terms, kw_postings; see migrations/001_retrieval.sql), with terms split by FTS5's own unicode61
- * tokenizer (fts5-tokenizer.ts), so scores — not just orderings — match SQLite's. Vectors are pgvector
+ * (kw_stats, kw_terms, kw_postings; see migrations/001_retrieval.sql), counted from the same analyzed terms the
+ * SQLite index holds (keyword-postings.pg.ts), so scores — not just orderings — match SQLite's. Vectors are pgvector
  * (cosine, HNSW) searched with iterative index scans filtered by deployment. A document's chunk, keyword and
  * vector rows are written in one transaction.
  */
 
-/** PostgreSQL's btree refuses index entries over ~2.7 kB; no real word is this long, and both sides truncate alike. */
-export const MAX_TERM_CHARS = 256;
+export { MAX_TERM_CHARS, termOf };
+
 /** FTS5's bm25() constants and the column weights the SQLite index uses (text 1.0, heading_path 0.5). */
 const K1 = 1.2;
 const B = 0.75;
@@ -33,8 +34,6 @@ const VECTOR_SETUP_LOCK = 7_201_515;
  */
 export const defaultEfSearch = (k: number): number => Math.min(1000, Math.max(400, 4 * k));
 
-export const termOf = (token: string): string => (token.length > MAX_TERM_CHARS ? token.slice(0, MAX_TERM_CHARS) : token);
-
 /** pgvector's text form; float32 values printed exactly. */
 export const vectorLiteral = (v: Float32Array): string => `[${Array.from(v).join(",")}]`;
 
@@ -43,23 +42,8 @@ const CHUNK_COLUMNS =
 
 /** The vector table's HNSW index (cosine). */
 const HNSW_INDEX = `CREATE INDEX ${VEC_TABLE}_hnsw ON ${VEC_TABLE} USING hnsw (embedding vector_cosine_ops)`;
-/** Serialises writers of one deployment's keyword statistics (df, N, total tokens): no lost update, no deadlock. */
-const lockDeployment = (tx: SQL, deploymentId: string) => tx`SELECT pg_advisory_xact_lock(hashtext(${`kw:${deploymentId}`}))`;
-
-/** Term counts with terms cut to MAX_TERM_CHARS (two cut to the same term add up). */
-function truncated(c: TokenCounts): TokenCounts {
-  if (![...c.tf.keys()].some((t) => t.length > MAX_TERM_CHARS)) return c;
-  const tf = new Map<string, { t: number; h: number }>();
-  for (const [term, f] of c.tf) {
-    const e = tf.get(termOf(term)) ?? { t: 0, h: 0 };
-    tf.set(termOf(term), { t: e.t + f.t, h: e.h + f.h });
-  }
-  return { tf, length: c.length };
-}
-
 export async function createPgChunkIndex(sql: SQL, opts: { efSearch?: (k: number) => number } = {}) {
   const efSearch = opts.efSearch ?? defaultEfSearch;
-  const tokenizer = createFts5Tokenizer();
   /** Runs `f` in the caller's transaction when there is one, else in a new one. */
   const within = <T>(tx: SQL | undefined, f: (tx: SQL) => Promise<T>): Promise<T> => (tx ? f(tx) : (sql.begin(f) as Promise<T>));
   const vecExists = async () => (((await sql`SELECT to_regclass(${VEC_TABLE}) IS NOT NULL AS ok`) as Raw[])[0]?.ok as boolean) ?? false;
@@ -89,8 +73,8 @@ export async function createPgChunkIndex(sql: SQL, opts: { efSearch?: (k: number
         (r) => num(r.id),
       );
     const col = <T>(f: (c: NewChunk) => T) => chunks.map(f);
-    await tx`INSERT INTO chunks (id, deployment_id, document_id, ord, source, text, heading_path, page_start, page_end, row_start, row_end, token_count, text_hash, kw_length)
-      SELECT u.id, ${deploymentId}, u.doc, u.ord, u.source, u.text, u.heading, u.ps, u.pe, u.rs, u.re, u.tc, u.hash, u.len
+    await tx`INSERT INTO chunks (id, deployment_id, document_id, ord, source, text, heading_path, page_start, page_end, row_start, row_end, token_count, text_hash, kw_length, lang, staged_terms, staged_heading_terms)
+      SELECT u.id, ${deploymentId}, u.doc, u.ord, u.source, u.text, u.heading, u.ps, u.pe, u.rs, u.re, u.tc, u.hash, u.len, u.lang, u.st, u.sh
       FROM unnest(${sql.array(ids, "INT8")}::bigint[], ${sql.array(documentIds, "TEXT")}::text[], ${sql.array(
         col((c) => c.ord),
         "INT4",
@@ -126,49 +110,18 @@ export async function createPgChunkIndex(sql: SQL, opts: { efSearch?: (k: number
                     col((c) => c.textHash),
                     "TEXT",
                   )}::text[],
-                  ${sql.array(lengths, "INT4")}::int[])
-           AS u(id, doc, ord, source, text, heading, ps, pe, rs, re, tc, hash, len)`;
+                  ${sql.array(lengths, "INT4")}::int[], ${sql.array(
+                    col((c) => c.lang ?? null),
+                    "TEXT",
+                  )}::text[], ${sql.array(
+                    chunks.map((c, i) => (lengths[i] === null ? c.terms : null)),
+                    "TEXT",
+                  )}::text[], ${sql.array(
+                    chunks.map((c, i) => (lengths[i] === null ? c.headingTerms : null)),
+                    "TEXT",
+                  )}::text[])
+           AS u(id, doc, ord, source, text, heading, ps, pe, rs, re, tc, hash, len, lang, st, sh)`;
     return ids;
-  }
-
-  /** Postings, document frequencies and the deployment's totals for chunks `ids` (counted by the FTS5 tokenizer). */
-  async function addPostings(tx: SQL, deploymentId: string, ids: number[], counted: TokenCounts[]): Promise<void> {
-    // document frequencies: chunks of this batch containing each term
-    const df = new Map<string, number>();
-    for (const c of counted) for (const t of c.tf.keys()) df.set(t, (df.get(t) ?? 0) + 1);
-    const terms = [...df.keys()].sort();
-    if (terms.length > 0) {
-      const termIds = new Map(
-        (
-          (await tx`INSERT INTO kw_terms (deployment_id, term, df)
-            SELECT ${deploymentId}, t, d FROM unnest(${sql.array(terms, "TEXT")}::text[], ${sql.array(
-              terms.map((t) => df.get(t) as number),
-              "INT4",
-            )}::int[]) AS u(t, d)
-            ON CONFLICT (deployment_id, term) DO UPDATE SET df = kw_terms.df + excluded.df
-            RETURNING id, term`) as Raw[]
-        ).map((r) => [r.term as string, num(r.id)]),
-      );
-      const pTerm: number[] = [];
-      const pChunk: number[] = [];
-      const pText: number[] = [];
-      const pHead: number[] = [];
-      const pLen: number[] = [];
-      for (const [i, c] of counted.entries()) {
-        for (const [t, f] of c.tf) {
-          pTerm.push(termIds.get(t) as number);
-          pChunk.push(ids[i] as number);
-          pText.push(f.t);
-          pHead.push(f.h);
-          pLen.push(c.length);
-        }
-      }
-      await tx`INSERT INTO kw_postings (term_id, chunk_id, tf_text, tf_heading, len)
-        SELECT * FROM unnest(${sql.array(pTerm, "INT8")}::bigint[], ${sql.array(pChunk, "INT8")}::bigint[], ${sql.array(pText, "INT4")}::int[], ${sql.array(pHead, "INT4")}::int[], ${sql.array(pLen, "INT4")}::int[])`;
-    }
-    const total = counted.reduce((s, c) => s + c.length, 0);
-    await tx`INSERT INTO kw_stats (deployment_id, chunks, tokens) VALUES (${deploymentId}, ${ids.length}, ${total})
-      ON CONFLICT (deployment_id) DO UPDATE SET chunks = kw_stats.chunks + excluded.chunks, tokens = kw_stats.tokens + excluded.tokens`;
   }
 
   /**
@@ -187,7 +140,7 @@ export async function createPgChunkIndex(sql: SQL, opts: { efSearch?: (k: number
     const givenIds = docs.every((d) => d.ids) ? docs.flatMap((d) => d.ids as number[]) : undefined;
     return within(tx, async (tx) => {
       await lockDeployment(tx, deploymentId);
-      const counted = tokenizer.count(chunks.map((c) => ({ text: c.text, heading: c.headingPath }))).map(truncated);
+      const counted = countTerms(chunks.map((c) => ({ terms: c.terms, heading: c.headingTerms })));
       const ids = await insertRows(
         tx,
         deploymentId,
@@ -196,7 +149,7 @@ export async function createPgChunkIndex(sql: SQL, opts: { efSearch?: (k: number
         counted.map((c) => c.length),
         givenIds,
       );
-      await addPostings(tx, deploymentId, ids, counted);
+      await addPostings(sql, tx, deploymentId, ids, counted);
       if (vec) {
         const withVectors = chunks.flatMap((c, i) => (c.vector ? [{ id: ids[i] as number, v: c.vector }] : []));
         await insertVectors(
@@ -217,6 +170,7 @@ export async function createPgChunkIndex(sql: SQL, opts: { efSearch?: (k: number
   }
 
   return {
+    ...createPgKeywordReindex(sql),
     hasVectors: () => vec,
     /** One process at a time (a session advisory lock on a reserved connection): the vector table's set-up. */
     async exclusive<T>(fn: () => Promise<T>): Promise<T> {
@@ -298,17 +252,19 @@ export async function createPgChunkIndex(sql: SQL, opts: { efSearch?: (k: number
     async publishStaged(documentId: string, deploymentId: string, limit: number, tx?: SQL): Promise<number> {
       return within(tx, async (tx) => {
         await lockDeployment(tx, deploymentId);
-        const rows = (await tx`SELECT id, text, heading_path FROM chunks WHERE document_id = ${documentId}
+        const rows = (await tx`SELECT id, staged_terms, staged_heading_terms FROM chunks WHERE document_id = ${documentId}
           AND deployment_id = ${stagingDeployment(documentId)} ORDER BY id LIMIT ${limit} FOR UPDATE`) as Raw[];
         if (rows.length === 0) return 0;
         const ids = rows.map((r) => num(r.id));
-        const counted = tokenizer.count(rows.map((r) => ({ text: r.text as string, heading: r.heading_path as string }))).map(truncated);
-        await tx`UPDATE chunks c SET deployment_id = ${deploymentId}, kw_length = u.len
+        const counted = countTerms(
+          rows.map((r) => ({ terms: (r.staged_terms as string | null) ?? "", heading: (r.staged_heading_terms as string | null) ?? "" })),
+        );
+        await tx`UPDATE chunks c SET deployment_id = ${deploymentId}, kw_length = u.len, staged_terms = NULL, staged_heading_terms = NULL
           FROM unnest(${sql.array(ids, "INT8")}::bigint[], ${sql.array(
             counted.map((c) => c.length),
             "INT4",
           )}::int[]) AS u(id, len) WHERE c.id = u.id`;
-        await addPostings(tx, deploymentId, ids, counted);
+        await addPostings(sql, tx, deploymentId, ids, counted);
         return ids.length;
       });
     },
@@ -342,6 +298,11 @@ export async function createPgChunkIndex(sql: SQL, opts: { efSearch?: (k: number
               "INT8",
             )}::bigint[]) AND df <= 0`;
           await tx`UPDATE kw_stats SET chunks = chunks - ${num(gone[0]?.n)}, tokens = tokens - ${num(gone[0]?.tokens)} WHERE deployment_id = ${deploymentId}`;
+          // a rebuild under way counted some of them already (their postings went above, with their terms' df)
+          await tx`UPDATE kw_stats s SET chunks = s.chunks - g.n, tokens = s.tokens - g.tokens
+            FROM (SELECT count(*)::int8 AS n, coalesce(sum(kw_length_next), 0)::int8 AS tokens FROM chunks
+                  WHERE document_id = ${documentId} AND deployment_id = ${deploymentId} AND kw_length_next IS NOT NULL) g
+            WHERE s.deployment_id = ${rebuildKey(deploymentId)}`;
         }
         // vectors go with their chunk (ON DELETE CASCADE)
         await tx`DELETE FROM chunks WHERE document_id = ${documentId}`;
@@ -351,9 +312,12 @@ export async function createPgChunkIndex(sql: SQL, opts: { efSearch?: (k: number
     async dropDeployment(deploymentId: string, tx?: SQL): Promise<void> {
       await within(tx, async (tx) => {
         await lockDeployment(tx, deploymentId);
-        await tx`DELETE FROM kw_postings WHERE term_id IN (SELECT id FROM kw_terms WHERE deployment_id = ${deploymentId})`;
-        await tx`DELETE FROM kw_terms WHERE deployment_id = ${deploymentId}`;
-        await tx`DELETE FROM kw_stats WHERE deployment_id = ${deploymentId}`;
+        for (const key of [deploymentId, rebuildKey(deploymentId)]) {
+          await tx`DELETE FROM kw_postings WHERE term_id IN (SELECT id FROM kw_terms WHERE deployment_id = ${key})`;
+          await tx`DELETE FROM kw_terms WHERE deployment_id = ${key}`;
+          await tx`DELETE FROM kw_stats WHERE deployment_id = ${key}`;
+        }
+        await tx`DELETE FROM kw_reindex WHERE deployment_id = ${deploymentId}`;
         await tx`DELETE FROM chunks WHERE deployment_id = ${deploymentId}`;
       });
     },
@@ -361,12 +325,10 @@ export async function createPgChunkIndex(sql: SQL, opts: { efSearch?: (k: number
      * BM25 over the deployment's own statistics, as FTS5's bm25(fts, 1.0, 0.5) computes it (lower = better):
      * idf = ln((N − df + 0.5)/(df + 0.5)) (1e-6 when ≤ 0), f = tf(text) + 0.5·tf(heading), D = row length over
      * both columns, avgdl = the deployment's tokens / N; score = −Σ idf·f·(k1+1) / (f + k1·(1 − b + b·D/avgdl)).
-     * Each analyzed term is split as FTS5 splits a quoted string, so the terms match what SQLite's MATCH matches.
+     * `terms` are analyzed terms (rag/analyzer), each searched once, as the SQLite index ORs them.
      */
     async keywordSearch(deploymentId: string, searched: string[], limit: number): Promise<{ id: number; score: number }[]> {
-      // FTS5 sums over the OR'd phrases: a token reached by two terms counts twice
-      const weight = new Map<string, number>();
-      for (const term of searched) for (const t of tokenizer.terms(term)) weight.set(termOf(t), (weight.get(termOf(t)) ?? 0) + 1);
+      const weight = new Map([...new Set(searched.map(termOf))].map((t) => [t, 1]));
       const terms = [...weight.keys()];
       if (terms.length === 0) return [];
       const rows =
@@ -460,9 +422,9 @@ export async function createPgChunkIndex(sql: SQL, opts: { efSearch?: (k: number
         )}::text[]) AS u(h, v)
         ON CONFLICT DO NOTHING`;
     },
+    /** How many of a document's chunks are in each place (chunks, keyword-indexed, vectors). */
     /** The keyword postings need no maintenance after a bulk load (FTS5's segment merges have no counterpart here). */
     mergeFts: async () => 0,
-    /** How many of a document's chunks are in each place (chunks, keyword-indexed, vectors). */
     async counts(documentId: string): Promise<{ chunks: number; fts: number; vec: number }> {
       const r =
         (
@@ -484,7 +446,10 @@ export type PgChunkIndex = Awaited<ReturnType<typeof createPgChunkIndex>>;
  * Term statistics for the gate's IDF weights from the deployment's own keyword statistics — the same numbers its
  * BM25 ranking uses. Both are single indexed lookups.
  */
-export function createPgTermStats(sql: SQL) {
+export function createPgTermStats(sql: SQL, opts: { cacheMs?: number; now?: () => number } = {}) {
+  const cacheMs = opts.cacheMs ?? 5000;
+  const now = opts.now ?? Date.now;
+  const langs = new Map<string, { l: string[]; at: number }>();
   return {
     async documentFrequencies(deploymentId: string, terms: string[]): Promise<Map<string, number>> {
       const wanted = [...new Set(terms)];
@@ -496,6 +461,21 @@ export function createPgTermStats(sql: SQL) {
       const df = new Map(rows.map((r) => [r.term as string, num(r.df)]));
       for (const t of wanted) out.set(t, df.get(termOf(t)) ?? 0);
       return out;
+    },
+    /**
+     * The languages of the deployment's trained documents, the most chunks first; cached briefly (as on SQLite):
+     * they choose the languages a question is analyzed in, and a round trip per question adds up.
+     */
+    async languages(deploymentId: string): Promise<string[]> {
+      const t = now();
+      const hit = langs.get(deploymentId);
+      if (hit && t - hit.at <= cacheMs) return hit.l;
+      const rows = (await sql`SELECT lang FROM documents WHERE deployment_id = ${deploymentId} AND status = 'completed'
+        AND lang IS NOT NULL GROUP BY lang ORDER BY sum(chunk_count) DESC, lang`) as Raw[];
+      const l = rows.map((r) => r.lang as string);
+      if (langs.size > 10_000) langs.clear();
+      langs.set(deploymentId, { l, at: t });
+      return l;
     },
     async totalChunks(deploymentId: string): Promise<number> {
       const r = ((await sql`SELECT chunks FROM kw_stats WHERE deployment_id = ${deploymentId}`) as Raw[])[0];

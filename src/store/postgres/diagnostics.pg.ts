@@ -1,5 +1,6 @@
 import { SQL } from "bun";
 import { pgMigrations } from "./migrations/index.ts";
+import { pgConnectOptions } from "./pg-url.ts";
 
 /** The oldest PostgreSQL and pgvector docchat runs on (issue 12). */
 export const MIN_SERVER_VERSION_NUM = 150000;
@@ -50,7 +51,7 @@ export function scrubPassword(text: string, url: string): string {
  * the schema's migrations against this binary's list. Reads only; never migrates. Errors become `error`.
  */
 export async function pgDiagnostics(url: string, timeoutMs = 5000): Promise<PgDiagnostics> {
-  const sql = new SQL(url, { max: 1, connectionTimeout: Math.ceil(timeoutMs / 1000) });
+  const sql = new SQL(url, { ...pgConnectOptions(url), max: 1, connectionTimeout: Math.ceil(timeoutMs / 1000) });
   let timer: ReturnType<typeof setTimeout> | undefined;
   const deadline = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
@@ -90,5 +91,35 @@ export async function pgDiagnostics(url: string, timeoutMs = 5000): Promise<PgDi
   } finally {
     clearTimeout(timer);
     sql.close().catch(() => {});
+  }
+}
+
+/** The keyword index as `docchat doctor` reports it (the SQLite twin is store/diagnostics.ts keywordIndexInfo). */
+export async function pgKeywordIndexInfo(
+  url: string,
+  analyzer: string,
+): Promise<{
+  pending_deployments: number;
+  pending_chunks: number;
+  languages: { lang: string; documents: number; chunks: number }[];
+} | null> {
+  const sql = new SQL(url, { max: 1 });
+  try {
+    const has =
+      (await sql`SELECT 1 FROM information_schema.columns WHERE table_name = 'kw_stats' AND column_name = 'analyzer'`) as unknown[];
+    if (has.length === 0) return null;
+    const [p] =
+      (await sql`SELECT count(*)::int AS deployments, coalesce(sum((SELECT count(*) FROM chunks c WHERE c.deployment_id = d.id)), 0)::int AS chunks
+      FROM deployments d LEFT JOIN kw_stats s ON s.deployment_id = d.id
+      WHERE (s.deployment_id IS NULL AND EXISTS (SELECT 1 FROM chunks c WHERE c.deployment_id = d.id)) OR s.analyzer <> ${analyzer} OR s.stale = 1`) as {
+        deployments: number;
+        chunks: number;
+      }[];
+    const languages =
+      (await sql`SELECT coalesce(lang, '?') AS lang, count(*)::int AS documents, sum(chunk_count)::int AS chunks FROM documents
+      WHERE status = 'completed' GROUP BY lang ORDER BY chunks DESC`) as { lang: string; documents: number; chunks: number }[];
+    return { pending_deployments: p?.deployments ?? 0, pending_chunks: p?.chunks ?? 0, languages: languages.map((l) => ({ ...l })) };
+  } finally {
+    await sql.close();
   }
 }

@@ -3,6 +3,7 @@ import type { Repos, Store } from "../contract/store.contract.ts";
 import { createPgChunkIndex, createPgTermStats } from "./chunk-index.pg.ts";
 import { scrubPassword } from "./diagnostics.pg.ts";
 import { migratePg } from "./migrate.pg.ts";
+import { pgConnectOptions } from "./pg-url.ts";
 import { createPgRateLimits } from "./rate-limits.pg.ts";
 import { createPgAccountsRepo } from "./repos/accounts.pg.ts";
 import { createPgChatLogExportRepo } from "./repos/chat-log-export.pg.ts";
@@ -66,7 +67,7 @@ export interface PgStore extends Store {
  * one pooled Bun.sql client, every repo of the contract (store.ts).
  */
 export async function createPgStore(url: string, opts: PgStoreOptions = {}): Promise<PgStore> {
-  const sql = new SQL(url, { max: opts.max ?? 10 });
+  const sql = new SQL(url, { ...pgConnectOptions(url), max: opts.max ?? 10 });
   try {
     return await openPgStore(sql);
   } catch (e) {

@@ -66,8 +66,9 @@ export function createPgTrainingStore(sql: SQL, index: PgChunkIndex): TrainingSt
   /** Inside a transaction: swap out older documents of the same name (a kill -9 keeps old or new, never half). */
   async function replaceOlder(tx: SQL, doc: DocumentRecord): Promise<string[]> {
     if (!doc.replaceOnTrain) return [];
+    // a key push replaces only what was pushed with a key (documents.contract.ts replaceable)
     const older = await rows<{ id: string }>(tx`SELECT id FROM documents WHERE deployment_id = ${doc.deploymentId} AND name = ${doc.name}
-      AND id <> ${doc.id} AND created_at <= ${doc.createdAt} ORDER BY created_at`);
+      AND id <> ${doc.id} AND created_at <= ${doc.createdAt} AND (${doc.origin}::text = 'owner' OR origin = 'key') ORDER BY created_at`);
     for (const old of older) await deleteDocument(tx, old.id);
     return older.map((o) => o.id);
   }
@@ -81,7 +82,7 @@ export function createPgTrainingStore(sql: SQL, index: PgChunkIndex): TrainingSt
 
   const markCompleted = (tx: SQL, id: string, chunkCount: number) =>
     tx`UPDATE documents SET status = 'completed', chunk_count = ${chunkCount}, progress_done = progress_total, error_code = NULL,
-      error_message = NULL, lease_owner = NULL, lease_until = NULL, updated_at = ${Date.now()} WHERE id = ${id}`;
+      error_message = NULL, lang = (SELECT c.lang FROM chunks c WHERE c.document_id = documents.id AND c.lang IS NOT NULL GROUP BY c.lang ORDER BY count(*) DESC, c.lang LIMIT 1), lease_owner = NULL, lease_until = NULL, updated_at = ${Date.now()} WHERE id = ${id}`;
 
   /** Staging and publishing are redone after a crash, so their commits need not wait for the disk (SQLite: unpromisedTransaction). */
   const unsynced = (tx: SQL) => tx`SET LOCAL synchronous_commit = off`;
@@ -176,7 +177,7 @@ export function createPgTrainingStore(sql: SQL, index: PgChunkIndex): TrainingSt
           );
         if (mineNow.length > 0)
           await tx`UPDATE documents d SET status = 'completed', chunk_count = u.n, progress_done = progress_total, error_code = NULL,
-              error_message = NULL, lease_owner = NULL, lease_until = NULL, updated_at = ${Date.now()}
+              error_message = NULL, lang = (SELECT c.lang FROM chunks c WHERE c.document_id = d.id AND c.lang IS NOT NULL GROUP BY c.lang ORDER BY count(*) DESC, c.lang LIMIT 1), lease_owner = NULL, lease_until = NULL, updated_at = ${Date.now()}
             FROM unnest(${sql.array(ids, "TEXT")}::text[], ${sql.array(
               mineNow.map((i) => i.chunks.length),
               "INT4",

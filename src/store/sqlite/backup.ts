@@ -1,4 +1,4 @@
-import { chmodSync, closeSync, copyFileSync, existsSync, fsyncSync, openSync, renameSync, rmSync, statSync } from "node:fs";
+import { chmodSync, closeSync, copyFileSync, existsSync, fsyncSync, mkdirSync, openSync, renameSync, rmSync, statSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
 import { closeDatabase, type Db, ensurePrivateDir, openDatabase, openDatabaseFile } from "./db.ts";
 import { migrations } from "./migrations/index.ts";
@@ -40,14 +40,18 @@ export interface BackupResult {
 /**
  * A consistent snapshot of the live database: VACUUM INTO reads inside one read transaction, so it works while
  * the server writes (WAL). Written to a temp name, checked, fsynced, then renamed, so PATH is either absent or
- * a complete backup. An existing directory gets a timestamped file inside; an existing file is not overwritten.
+ * a complete backup. A directory (an existing one, or PATH ending in "/", made if missing) gets a timestamped file
+ * inside; an existing file is not overwritten.
  */
 export async function backupDatabase(dataDir: string, target: string): Promise<BackupResult> {
   const started = performance.now();
   const source = join(dataDir, DB_FILE);
   if (!existsSync(source)) throw new Error(`no database at ${source}`);
   let path = resolve(target);
+  // "bk/" names a directory, whether or not it exists yet: it is made (private), never taken as a file name
+  if (/[\\/]$/.test(target) && !existsSync(path)) mkdirSync(path, { recursive: true, mode: 0o700 });
   if (existsSync(path) && statSync(path).isDirectory()) path = join(path, `docchat-${timestamp()}.db`);
+  else if (/[\\/]$/.test(target)) throw new Error(`${path} is not a directory`);
   if (existsSync(path)) throw new Error(`${path} already exists; choose a new file name`);
   if (!existsSync(dirname(path))) throw new Error(`directory ${dirname(path)} does not exist`);
   const partial = join(dirname(path), `.${basename(path)}.partial-${process.pid}`);

@@ -2,12 +2,22 @@ import type { ChunkIndexStore, ChunkRow, ChunkVector, NewChunk } from "../contra
 import { stagingDeployment, toIndexedChunk } from "../contract/chunk-index.contract.ts";
 import type { Db } from "./db.ts";
 import { fts5Match } from "./fts5-match.ts";
-import { allKeywordTables, ensureKeywordTable, findKeywordTable } from "./keyword-tables.ts";
+import { createSqliteKeywordReindex } from "./keyword-reindex.sqlite.ts";
+import {
+  allKeywordTables,
+  deleteKeywordRows,
+  ensureKeywordTable,
+  findKeywordTable,
+  type KeywordTable,
+  keywordsChanged,
+  LEGACY_ANALYZER,
+  rebuilding,
+} from "./keyword-tables.ts";
 
 const VEC_TABLE = "chunks_vec";
 
-const INSERT_CHUNK = `INSERT INTO chunks (deployment_id, document_id, ord, source, text, heading_path, page_start, page_end, row_start, row_end, token_count, text_hash)
-  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`;
+const INSERT_CHUNK = `INSERT INTO chunks (deployment_id, document_id, ord, source, text, heading_path, page_start, page_end, row_start, row_end, token_count, text_hash, lang, staged_terms, staged_heading_terms)
+  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`;
 const INSERT_VECTOR = `INSERT INTO ${VEC_TABLE} (rowid, deployment_id, embedding) VALUES (?, ?, ?)`;
 
 /**
@@ -17,7 +27,8 @@ const INSERT_VECTOR = `INSERT INTO ${VEC_TABLE} (rowid, deployment_id, embedding
  */
 export function createChunkIndexWriter(db: Db) {
   let vec = db.query("SELECT 1 FROM sqlite_master WHERE name = ?").get(VEC_TABLE) !== null;
-  const insertRow = (deploymentId: string, documentId: string, c: NewChunk): number =>
+  // a staged chunk keeps its analyzed terms until it is published into the keyword table
+  const insertRow = (deploymentId: string, documentId: string, c: NewChunk, staged = false): number =>
     (
       db
         .query<{ id: number }, (string | number | null)[]>(INSERT_CHUNK)
@@ -34,9 +45,24 @@ export function createChunkIndexWriter(db: Db) {
           c.rowEnd ?? null,
           c.tokenCount,
           c.textHash,
+          c.lang,
+          staged ? c.terms : null,
+          staged ? c.headingTerms : null,
         ) as { id: number }
     ).id;
-  const ftsInsert = (fts: string) => db.query(`INSERT INTO ${fts} (rowid, text, heading_path) VALUES (?, ?, ?)`);
+  /**
+   * Writes one chunk's keyword row: its analyzed terms into a table built for them, its text into a table from before
+   * the analyzer (external content over `chunks`), so a deployment stays searchable until the keyword reindex rebuilds it.
+   */
+  const ftsInsert = (kw: KeywordTable) => {
+    keywordsChanged(db);
+    if (kw.analyzer === LEGACY_ANALYZER) {
+      const q = db.query(`INSERT INTO ${kw.fts} (rowid, text, heading_path) VALUES (?, ?, ?)`);
+      return (id: number, _terms: string, _heading: string, text: string, headingPath: string) => q.run(id, text, headingPath);
+    }
+    const q = db.query(`INSERT INTO ${kw.fts} (rowid, terms, heading) VALUES (?, ?, ?)`);
+    return (id: number, terms: string, heading: string) => q.run(id, terms, heading);
+  };
   return {
     hasVectors: () => vec,
     /** (Re)creates the vec0 table for `dimension`; drops any previous one (reindex). */
@@ -52,10 +78,10 @@ export function createChunkIndexWriter(db: Db) {
     insert(deploymentId: string, documentId: string, chunks: NewChunk[]): number[] {
       const ids: number[] = [];
       if (chunks.length === 0) return ids;
-      const insertFts = ftsInsert(ensureKeywordTable(db, deploymentId).fts);
+      const insertFts = ftsInsert(ensureKeywordTable(db, deploymentId));
       for (const c of chunks) {
         const id = insertRow(deploymentId, documentId, c);
-        insertFts.run(id, c.text, c.headingPath);
+        insertFts(id, c.terms, c.headingTerms, c.text, c.headingPath);
         if (vec && c.vector) db.run(INSERT_VECTOR, [id, deploymentId, c.vector]);
         ids.push(id);
       }
@@ -64,7 +90,7 @@ export function createChunkIndexWriter(db: Db) {
     /** Writes part of a large document's chunks where no search sees them yet (no keyword rows); returns their ids. */
     insertStaged(documentId: string, chunks: NewChunk[]): number[] {
       const staging = stagingDeployment(documentId);
-      return chunks.map((c) => insertRow(staging, documentId, c));
+      return chunks.map((c) => insertRow(staging, documentId, c, true));
     },
     /**
      * Moves up to `limit` staged chunks of a document into its deployment and its keyword table; returns how many
@@ -72,16 +98,19 @@ export function createChunkIndexWriter(db: Db) {
      */
     publishStaged(documentId: string, deploymentId: string, limit: number): number {
       const rows = db
-        .query<{ id: number; text: string; heading_path: string }, [string, string, number]>(
-          "SELECT id, text, heading_path FROM chunks WHERE document_id = ? AND deployment_id = ? LIMIT ?",
+        .query<
+          { id: number; text: string; heading_path: string; terms: string | null; heading_terms: string | null },
+          [string, string, number]
+        >(
+          "SELECT id, text, heading_path, staged_terms AS terms, staged_heading_terms AS heading_terms FROM chunks WHERE document_id = ? AND deployment_id = ? LIMIT ?",
         )
         .all(documentId, stagingDeployment(documentId), limit);
       if (rows.length === 0) return 0;
-      const move = db.query("UPDATE chunks SET deployment_id = ? WHERE id = ?");
-      const insertFts = ftsInsert(ensureKeywordTable(db, deploymentId).fts);
+      const move = db.query("UPDATE chunks SET deployment_id = ?, staged_terms = NULL, staged_heading_terms = NULL WHERE id = ?");
+      const insertFts = ftsInsert(ensureKeywordTable(db, deploymentId));
       for (const r of rows) {
         move.run(deploymentId, r.id);
-        insertFts.run(r.id, r.text, r.heading_path);
+        insertFts(r.id, r.terms ?? "", r.heading_terms ?? "", r.text, r.heading_path);
       }
       return rows.length;
     },
@@ -93,8 +122,8 @@ export function createChunkIndexWriter(db: Db) {
       db.run(INSERT_VECTOR, [id, deploymentId, v]);
     },
     /**
-     * Removes a document's chunks from all three places (an external-content FTS row is deleted with its old
-     * values, from the keyword table of the deployment the row is in: a staged row is in none).
+     * Removes a document's chunks from all three places: the keyword table of the deployment the rows are in (a
+     * staged row is in none; a table from before the analyzer deletes a row with its old values) and a rebuild's.
      */
     deleteDocument(documentId: string): void {
       const rows = db
@@ -102,18 +131,15 @@ export function createChunkIndexWriter(db: Db) {
           "SELECT id, deployment_id, text, heading_path FROM chunks WHERE document_id = ?",
         )
         .all(documentId);
-      const tables = new Map<string, ReturnType<typeof findKeywordTable>>();
-      for (const r of rows) {
-        if (!tables.has(r.deployment_id)) tables.set(r.deployment_id, findKeywordTable(db, r.deployment_id));
-        const kw = tables.get(r.deployment_id);
-        if (kw)
-          db.query(`INSERT INTO ${kw.fts} (${kw.fts}, rowid, text, heading_path) VALUES ('delete', ?, ?, ?)`).run(
-            r.id,
-            r.text,
-            r.heading_path,
-          );
-        if (vec) db.run(`DELETE FROM ${VEC_TABLE} WHERE rowid = ?`, [r.id]);
+      for (const d of new Set(rows.map((r) => r.deployment_id))) {
+        const mine = rows.filter((r) => r.deployment_id === d);
+        const kw = findKeywordTable(db, d);
+        if (kw) deleteKeywordRows(db, kw, mine);
+        // a rebuild under way has copied some of them already
+        const next = rebuilding(db, d);
+        if (next) deleteKeywordRows(db, next, mine);
       }
+      if (vec) for (const r of rows) db.run(`DELETE FROM ${VEC_TABLE} WHERE rowid = ?`, [r.id]);
       db.run("DELETE FROM chunks WHERE document_id = ?", [documentId]);
     },
     cacheVector(embedderId: string, textHash: string, v: Float32Array): void {
@@ -136,6 +162,7 @@ export function createSqliteChunkIndex(db: Db, writer: ChunkIndexWriter = create
     return r ? asVector(r.vector) : null;
   };
   return {
+    ...createSqliteKeywordReindex(db),
     hasVectors: writer.hasVectors,
     // one process owns the data dir: nothing another node could have changed, nobody to exclude
     refresh: async () => {},
@@ -152,7 +179,8 @@ export function createSqliteChunkIndex(db: Db, writer: ChunkIndexWriter = create
     /** BM25 over the deployment's own keyword table: its statistics only (lower = better, as FTS5 returns it). */
     async keywordSearch(deploymentId, terms, limit) {
       const kw = findKeywordTable(db, deploymentId);
-      const match = fts5Match(terms);
+      // each term once, as the PostgreSQL index weighs them
+      const match = fts5Match([...new Set(terms)]);
       if (!kw || !match) return [];
       return db
         .query<{ id: number; score: number }, [string, number]>(
@@ -190,7 +218,7 @@ export function createSqliteChunkIndex(db: Db, writer: ChunkIndexWriter = create
       let fts = 0;
       let v = 0;
       for (const { id } of rows) {
-        // external content keeps no text copy; FTS5's docsize row says the rowid is indexed
+        // the table keeps no text copy; FTS5's docsize row says the rowid is indexed
         if (kw && db.query(`SELECT 1 FROM ${kw.fts}_docsize WHERE id = ?`).get(id)) fts++;
         if (writer.hasVectors() && db.query(`SELECT 1 FROM ${VEC_TABLE} WHERE rowid = ?`).get(id)) v++;
       }

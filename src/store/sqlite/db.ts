@@ -3,7 +3,6 @@ import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from "node:fs";
 import { open } from "node:fs/promises";
 import { join } from "node:path";
 import { releaseChangeWatches } from "./change-watch.ts";
-import { ensureKeywordTables } from "./keyword-tables.ts";
 import { migrate } from "./migrate.ts";
 import { extractVecExtension } from "./vec-extension.ts";
 
@@ -25,7 +24,6 @@ export async function openDatabase(dataDir: string, opts: { file?: string } = {}
   db.run("PRAGMA synchronous = FULL");
   db.loadExtension(await extractVecExtension(dataDir));
   migrate(db);
-  ensureKeywordTables(db);
   startCheckpointer(db, join(dataDir, opts.file ?? "docchat.db"));
   return db;
 }

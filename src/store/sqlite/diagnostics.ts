@@ -81,3 +81,37 @@ export async function databaseInfo(dataDir: string): Promise<DatabaseInfo> {
   }
   return info;
 }
+
+/** The keyword index as `docchat doctor` reports it: what is still to re-analyze, and the documents' languages. */
+export interface KeywordIndexInfo {
+  /** deployments whose index another analysis built, that were marked for re-analysis, or that have none */
+  pending_deployments: number;
+  pending_chunks: number;
+  /** languages of the trained documents across all deployments, the most chunks first */
+  languages: { lang: string; documents: number; chunks: number }[];
+}
+
+/** Read-only: the data dir's keyword index against `analyzer` (rag/analyzer's version). */
+export async function keywordIndexInfo(dataDir: string, analyzer: string): Promise<KeywordIndexInfo | null> {
+  const path = join(dataDir, "docchat.db");
+  if (!existsSync(path)) return null;
+  const db = await openDatabaseFile(path, { vecDir: dataDir, readonly: true });
+  try {
+    if (!db.query("SELECT 1 FROM pragma_table_info('keyword_tables') WHERE name = 'analyzer'").get()) return null;
+    const pending = db
+      .query<{ deployments: number; chunks: number }, [string]>(
+        `SELECT count(*) AS deployments, coalesce(sum((SELECT count(*) FROM chunks c WHERE c.deployment_id = d.id)), 0) AS chunks
+         FROM deployments d LEFT JOIN keyword_tables k ON k.deployment_id = d.id
+         WHERE (k.n IS NULL AND EXISTS (SELECT 1 FROM chunks c WHERE c.deployment_id = d.id)) OR k.analyzer <> ?1 OR k.stale = 1`,
+      )
+      .get(analyzer);
+    const languages = db
+      .query<{ lang: string; documents: number; chunks: number }, []>(
+        "SELECT coalesce(lang, '?') AS lang, count(*) AS documents, sum(chunk_count) AS chunks FROM documents WHERE status = 'completed' GROUP BY lang ORDER BY chunks DESC",
+      )
+      .all();
+    return { pending_deployments: pending?.deployments ?? 0, pending_chunks: pending?.chunks ?? 0, languages };
+  } finally {
+    db.close();
+  }
+}

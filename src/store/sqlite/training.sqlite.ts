@@ -1,6 +1,6 @@
 import type { NewChunk } from "../contract/chunk-index.contract.ts";
 import { trainingStatusOf } from "../contract/deployments.contract.ts";
-import { byCreation, type DocumentRecord, type DocumentRow, toDocumentRecord } from "../contract/documents.contract.ts";
+import { byCreation, type DocumentRecord, type DocumentRow, replaceable, toDocumentRecord } from "../contract/documents.contract.ts";
 import type { TrainingStore } from "../contract/training.contract.ts";
 import type { ChunkIndexWriter } from "./chunk-index.sqlite.ts";
 import { type Db, flushWal, unpromisedTransaction } from "./db.ts";
@@ -26,12 +26,15 @@ export function createSqliteTrainingStore(db: Db, index: ChunkIndexWriter): Trai
   const stillMine = (id: string) => documentById(db, id)?.status === "processing";
   const refresh = (deploymentId: string) => setTrainingStatus(db, deploymentId, trainingStatusOf(statusCounts(db, deploymentId)));
 
-  /** Inside a transaction: swap out replaced documents of the same name (a kill -9 keeps old or new, never half). */
+  /**
+   * Inside a transaction: swap out replaced documents of the same name (a kill -9 keeps old or new, never half).
+   * A key push replaces only what was pushed with a key (replaceable): never the owner's documents.
+   */
   function replaceOlder(doc: DocumentRecord): string[] {
     if (!doc.replaceOnTrain) return [];
     const gone: string[] = [];
     for (const old of documentsNamed(db, doc.deploymentId, doc.name)) {
-      if (old.id === doc.id || old.createdAt > doc.createdAt) continue;
+      if (old.id === doc.id || old.createdAt > doc.createdAt || !replaceable(doc, old)) continue;
       index.deleteDocument(old.id);
       deleteDocumentRow(db, old.id);
       gone.push(old.id);

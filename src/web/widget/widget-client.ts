@@ -1,3 +1,4 @@
+import { type VisitorMessages, visitorMessages } from "../../shared/visitor-messages.ts";
 /** The widget's calls to docchat: widget config, the GET SSE stream (EventSource), feedback and handoff. */
 export interface WidgetConfig {
   id: string;
@@ -61,9 +62,8 @@ function citationsOf(raw: unknown, base: string): CitationLink[] {
   );
 }
 
-const UNAVAILABLE = "The assistant is temporarily unavailable. Please try again shortly.";
-
-export function createWidgetClient(base: string, key: string) {
+export function createWidgetClient(base: string, key: string, t: VisitorMessages = visitorMessages("en")) {
+  const UNAVAILABLE = t.temporarilyUnavailable;
   async function post<T>(path: string, body: unknown = {}): Promise<T> {
     let res: Response;
     try {
@@ -73,7 +73,7 @@ export function createWidgetClient(base: string, key: string) {
         body: JSON.stringify(body),
       });
     } catch {
-      throw new Error("Cannot reach the assistant. Check your connection.");
+      throw new Error(t.widget.unreachable);
     }
     const data = (await res.json().catch(() => null)) as (T & { error?: { message?: string } }) | null;
     if (!res.ok || !data) throw new Error(typeof data?.error?.message === "string" ? data.error.message : UNAVAILABLE);
@@ -127,7 +127,7 @@ export function createWidgetClient(base: string, key: string) {
       es.onerror = () => {
         if (finished) return;
         if (end) return finish(() => h.onDone(end as TurnEnd));
-        if (received) return finish(() => h.onError("The connection was interrupted. Please ask again."));
+        if (received) return finish(() => h.onError(t.widget.interrupted));
         finish(() => {
           post("/api/v1/widget/config").then(
             () => h.onError(UNAVAILABLE),

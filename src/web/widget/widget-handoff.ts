@@ -1,3 +1,4 @@
+import { fill, type VisitorMessages } from "../../shared/visitor-messages.ts";
 import { h } from "../shared/dom.ts";
 import type { WidgetClient } from "./widget-client.ts";
 
@@ -5,27 +6,29 @@ import type { WidgetClient } from "./widget-client.ts";
 export function handoffForm(
   client: WidgetClient,
   turn: { conversationId: string | null; chatLogId: number | null },
+  t: VisitorMessages,
   opts: { mail: boolean } = { mail: true },
 ): HTMLElement {
+  const m = t.handoff;
   const email = h("input", {
     type: "email",
     name: "email",
     required: true,
     placeholder: "you@example.com",
-    "aria-label": "Your email",
+    "aria-label": m.email,
     maxlength: 254,
   });
-  const name = h("input", { type: "text", name: "name", placeholder: "Your name (optional)", "aria-label": "Your name", maxlength: 200 });
+  const name = h("input", { type: "text", name: "name", placeholder: m.name, "aria-label": m.nameLabel, maxlength: 200 });
   const message = h("textarea", {
     name: "message",
     rows: 2,
-    placeholder: "What would you like to ask? (optional)",
-    "aria-label": "Message",
+    placeholder: m.message,
+    "aria-label": m.messageLabel,
     maxlength: 4000,
   });
   const status = h("p", { class: "form-error", role: "alert" });
   // not "Send": the composer below has that button, and two identical ones confuse (and read the same to a screen reader)
-  const submit = h("button", { type: "submit", class: "primary" }, opts.mail ? "Ask for an email" : "Leave my request");
+  const submit = h("button", { type: "submit", class: "primary" }, opts.mail ? m.sendMail : m.sendRequest);
   const form: HTMLFormElement = h(
     "form",
     {
@@ -42,9 +45,7 @@ export function handoffForm(
             ...(turn.conversationId ? { conversation_id: turn.conversationId } : {}),
             ...(turn.chatLogId ? { chat_log_id: turn.chatLogId } : {}),
           });
-          const done = opts.mail
-            ? `Thanks! A person will email you at ${email.value.trim()}.`
-            : "Thanks! Your request was passed on to the team.";
+          const done = opts.mail ? fill(m.thanks, { email: email.value.trim() }) : m.thanksRequest;
           form.replaceWith(h("p", { class: "handoff-done", role: "status" }, done));
         } catch (err) {
           status.textContent = (err as Error).message;
@@ -52,11 +53,7 @@ export function handoffForm(
         }
       },
     },
-    h(
-      "p",
-      { class: "handoff-title" },
-      opts.mail ? "Would you like a person to email you?" : "Would you like to leave your request for a person?",
-    ),
+    h("p", { class: "handoff-title" }, opts.mail ? m.title : m.titleRequest),
     email,
     name,
     message,

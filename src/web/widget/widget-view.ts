@@ -1,3 +1,4 @@
+import { fill, type VisitorMessages } from "../../shared/visitor-messages.ts";
 import { h } from "../shared/dom.ts";
 import type { TurnEnd, WidgetClient, WidgetConfig } from "./widget-client.ts";
 import { handoffForm } from "./widget-handoff.ts";
@@ -28,12 +29,14 @@ export function mountWidget(
   client: WidgetClient,
   config: WidgetConfig,
   store: { get(): string | null; set(id: string): void },
+  t: VisitorMessages,
 ): void {
+  const w = t.widget;
   let conversationId = store.get();
   let busy = false;
   const log = h("div", { class: "log", role: "log", "aria-live": "polite" });
-  const input = h("textarea", { rows: 1, placeholder: "Ask a question…", "aria-label": "Your question", maxlength: 4000 });
-  const send = h("button", { type: "submit", class: "send", "aria-label": "Send" }, "Send");
+  const input = h("textarea", { rows: 1, placeholder: w.ask, "aria-label": w.question, maxlength: 4000 });
+  const send = h("button", { type: "submit", class: "send", "aria-label": w.send }, w.send);
   const suggestions = h("div", { class: "suggestions" });
 
   const scroll = () => {
@@ -47,7 +50,7 @@ export function mountWidget(
   };
 
   const rating = (chatLogId: number) => {
-    const row = h("div", { class: "rate" }, h("span", null, "Helpful?"));
+    const row = h("div", { class: "rate" }, h("span", null, w.wasHelpful));
     const vote = (value: 0 | 1, label: string, glyph: string) =>
       h(
         "button",
@@ -59,9 +62,7 @@ export function mountWidget(
           onclick: async () => {
             try {
               await client.feedback(chatLogId, value);
-              row.replaceChildren(
-                h("span", { class: "thanks" }, value ? "Thanks for the feedback!" : "Thanks — the owner will review this answer."),
-              );
+              row.replaceChildren(h("span", { class: "thanks" }, value ? w.thanksFeedback : w.thanksReview));
             } catch (err) {
               row.append(h("span", { class: "form-error" }, (err as Error).message));
             }
@@ -69,7 +70,7 @@ export function mountWidget(
         },
         icon(glyph),
       );
-    row.append(vote(1, "Helpful", THUMB_UP), vote(0, "Not helpful", THUMB_DOWN));
+    row.append(vote(1, w.helpful, THUMB_UP), vote(0, w.notHelpful, THUMB_DOWN));
     return row;
   };
 
@@ -86,7 +87,7 @@ export function mountWidget(
         h(
           "div",
           { class: "sources" },
-          h("span", { class: "sources-label" }, "Sources:"),
+          h("span", { class: "sources-label" }, w.sources),
           end.citations.map((c) =>
             h("a", { class: "source", href: c.url, target: "_blank", rel: "noopener noreferrer", title: "Open the cited page" }, label(c)),
           ),
@@ -97,13 +98,13 @@ export function mountWidget(
         h(
           "div",
           { class: "sources" },
-          h("span", { class: "sources-label" }, "Sources:"),
+          h("span", { class: "sources-label" }, w.sources),
           end.sources.map((s) => h("span", { class: "source" }, s)),
         ),
       );
     if (end.chatLogId) msg.append(rating(end.chatLogId));
     if (end.refused && config.handoff_enabled)
-      msg.append(handoffForm(client, { conversationId, chatLogId: end.chatLogId }, { mail: config.handoff_mail !== false }));
+      msg.append(handoffForm(client, { conversationId, chatLogId: end.chatLogId }, t, { mail: config.handoff_mail !== false }));
     scroll();
   };
 
@@ -186,16 +187,16 @@ export function mountWidget(
       "div",
       { class: "head" },
       h("span", { class: "title" }, config.name),
-      h("button", { type: "button", class: "close", "aria-label": "Close chat", onclick: () => toggle(false) }, "×"),
+      h("button", { type: "button", class: "close", "aria-label": w.close, onclick: () => toggle(false) }, "×"),
     ),
     log,
     suggestions,
     form,
-    h("div", { class: "foot" }, "Answers come from this site's documents."),
+    h("div", { class: "foot" }, w.footer),
   );
   const launcher = h(
     "button",
-    { type: "button", class: "launcher", "aria-label": `Chat with ${config.name}`, "aria-expanded": "false" },
+    { type: "button", class: "launcher", "aria-label": fill(w.chatWith, { name: config.name }), "aria-expanded": "false" },
     icon(CHAT_ICON),
   );
   const toggle = (open: boolean) => {
@@ -212,6 +213,6 @@ export function mountWidget(
     toggle(false);
     launcher.focus();
   });
-  bubble("bot", `Hi! Ask me anything about ${config.name}.`);
+  bubble("bot", fill(w.greeting, { name: config.name }));
   shadow.append(panel, launcher);
 }

@@ -1,10 +1,12 @@
+import { visitorMessages } from "../../shared/visitor-messages.ts";
 import css from "./widget.css" with { type: "text" };
 import { createWidgetClient } from "./widget-client.ts";
 import { mountWidget } from "./widget-view.ts";
 
 /**
  * `<script src="{base}/widget.js" data-key="…" defer></script>`: finds its own tag, reads the key, and
- * mounts a chat button and panel in a shadow root so the host page's CSS cannot reach them.
+ * mounts a chat button and panel in a shadow root so the host page's CSS cannot reach them. Its own words are in
+ * the page's language (`data-lang="de"`, else `<html lang>`, else the browser's), when docchat speaks it.
  */
 function ownScript(): HTMLScriptElement | null {
   const current = document.currentScript;
@@ -33,7 +35,9 @@ function sessionStore(key: string) {
 async function start(script: HTMLScriptElement): Promise<void> {
   const key = script.dataset.key ?? "";
   const base = new URL(script.src, location.href).origin;
-  const client = createWidgetClient(base, key);
+  // the page says which language it is in (data-lang on the tag, else <html lang>), else the browser does
+  const t = visitorMessages(script.dataset.lang || document.documentElement.lang || navigator.language);
+  const client = createWidgetClient(base, key, t);
   let config: Awaited<ReturnType<typeof client.config>>;
   try {
     config = await client.config();
@@ -47,7 +51,7 @@ async function start(script: HTMLScriptElement): Promise<void> {
   const style = document.createElement("style");
   style.textContent = css;
   shadow.append(style);
-  mountWidget(shadow, client, config, sessionStore(key));
+  mountWidget(shadow, client, config, sessionStore(key), t);
   document.body.append(host);
 }
 

@@ -17,21 +17,21 @@ const heavy: EmbedderSpec = {
 };
 const passages = Array.from({ length: 16 }, (_, i) => `passage ${i} ${"protein expression in mouse cells was measured ".repeat(30)}`);
 
-/** Longest gap between 5 ms timer ticks while the passages are embedded, counting the gap up to the end. */
-async function worstStall(e: Embedder): Promise<number> {
+/**
+ * How often a 5 ms timer got to run while the passages were embedded: the event loop's turns. Counted, not timed:
+ * inference held on the main thread leaves the timer no turn at all during the batch, however fast or busy the
+ * machine, while a worker leaves it a turn every few milliseconds.
+ */
+async function loopTurns(e: Embedder): Promise<number> {
   await e.embedDocuments(passages.slice(0, 1));
-  let last = performance.now();
-  let worst = 0;
-  const timer = setInterval(() => {
-    worst = Math.max(worst, performance.now() - last - 5);
-    last = performance.now();
-  }, 5);
+  let turns = 0;
+  const timer = setInterval(() => turns++, 5);
   await e.embedDocuments(passages);
   clearInterval(timer);
-  return Math.max(worst, performance.now() - last - 5);
+  return turns;
 }
 
-test("the worker gives the same vectors as the in-thread embedder without stalling the event loop", async () => {
+test("the worker gives the same vectors as the in-thread embedder and leaves the event loop its turns", async () => {
   const inThread = await createInThreadEmbedder(heavy);
   const worker = await createWorkerEmbedder(heavy);
   expect(worker.id).toBe(inThread.id);
@@ -40,13 +40,14 @@ test("the worker gives the same vectors as the in-thread embedder without stalli
   const [b] = await worker.embedDocuments(passages.slice(0, 1));
   expect(Array.from(b ?? [])).toEqual(Array.from(a ?? []));
 
-  const inThreadStall = await worstStall(inThread);
-  const workerStall = await worstStall(worker);
-  // onnxruntime-node runs inference synchronously: in-thread, the whole batch is one stall.
-  expect(workerStall).toBeLessThan(Math.max(50, inThreadStall / 3));
+  const inThreadTurns = await loopTurns(inThread);
+  const workerTurns = await loopTurns(worker);
+  // onnxruntime-node runs inference synchronously: in-thread, the batch is one stall the timer never interrupts
+  expect(workerTurns).toBeGreaterThan(inThreadTurns);
+  expect(workerTurns).toBeGreaterThanOrEqual(2);
   await inThread.close?.();
   await worker.close?.();
-});
+}, 120_000);
 
 test("a worker that fails to load rejects with the loader's message, and a closed embedder refuses work", async () => {
   await expect(createWorkerEmbedder({ kind: "onnx", options: { modelDir: join(parent, "missing") } })).rejects.toThrow(

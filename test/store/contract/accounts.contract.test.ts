@@ -119,6 +119,50 @@ describeStores("accounts", (ctx) => {
   });
 });
 
+describeStores("token reservations (N8)", (ctx) => {
+  const later = () => Date.now() + 60_000;
+
+  test("a reservation holds what is free, down to its minimum; a release gives it back; an expired one stops counting", async () => {
+    const accounts = ctx.store().repos.accounts;
+    const a = await seedAccount(ctx.store(), 100);
+    const first = await accounts.reserve(a.id, 70, 10, later());
+    expect(first?.amount).toBe(70);
+    expect((await accounts.reserve(a.id, 70, 10, later()))?.amount).toBe(30);
+    expect(await accounts.reserve(a.id, 70, 1, later())).toBeNull();
+    await accounts.release(first?.id as number);
+    expect((await accounts.reserve(a.id, 50, 50, later()))?.amount).toBe(50);
+    // held tokens are not spent: the balance and the ledger are untouched until a turn settles
+    expect((await accounts.findById(a.id))?.tokens).toBe(100);
+    const b = await seedAccount(ctx.store(), 10);
+    expect(await accounts.reserve(b.id, 10, 10, Date.now() - 1)).not.toBeNull();
+    expect((await accounts.reserve(b.id, 10, 10, later()))?.amount).toBe(10);
+  });
+
+  test("a recorded turn settles its reservation: the debit, its ledger row and the release in one transaction", async () => {
+    const repos = ctx.store().repos;
+    const o = await seedOwner(ctx.store(), 100);
+    const held = await repos.accounts.reserve(o.accountId, 60, 10, later());
+    expect(await repos.accounts.reserve(o.accountId, 60, 50, later())).toBeNull();
+    const r = await repos.chatLogs.record(turn({ ...o, promptTokens: 20, completionTokens: 5, reservationId: held?.id }));
+    expect(r).toMatchObject({ balance: 75, debited: 25 });
+    expect((await repos.accounts.ledger(o.accountId))[0]).toMatchObject({ delta: -25, balance: 75, reason: "answer" });
+    // the 60 held are free again: 75 left to hold
+    expect((await repos.accounts.reserve(o.accountId, 80, 75, later()))?.amount).toBe(75);
+  });
+
+  test("two nodes reserving at once never hold more than the balance", async () => {
+    const a = await seedAccount(ctx.store(), 100);
+    const other = await ctx.node();
+    const nodes = [ctx.store(), other];
+    const got = await Promise.all(
+      nodes.flatMap((s) => Array.from({ length: 15 }, () => s.repos.accounts.reserve(a.id, 10, 10, Date.now() + 60_000))),
+    );
+    const held = got.filter((g) => g !== null);
+    expect(held.length).toBe(10);
+    expect(held.reduce((n, g) => n + (g?.amount ?? 0), 0)).toBe(100);
+  });
+});
+
 describeStores("conversations and chat turns", (ctx) => {
   const repos = () => ctx.store().repos;
 

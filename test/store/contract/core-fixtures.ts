@@ -2,6 +2,7 @@
 import { randomBytes } from "node:crypto";
 import type { Deployment, DocumentRecord, NewChunk, Store } from "../../../src/store/contract/index.ts";
 import type { PgStore } from "../../../src/store/postgres/pg-store.ts";
+import { withTerms } from "../../helpers/analyzed.ts";
 
 export const uid = (prefix: string) => `${prefix}_${randomBytes(9).toString("base64url")}`;
 
@@ -30,21 +31,22 @@ export async function deployment(store: Store, opts: { accountId?: number; publi
   });
 }
 
-export const chunk = (text: string, ord = 0, vector?: Float32Array): NewChunk => ({
-  ord,
-  source: "doc",
-  text,
-  headingPath: "",
-  tokenCount: text.split(" ").length,
-  textHash: `h:${text}`,
-  vector,
-});
+export const chunk = (text: string, ord = 0, vector?: Float32Array): NewChunk =>
+  withTerms({
+    ord,
+    source: "doc",
+    text,
+    headingPath: "",
+    tokenCount: text.split(" ").length,
+    textHash: `h:${text}`,
+    vector,
+  });
 
 /** A queued (or stored) small document whose prepared chunks are one part. */
 export async function document(
   store: Store,
   deploymentId: string,
-  opts: { name?: string; queue?: boolean; replaceOnTrain?: boolean; text?: string } = {},
+  opts: { name?: string; queue?: boolean; replaceOnTrain?: boolean; text?: string; origin?: "owner" | "key" } = {},
 ): Promise<DocumentRecord> {
   const text = opts.text ?? "walrus tusks are long";
   return store.repos.documents.insert({
@@ -58,5 +60,6 @@ export async function document(
     pages: null,
     queue: opts.queue ?? true,
     replaceOnTrain: opts.replaceOnTrain ?? false,
+    origin: opts.origin,
   });
 }

@@ -1,4 +1,5 @@
 import { expect, test } from "bun:test";
+import { searched } from "../../helpers/analyzed.ts";
 import { describeStores } from "../../helpers/stores.ts";
 import { account, chunk, deployment, document, uid } from "./core-fixtures.ts";
 
@@ -101,16 +102,16 @@ describeStores("deployments", (ctx) => {
       expect(claimed.length).toBeGreaterThanOrEqual(2);
       const items = claimed.map((doc) => ({ doc, chunks: [chunk("heron marsh heron", 0, new Float32Array([1, 0, 0]))] }));
       await training.completeBatch(worker, items, null);
-      expect((await chunkIndex.keywordSearch(gone.id, ["heron"], 5)).length).toBe(1);
+      expect((await chunkIndex.keywordSearch(gone.id, searched("heron"), 5)).length).toBe(1);
       await store.repos.deployments.remove(gone.id);
       expect(await store.repos.deployments.findById(gone.id)).toBeNull();
       expect(await store.repos.keys.findForDeployment(gone.id)).toBeNull();
       expect(await store.repos.documents.list(gone.id)).toEqual([]);
-      expect(await chunkIndex.keywordSearch(gone.id, ["heron"], 5)).toEqual([]);
+      expect(await chunkIndex.keywordSearch(gone.id, searched("heron"), 5)).toEqual([]);
       expect(await chunkIndex.vectorSearch(gone.id, new Float32Array([1, 0, 0]), 5)).toEqual([]);
       expect((await chunkIndex.allChunks()).filter((c) => c.deploymentId === gone.id)).toEqual([]);
       expect(await store.repos.termStats.totalChunks(gone.id)).toBe(0);
-      expect((await chunkIndex.keywordSearch(stays.id, ["heron"], 5)).length).toBe(1);
+      expect((await chunkIndex.keywordSearch(stays.id, searched("heron"), 5)).length).toBe(1);
       expect((await chunkIndex.vectorSearch(stays.id, new Float32Array([1, 0, 0]), 5)).length).toBe(1);
     } finally {
       await chunkIndex.createVectorTable(null);

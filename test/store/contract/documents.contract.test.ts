@@ -20,6 +20,7 @@ describeStores("documents", (ctx) => {
       chunkCount: 0,
       pages: null,
       replaceOnTrain: false,
+      origin: "owner",
       ocrPages: 0,
       ocrConfidence: null,
       notes: [],
@@ -155,5 +156,26 @@ describeStores("documents", (ctx) => {
     expect(await store.repos.documents.get(doc.id)).toBeNull();
     expect(await store.repos.documents.partCount(doc.id, "chunks")).toBe(0);
     expect(await store.repos.documents.bytes(doc.id)).toBeNull();
+  });
+});
+
+describeStores("documents: the owner's quota and the key's share", (ctx) => {
+  test("the account's usage counts the owner's documents only; the key's share counts key pushes per deployment", async () => {
+    const store = ctx.store();
+    const a = await account(store);
+    const d = await deployment(store, { accountId: a.id });
+    const other = await deployment(store, { accountId: a.id });
+    const docs = store.repos.documents;
+    await document(store, d.id, { name: "handbook.txt", text: "12345" });
+    await document(store, other.id, { name: "prices.txt", text: "123" });
+    await document(store, d.id, { name: "sync-1.txt", text: "1234567", origin: "key" });
+    await document(store, d.id, { name: "sync-2.txt", text: "12", origin: "key" });
+    await document(store, other.id, { name: "sync-1.txt", text: "1", origin: "key" });
+    expect(await docs.accountUsage(a.id, null)).toEqual({ documents: 2, bytes: 8 });
+    expect(await docs.accountUsage(a.id, { deploymentId: d.id, name: "handbook.txt" })).toEqual({ documents: 1, bytes: 3 });
+    expect(await docs.pushUsage(d.id, null)).toEqual({ documents: 2, bytes: 9 });
+    expect(await docs.pushUsage(d.id, "sync-1.txt")).toEqual({ documents: 1, bytes: 2 });
+    expect(await docs.pushUsage(other.id, null)).toEqual({ documents: 1, bytes: 1 });
+    expect((await docs.findByName(d.id, "sync-1.txt")).map((x) => x.origin)).toEqual(["key"]);
   });
 });

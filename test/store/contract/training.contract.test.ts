@@ -1,5 +1,6 @@
 import { expect, test } from "bun:test";
 import type { DocumentRecord, Store } from "../../../src/store/contract/index.ts";
+import { searched } from "../../helpers/analyzed.ts";
 import { describeStores } from "../../helpers/stores.ts";
 import { chunk, deployment, document, uid } from "./core-fixtures.ts";
 
@@ -35,8 +36,8 @@ describeStores("training store", (ctx) => {
     );
     expect(done.sort()).toEqual([a.id, b.id].sort());
     expect(await store.repos.documents.get(a.id)).toMatchObject({ status: "completed", chunkCount: 2 });
-    expect((await store.repos.chunkIndex.keywordSearch(d.id, ["otters"], 5)).length).toBe(2);
-    expect((await store.repos.chunkIndex.keywordSearch(d.id, ["beavers"], 5)).length).toBe(1);
+    expect((await store.repos.chunkIndex.keywordSearch(d.id, searched("otters"), 5)).length).toBe(2);
+    expect((await store.repos.chunkIndex.keywordSearch(d.id, searched("beavers"), 5)).length).toBe(1);
     expect(await store.repos.termStats.totalChunks(d.id)).toBe(3);
     const dep = await store.repos.deployments.findById(d.id);
     expect(dep?.trainingStatus).toBe("completed");
@@ -75,8 +76,35 @@ describeStores("training store", (ctx) => {
     ]);
     expect(await store.repos.documents.get(old.id)).toBeNull();
     expect((await store.repos.documents.findByName(d.id, "policy.txt")).map((x) => x.id)).toEqual([fresh.id]);
-    expect(await store.repos.chunkIndex.keywordSearch(d.id, ["old"], 5)).toEqual([]);
-    expect((await store.repos.chunkIndex.keywordSearch(d.id, ["new"], 5)).length).toBe(1);
+    expect(await store.repos.chunkIndex.keywordSearch(d.id, searched("old"), 5)).toEqual([]);
+    expect((await store.repos.chunkIndex.keywordSearch(d.id, searched("new"), 5)).length).toBe(1);
+  });
+
+  test("a key push replaces only key pushes of its name; the owner's document of that name stays, an owner upload replaces both", async () => {
+    const store = ctx.store();
+    const d = await deployment(store);
+    const worker = uid("w");
+    const complete = async (id: string, text: string) => {
+      const doc = await claimDoc(store, worker, id);
+      return store.repos.training.completeBatch(worker, [{ doc, chunks: [chunk(text)] }], null);
+    };
+    const owners = await document(store, d.id, { name: "policy.txt" });
+    await complete(owners.id, "owner policy text");
+    const pushed = await document(store, d.id, { name: "policy.txt", replaceOnTrain: true, origin: "key" });
+    await complete(pushed.id, "pushed policy text");
+    await Bun.sleep(2);
+    const again = await document(store, d.id, { name: "policy.txt", replaceOnTrain: true, origin: "key" });
+    expect(await complete(again.id, "again policy text")).toEqual([again.id]);
+    expect((await store.repos.documents.findByName(d.id, "policy.txt")).map((x) => [x.id, x.origin])).toEqual([
+      [owners.id, "owner"],
+      [again.id, "key"],
+    ]);
+    expect((await store.repos.chunkIndex.keywordSearch(d.id, ["owner"], 5)).length).toBe(1);
+    expect(await store.repos.chunkIndex.keywordSearch(d.id, ["pushed"], 5)).toEqual([]);
+    await Bun.sleep(2);
+    const upload = await document(store, d.id, { name: "policy.txt", replaceOnTrain: true, origin: "owner" });
+    await complete(upload.id, "uploaded policy text");
+    expect((await store.repos.documents.findByName(d.id, "policy.txt")).map((x) => x.id)).toEqual([upload.id]);
   });
 
   test("two uploads of one name completed in the same batch leave only the newer one", async () => {
@@ -97,8 +125,8 @@ describeStores("training store", (ctx) => {
     );
     expect(done).toEqual([newer.id]);
     expect((await store.repos.documents.findByName(d.id, "faq.txt")).map((x) => x.id)).toEqual([newer.id]);
-    expect(await store.repos.chunkIndex.keywordSearch(d.id, ["first"], 5)).toEqual([]);
-    expect((await store.repos.chunkIndex.keywordSearch(d.id, ["second"], 5)).length).toBe(1);
+    expect(await store.repos.chunkIndex.keywordSearch(d.id, searched("first"), 5)).toEqual([]);
+    expect((await store.repos.chunkIndex.keywordSearch(d.id, searched("second"), 5)).length).toBe(1);
     expect(await store.repos.termStats.totalChunks(d.id)).toBe(1);
   });
 
@@ -121,7 +149,7 @@ describeStores("training store", (ctx) => {
         for (const [i, c] of chunks.entries()) if (c.vector) vectors.push({ id: (ids as number[])[i] as number, vector: c.vector });
       }
       expect((await store.repos.documents.get(doc.id))?.progress).toEqual({ done: 3, total: 3 });
-      expect(await chunkIndex.keywordSearch(d.id, ["puffin"], 10)).toEqual([]);
+      expect(await chunkIndex.keywordSearch(d.id, searched("puffin"), 10)).toEqual([]);
       expect(await chunkIndex.cachedVector("emb", "h:puffin part 1 a")).toEqual(new Float32Array([1, 1, 0]));
       expect(await chunkIndex.cachedVectors("emb", ["h:puffin part 2 a", "h:missing", "h:puffin part 1 a"])).toEqual([
         new Float32Array([1, 2, 0]),
@@ -131,7 +159,7 @@ describeStores("training store", (ctx) => {
       let moved = 0;
       for (let n = await training.publish(worker, doc, 4); n > 0; n = await training.publish(worker, doc, 4)) moved += n;
       expect(moved).toBe(6);
-      expect((await chunkIndex.keywordSearch(d.id, ["puffin"], 10)).length).toBe(6);
+      expect((await chunkIndex.keywordSearch(d.id, searched("puffin"), 10)).length).toBe(6);
       expect(await chunkIndex.vectorSearch(d.id, new Float32Array([1, 0, 0]), 5)).toEqual([]);
       expect(await training.finishLarge(worker, doc, vectors, 6)).toBe(true);
       expect(await store.repos.documents.get(doc.id)).toMatchObject({

@@ -1,5 +1,5 @@
 import type { ChatEvent, SourcesEvent } from "../../../chat/chat.types.ts";
-import { type AppError, toErrorBody } from "../../../errors/index.ts";
+import { type AppError, localizedMessage, toErrorBody } from "../../../errors/index.ts";
 import type { SseFrame } from "../../sse.ts";
 
 export interface V1StreamMeta {
@@ -56,11 +56,11 @@ export async function* v1Frames(sources: SourcesEvent, rest: AsyncIterable<ChatE
 export const errorFrame = (e: AppError): SseFrame => toErrorBody(e);
 
 /** Native stream (/api/stream/): {token}…, then {done, conversation_id, tokens_count, chat_log_id}; {error} on failure. */
-export async function* nativeFrames(sources: SourcesEvent, rest: AsyncIterable<ChatEvent>): AsyncGenerator<SseFrame> {
+export async function* nativeFrames(sources: SourcesEvent, rest: AsyncIterable<ChatEvent>, lang?: string): AsyncGenerator<SseFrame> {
   for await (const ev of rest) {
     if (ev.type === "delta") yield { token: ev.text };
     else if (ev.type === "error") {
-      yield { error: ev.error.message, code: ev.error.code };
+      yield { error: localizedMessage(ev.error, lang), code: ev.error.code };
       return;
     } else if (ev.type === "done") {
       yield { done: true, conversation_id: sources.conversationId, tokens_count: ev.usage.totalTokens, chat_log_id: ev.chatLogId };

@@ -23,7 +23,12 @@ export const chatCompletionBody = t.Object({
   user: t.Optional(threadKey),
   stream: t.Optional(t.Boolean()),
   stream_options: t.Optional(t.Union([t.Object({ include_usage: t.Optional(t.Boolean()) }), t.Null()])),
-  include_chunks: t.Optional(t.Boolean()),
+  include_chunks: t.Optional(
+    t.Boolean({
+      description:
+        "honoured only by /api/v1/chat/completions-contextual (chunks once, at top level); /api/v1/chat/completions never returns chunks, /completions-with-sources always does",
+    }),
+  ),
   temperature: t.Optional(t.Union([temperature, t.Null()])),
   max_tokens: t.Optional(t.Union([maxTokens, t.Null()])),
   max_completion_tokens: t.Optional(t.Union([maxTokens, t.Null()])),

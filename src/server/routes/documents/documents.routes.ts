@@ -15,12 +15,15 @@ export function documentView(d: DocumentRecord) {
     chunk_count: d.chunkCount,
     pages: d.pages,
     size: d.size,
+    origin: d.origin,
     error: d.errorCode ? { code: d.errorCode, message: d.errorMessage } : null,
     // pages read from images (OCR) and their mean confidence 0..100; notes: pages to check (low confidence, no text, not read)
     ocr: d.ocrPages > 0,
     ocr_pages: d.ocrPages,
     ocr_confidence: d.ocrConfidence === null ? null : Math.round(d.ocrConfidence * 10) / 10,
     notes: d.notes,
+    // the language its words were stemmed in (detected, or the deployment's pinned one); null until trained
+    lang: d.lang,
     // while processing: parts of the document indexed so far
     progress: d.status === "processing" && d.progress.total > 0 ? { done: d.progress.done, total: d.progress.total } : null,
     status_url: `/api/v1/documents/${d.id}`,
@@ -48,9 +51,12 @@ export function documentsRoutes(services: Services, state: RequestStates) {
     .post(
       "/api/v1/documents",
       async ({ request, body, set }) => {
-        const { deployment } = state.gateOf(request);
+        const { deployment, account } = state.gateOf(request);
         const fields = await readPushFields((body ?? {}) as Record<string, unknown>);
-        const r = await services.documents.push({ deploymentId: deployment.id, ...fields });
+        const r = await services.documents.push(
+          { deploymentId: deployment.id, ...fields, origin: "key" },
+          { admit: () => services.uploads.slot(account.id, request.signal) },
+        );
         if (r.outcome === "failed") throw trainingFailure(r.document);
         set.status = statusFor[r.outcome];
         const training = await services.deployments.trainingStatus(deployment.id);
@@ -70,7 +76,11 @@ export function documentsRoutes(services: Services, state: RequestStates) {
       "/api/v1/documents/:id",
       async ({ request, params }) => {
         const { deployment } = state.gateOf(request);
-        return { object: "document", ...documentView(await services.documents.getOrThrow(params.id, deployment.id)) };
+        const d = await services.documents.getOrThrow(params.id, deployment.id);
+        // a push's status_url shows key pushes; the owner's documents only to a key the owner let manage them
+        if (d.origin !== "key" && !deployment.keyManagesDocuments)
+          throw appError("not_found", { message: "No such document.", param: "document" });
+        return { object: "document", ...documentView(d) };
       },
       { detail: documentsDocs.get },
     )
@@ -78,7 +88,7 @@ export function documentsRoutes(services: Services, state: RequestStates) {
       "/api/v1/documents/:id",
       async ({ request, params }) => {
         const { deployment } = state.gateOf(request);
-        const d = await services.documents.remove(params.id, deployment.id);
+        const d = await services.documents.remove(params.id, deployment.id, "key");
         return { object: "document", id: d.id, deleted: true };
       },
       { detail: documentsDocs.remove },

@@ -1,6 +1,6 @@
 import { Elysia } from "elysia";
 import type { Services } from "../../../app.ts";
-import { type AppError, isAppError } from "../../../errors/index.ts";
+import { type AppError, isAppError, localizedMessage } from "../../../errors/index.ts";
 import type { RequestStates } from "../../pipeline/request-state.ts";
 import { type SseFrame, sseResponse } from "../../sse.ts";
 import { abortOnDisconnect } from "../chat/chat.routes.ts";
@@ -63,10 +63,10 @@ export function nativeChatRoutes(services: Services, state: RequestStates) {
         const { events } = chat(request, query, abort);
         try {
           const { sources, rest } = await primeEvents(events);
-          return sseResponse(nativeFrames(sources, rest), { abort });
+          return sseResponse(nativeFrames(sources, rest, query.lang), { abort });
         } catch (e) {
           // 401/402/404/429 and malformed requests are real HTTP answers; a model that cannot answer is an {error} event.
-          if (isAppError(e) && e.status >= 500) return sseResponse(errorEvent(e), { abort });
+          if (isAppError(e) && e.status >= 500) return sseResponse(errorEvent(e, query.lang), { abort });
           throw e;
         }
       },
@@ -76,6 +76,6 @@ export function nativeChatRoutes(services: Services, state: RequestStates) {
   return app;
 }
 
-async function* errorEvent(e: AppError): AsyncGenerator<SseFrame> {
-  yield { error: e.message, code: e.code };
+async function* errorEvent(e: AppError, lang?: string): AsyncGenerator<SseFrame> {
+  yield { error: localizedMessage(e, lang), code: e.code };
 }

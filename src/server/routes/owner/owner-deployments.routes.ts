@@ -34,7 +34,11 @@ function toPatch(b: PatchBody): DeploymentPatch {
     keyManagesDocuments: b.key_manages_documents,
     pushEnabled: b.push_enabled,
     pushIpAllow: b.push_ip_allow?.map((c) => c.trim()).filter(Boolean),
+    pushMaxDocuments: b.push_max_documents,
+    pushMaxBytes: b.push_max_bytes,
     refusalThreshold: b.refusal_threshold,
+    languages: b.languages,
+    refusalText: b.refusal_text === undefined ? undefined : b.refusal_text?.trim() || null,
   };
 }
 

@@ -43,7 +43,10 @@ export function ownerDocumentRoutes(services: Services, guard: OwnerGuard, state
       async ({ request, params, body, set }) => {
         const { deployment } = await guard.deployment(request, params.id);
         const fields = await readPushFields(body as unknown as Record<string, unknown>);
-        const r = await services.documents.push({ deploymentId: deployment.id, ...fields }, { waitMs: 0 });
+        const r = await services.documents.push(
+          { deploymentId: deployment.id, ...fields },
+          { waitMs: 0, admit: () => services.uploads.slot(deployment.accountId, request.signal) },
+        );
         set.status = r.outcome === "stored" ? 201 : 202;
         return { document: view(r.document), unchanged: r.unchanged, training_status: await trainingStatus(deployment.id) };
       },

@@ -21,7 +21,13 @@ export async function ownerDeploymentView(s: Services, d: Deployment) {
     key_manages_documents: d.keyManagesDocuments,
     push_enabled: d.pushEnabled,
     push_ip_allow: d.pushIpAllow,
+    push_max_documents: d.pushMaxDocuments ?? s.config.pushMaxDocuments,
+    push_max_bytes: d.pushMaxBytes ?? s.config.pushMaxBytes,
+    push_share_custom: d.pushMaxDocuments !== null || d.pushMaxBytes !== null,
     refusal_threshold: d.refusalThreshold,
+    languages: d.languages,
+    detected_languages: await s.documents.languages(d.id),
+    refusal_text: d.refusalText,
     retrieval: (() => {
       const m = s.retrievalMode();
       return {

@@ -35,9 +35,21 @@ export const deploymentSchema = t.Object({
   }),
   push_enabled: t.Boolean({ description: "the deployment key may push documents to POST /api/v1/documents" }),
   push_ip_allow: t.Array(t.String(), { description: "addresses (CIDR) allowed to push; empty: any address the IP allow-list lets in" }),
+  push_max_documents: t.Number({
+    description: "documents the key may keep pushed in this deployment (its own share, not the account's quota)",
+  }),
+  push_max_bytes: t.Number({ description: "bytes the key may keep pushed in this deployment" }),
+  push_share_custom: t.Boolean({ description: "false: the share is the service default (DOCCHAT_PUSH_MAX_*)" }),
   refusal_threshold: nullable(
     t.Number({ description: "the deployment's own refusal threshold 0..1; null uses the default for the retrieval mode" }),
   ),
+  languages: t.Array(t.String(), {
+    description: "languages pinned by the owner (ISO 639-1); empty: detected from the documents",
+  }),
+  detected_languages: t.Array(t.Object({ lang: t.String(), documents: t.Number(), chunks: t.Number() }), {
+    description: "languages detected in the trained documents, the most chunks first",
+  }),
+  refusal_text: nullable(t.String({ description: "the owner's own refusal; null: docchat's, in the visitor's language" })),
   retrieval: t.Object({
     mode: t.String({ description: "keyword, embeddings or reranker: what the refusal threshold is compared with" }),
     judged_by: t.String(),
@@ -79,7 +91,11 @@ export const patchDeploymentBody = t.Object({
   key_manages_documents: t.Optional(t.Boolean()),
   push_enabled: t.Optional(t.Boolean()),
   push_ip_allow: t.Optional(t.Array(t.String({ maxLength: 64 }), { maxItems: 200 })),
+  push_max_documents: t.Optional(nullable(t.Integer({ minimum: 0, maximum: 10_000_000, description: "null: the service default" }))),
+  push_max_bytes: t.Optional(nullable(t.Integer({ minimum: 0, maximum: 2 ** 50, description: "null: the service default" }))),
   refusal_threshold: t.Optional(nullable(t.Number({ minimum: 0, maximum: 1 }))),
+  languages: t.Optional(t.Array(t.String({ maxLength: 10 }), { maxItems: 17 })),
+  refusal_text: t.Optional(nullable(t.String({ maxLength: 1000 }))),
 });
 export const keyResponse = t.Object(keyShownOnce);
 export const keyPatchBody = t.Object({ disabled: t.Boolean() });
@@ -93,6 +109,7 @@ export const documentSchema = t.Object({
   chunk_count: t.Number(),
   pages: nullable(t.Number()),
   size: t.Number(),
+  origin: t.String({ description: "owner (console, CLI) or key (pushed with the deployment key)" }),
   error: nullable(t.Object({ code: t.String(), message: nullable(t.String()) })),
   ocr: t.Boolean({ description: "some pages were read from images (OCR)" }),
   ocr_pages: t.Number(),
@@ -105,6 +122,9 @@ export const documentSchema = t.Object({
     }),
   ),
   progress: nullable(t.Object({ done: t.Number(), total: t.Number() }, { description: "while processing: parts indexed of the total" })),
+  lang: nullable(
+    t.String({ description: "the language the document was analyzed in (ISO 639-1), detected or pinned; null until trained" }),
+  ),
   status_url: t.String(),
   created_at: t.Number(),
 });

@@ -65,6 +65,31 @@ export function createPgAccountsRepo(sql: SQL): AccountsStore {
       return toAccount(r);
     },
     debit: (id, amount, chatLogId) => debitAccount(sql, id, amount, chatLogId),
+    /**
+     * The account row is locked first, then (a second statement, so a fresh snapshot sees every reservation
+     * committed while it waited) the free balance is computed and the reservation written: nodes never hold more
+     * than there is.
+     */
+    async reserve(id, want, minimum, expiresAt) {
+      return sql.begin(async (tx) => {
+        const acc = await first<{ tokens: string }>(tx`SELECT tokens FROM accounts WHERE id = ${id} FOR UPDATE`);
+        if (!acc) return null;
+        await tx`DELETE FROM token_reservations WHERE account_id = ${id} AND expires_at <= ${Date.now()}::bigint`;
+        const held = await first<{ n: string }>(
+          tx`SELECT coalesce(sum(amount), 0)::int8 AS n FROM token_reservations WHERE account_id = ${id}`,
+        );
+        const free = Number(acc.tokens) - Number(held?.n ?? 0);
+        if (free < Math.max(1, minimum)) return null;
+        const amount = Math.max(1, Math.min(want, free));
+        const row = await first<{ id: string }>(
+          tx`INSERT INTO token_reservations (account_id, amount, expires_at) VALUES (${id}, ${amount}::bigint, ${expiresAt}::bigint) RETURNING id`,
+        );
+        return { id: Number(row?.id), amount };
+      });
+    },
+    async release(reservationId) {
+      await sql`DELETE FROM token_reservations WHERE id = ${reservationId}::bigint`;
+    },
     async ledger(id, limit = 100) {
       return (
         await rows<LedgerRow>(sql`SELECT l.delta, l.balance, l.reason, l.created_at, c.deployment_id, d.name AS deployment_name, c.question

@@ -28,6 +28,7 @@ export function createPgChatLogsRepo(sql: SQL): ChatLogsStore & { record(t: NewT
             ${JSON.stringify(t.sources)}, ${t.promptTokens}, ${t.completionTokens}, ${t.refused ? 1 : 0}, ${t.correctionId}::bigint,
             ${text(t.visitorEmail)}, ${at}::bigint, ${text(JSON.stringify(t.citations ?? []))}, ${t.weak ? 1 : 0})
           RETURNING id),
+        held AS (DELETE FROM token_reservations WHERE id = ${t.reservationId ?? null}::bigint RETURNING 1),
         old AS (SELECT id, tokens FROM accounts WHERE id = ${t.accountId} AND ${charge}::bigint > 0 FOR UPDATE),
         upd AS (
           UPDATE accounts a SET tokens = old.tokens - LEAST(old.tokens, ${charge}::bigint) FROM old WHERE a.id = old.id

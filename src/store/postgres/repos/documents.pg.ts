@@ -25,10 +25,10 @@ export function createPgDocumentsRepo(sql: SQL): DocumentsStore {
     const at = Date.now();
     const notes = input.notes && input.notes.length > 0 ? JSON.stringify(input.notes) : null;
     const row =
-      await first<DocumentRow>(tx`INSERT INTO documents (id, deployment_id, name, kind, content_hash, size, status, pages, replace_on_train, queued_at,
+      await first<DocumentRow>(tx`INSERT INTO documents (id, deployment_id, name, kind, content_hash, size, origin, status, pages, replace_on_train, queued_at,
         ocr_pages, ocr_confidence, notes, created_at, updated_at)
       VALUES (${input.id}, ${input.deploymentId}, ${input.name}, ${input.kind}, ${input.contentHash}, ${input.size ?? input.bytes?.byteLength ?? 0},
-        ${input.queue ? "queued" : "stored"}, ${input.pages}, ${input.replaceOnTrain ? 1 : 0}, ${input.queue ? at : null}, ${input.ocrPages ?? 0},
+        ${input.origin ?? "owner"}, ${input.queue ? "queued" : "stored"}, ${input.pages}, ${input.replaceOnTrain ? 1 : 0}, ${input.queue ? at : null}, ${input.ocrPages ?? 0},
         ${input.ocrConfidence ?? null}, ${notes}, ${at}, ${at}) RETURNING *`);
     await tx`INSERT INTO document_blobs (document_id, bytes, parsed) VALUES (${input.id}, ${input.bytes ?? new Uint8Array()}, ${input.parsed ?? null})`;
     if (input.chunks !== undefined) await putPart(tx, input.id, "chunks", 0, input.chunks, at);
@@ -90,7 +90,13 @@ export function createPgDocumentsRepo(sql: SQL): DocumentsStore {
     async accountUsage(accountId, except) {
       const r = await first<{ n: string; b: string }>(sql`SELECT count(*)::int8 AS n, coalesce(sum(d.size), 0)::int8 AS b
         FROM documents d JOIN deployments p ON p.id = d.deployment_id
-        WHERE p.account_id = ${accountId} AND NOT (d.deployment_id = ${except?.deploymentId ?? ""} AND d.name = ${except?.name ?? ""})`);
+        WHERE p.account_id = ${accountId} AND d.origin = 'owner'
+          AND NOT (d.deployment_id = ${except?.deploymentId ?? ""} AND d.name = ${except?.name ?? ""})`);
+      return { documents: Number(r?.n ?? 0), bytes: Number(r?.b ?? 0) };
+    },
+    async pushUsage(deploymentId, exceptName) {
+      const r = await first<{ n: string; b: string }>(sql`SELECT count(*)::int8 AS n, coalesce(sum(size), 0)::int8 AS b FROM documents
+        WHERE deployment_id = ${deploymentId} AND origin = 'key' AND name <> ${exceptName ?? ""}`);
       return { documents: Number(r?.n ?? 0), bytes: Number(r?.b ?? 0) };
     },
     async findByName(deploymentId, name) {
@@ -119,7 +125,7 @@ export function createPgDocumentsRepo(sql: SQL): DocumentsStore {
     },
     async markCompleted(id, chunkCount) {
       await sql`UPDATE documents SET status = 'completed', chunk_count = ${chunkCount}, progress_done = progress_total, error_code = NULL,
-        error_message = NULL, lease_owner = NULL, lease_until = NULL, updated_at = ${Date.now()} WHERE id = ${id}`;
+        error_message = NULL, lang = (SELECT c.lang FROM chunks c WHERE c.document_id = documents.id AND c.lang IS NOT NULL GROUP BY c.lang ORDER BY count(*) DESC, c.lang LIMIT 1), lease_owner = NULL, lease_until = NULL, updated_at = ${Date.now()} WHERE id = ${id}`;
     },
     async deferQueued(id, code, message) {
       await sql`UPDATE documents SET status = 'queued', attempts = greatest(0, attempts - 1), error_code = ${code}, error_message = ${message},
@@ -138,6 +144,14 @@ export function createPgDocumentsRepo(sql: SQL): DocumentsStore {
     },
     async statusCounts(deploymentId) {
       return statusCounts(sql, deploymentId);
+    },
+    async languages(deploymentId) {
+      return (
+        await rows<{ lang: string; documents: number; chunks: number }>(
+          sql`SELECT lang, count(*)::int AS documents, sum(chunk_count)::int AS chunks FROM documents
+            WHERE deployment_id = ${deploymentId} AND status = 'completed' AND lang IS NOT NULL GROUP BY lang ORDER BY chunks DESC, lang`,
+        )
+      ).map((r) => ({ lang: r.lang, documents: Number(r.documents), chunks: Number(r.chunks) }));
     },
     async pendingDeployments() {
       return (

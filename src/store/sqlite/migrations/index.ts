@@ -10,6 +10,8 @@ import m009 from "./009_ingest.sql" with { type: "text" };
 import m010 from "./010_hardening.sql" with { type: "text" };
 import m011 from "./011_owner_insight.sql" with { type: "text" };
 import m012 from "./012_agents.sql" with { type: "text" };
+import m013 from "./013_tenant_bounds.sql" with { type: "text" };
+import m014 from "./014_languages.sql" with { type: "text" };
 
 /** Imported as text so they ship inside the compiled binary. Append only; never edit a released one. */
 export const migrations: { version: number; name: string; sql: string }[] = [
@@ -25,4 +27,6 @@ export const migrations: { version: number; name: string; sql: string }[] = [
   { version: 10, name: "hardening", sql: m010 },
   { version: 11, name: "owner_insight", sql: m011 },
   { version: 12, name: "agents", sql: m012 },
+  { version: 13, name: "tenant_bounds", sql: m013 },
+  { version: 14, name: "languages", sql: m014 },
 ];

@@ -91,6 +91,27 @@ export function createSqliteAccountsRepo(db: Db): AccountsStore {
     async debit(id, amount, chatLogId) {
       return immediate(() => debitAccount(db, id, amount, chatLogId));
     },
+    async reserve(id, want, minimum, expiresAt) {
+      return immediate(() => {
+        db.run("DELETE FROM token_reservations WHERE account_id = ? AND expires_at <= ?", [id, Date.now()]);
+        const tokens = accountById(db, id)?.tokens ?? 0;
+        const held =
+          db.query<{ n: number }, [number]>("SELECT COALESCE(SUM(amount), 0) AS n FROM token_reservations WHERE account_id = ?").get(id)
+            ?.n ?? 0;
+        const free = tokens - held;
+        if (free < Math.max(1, minimum)) return null;
+        const amount = Math.max(1, Math.min(want, free));
+        const row = db
+          .query<{ id: number }, [number, number, number]>(
+            "INSERT INTO token_reservations (account_id, amount, expires_at) VALUES (?, ?, ?) RETURNING id",
+          )
+          .get(id, amount, expiresAt) as { id: number };
+        return { id: row.id, amount };
+      });
+    },
+    async release(reservationId) {
+      db.run("DELETE FROM token_reservations WHERE id = ?", [reservationId]);
+    },
     async ledger(id, limit = 100) {
       return db
         .query<LedgerRow, [number, number]>(

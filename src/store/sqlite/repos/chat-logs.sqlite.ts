@@ -41,6 +41,7 @@ export function createSqliteChatLogsRepo(db: Db): ChatLogsStore {
             JSON.stringify(t.citations ?? []),
             t.weak ? 1 : 0,
           ) as { id: number };
+          if (t.reservationId) db.run("DELETE FROM token_reservations WHERE id = ?", [t.reservationId]);
           const charge = t.promptTokens + t.completionTokens;
           if (charge <= 0) return { chatLogId: row.id, balance: null, debited: 0 };
           const before = accountById(db, t.accountId)?.tokens ?? 0;

@@ -1,4 +1,11 @@
-import type { DocumentRecord, DocumentRow, DocumentStatus, DocumentsStore, NewDocument } from "../../contract/documents.contract.ts";
+import type {
+  DocumentLanguage,
+  DocumentRecord,
+  DocumentRow,
+  DocumentStatus,
+  DocumentsStore,
+  NewDocument,
+} from "../../contract/documents.contract.ts";
 import { noStatusCounts, toDocumentRecord } from "../../contract/documents.contract.ts";
 import { type Db, flushWal, unpromisedTransaction } from "../db.ts";
 
@@ -23,9 +30,10 @@ export function deleteDocumentRow(db: Db, id: string): void {
   db.run("DELETE FROM documents WHERE id = ?", [id]);
 }
 
+/** Completed, in the language most of its chunks were analyzed in. */
 export function markCompleted(db: Db, id: string, chunkCount: number): void {
   db.run(
-    "UPDATE documents SET status = 'completed', chunk_count = ?, progress_done = progress_total, error_code = NULL, error_message = NULL, updated_at = ? WHERE id = ?",
+    "UPDATE documents SET status = 'completed', chunk_count = ?, progress_done = progress_total, error_code = NULL, error_message = NULL, lang = (SELECT c.lang FROM chunks c WHERE c.document_id = documents.id AND c.lang IS NOT NULL GROUP BY c.lang ORDER BY count(*) DESC, c.lang LIMIT 1), updated_at = ? WHERE id = ?",
     [chunkCount, Date.now(), id],
   );
 }
@@ -75,8 +83,8 @@ function insertRow(db: Db, input: NewDocument): DocumentRecord {
   const notes = input.notes && input.notes.length > 0 ? JSON.stringify(input.notes) : null;
   // db.query caches the compiled statement: a bulk load inserts thousands of rows
   db.query(
-    `INSERT INTO documents (id, deployment_id, name, kind, content_hash, size, status, pages, replace_on_train, queued_at, ocr_pages, ocr_confidence, notes, created_at, updated_at)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    `INSERT INTO documents (id, deployment_id, name, kind, content_hash, size, origin, status, pages, replace_on_train, queued_at, ocr_pages, ocr_confidence, notes, created_at, updated_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   ).run(
     input.id,
     input.deploymentId,
@@ -84,6 +92,7 @@ function insertRow(db: Db, input: NewDocument): DocumentRecord {
     input.kind,
     input.contentHash,
     input.size ?? input.bytes?.byteLength ?? 0,
+    input.origin ?? "owner",
     input.queue ? "queued" : "stored",
     input.pages,
     input.replaceOnTrain ? 1 : 0,
@@ -153,9 +162,18 @@ export function createSqliteDocumentsRepo(db: Db): DocumentsStore {
       const r = db
         .query<{ n: number; b: number }, [number, string, string]>(
           `SELECT COUNT(*) AS n, COALESCE(SUM(d.size), 0) AS b FROM documents d JOIN deployments p ON p.id = d.deployment_id
-           WHERE p.account_id = ? AND NOT (d.deployment_id = ? AND d.name = ?)`,
+           WHERE p.account_id = ? AND d.origin = 'owner' AND NOT (d.deployment_id = ? AND d.name = ?)`,
         )
         .get(accountId, except?.deploymentId ?? "", except?.name ?? "");
+      return { documents: r?.n ?? 0, bytes: r?.b ?? 0 };
+    },
+    async pushUsage(deploymentId, exceptName) {
+      const r = db
+        .query<{ n: number; b: number }, [string, string]>(
+          `SELECT COUNT(*) AS n, COALESCE(SUM(size), 0) AS b FROM documents
+           WHERE deployment_id = ? AND origin = 'key' AND name <> ?`,
+        )
+        .get(deploymentId, exceptName ?? "");
       return { documents: r?.n ?? 0, bytes: r?.b ?? 0 };
     },
     findByName: async (deploymentId, name) => documentsNamed(db, deploymentId, name),
@@ -185,6 +203,13 @@ export function createSqliteDocumentsRepo(db: Db): DocumentsStore {
     markFailed: async (id, code, message) => markFailed(db, id, code, message),
     deleteRow: async (id) => deleteDocumentRow(db, id),
     statusCounts: async (deploymentId) => statusCounts(db, deploymentId),
+    async languages(deploymentId) {
+      return db
+        .query<DocumentLanguage, [string]>(
+          "SELECT lang, COUNT(*) AS documents, SUM(chunk_count) AS chunks FROM documents WHERE deployment_id = ? AND status = 'completed' AND lang IS NOT NULL GROUP BY lang ORDER BY chunks DESC, lang",
+        )
+        .all(deploymentId);
+    },
     pendingDeployments: async () => pendingDeployments(db),
   };
 }

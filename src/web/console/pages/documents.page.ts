@@ -22,6 +22,7 @@ function readingRow(r: Reading): HTMLElement {
     h("td", { class: "hide-sm" }),
     h("td", { class: "hide-sm" }),
     h("td", { class: "hide-sm" }),
+    h("td", { class: "hide-sm" }),
     h("td", null),
   );
 }
@@ -48,6 +49,7 @@ function table(docs: DocumentItem[], onRemove: (d: DocumentItem) => void, readin
           h("th", null, "Status"),
           h("th", { class: "hide-sm" }, "Size"),
           h("th", { class: "hide-sm" }, "Passages"),
+          h("th", { class: "hide-sm" }, "Language"),
           h("th", { class: "hide-sm" }, "Added"),
           h("th", null, ""),
         ),
@@ -65,6 +67,7 @@ function table(docs: DocumentItem[], onRemove: (d: DocumentItem) => void, readin
               { class: "wrap" },
               h("span", { class: "doc-name" }, d.name),
               h("span", { class: "muted small" }, ` ${d.kind.toUpperCase()}`),
+              d.origin === "key" ? h("span", { class: "muted small", title: "Pushed with the API key" }, " · pushed with key") : null,
             ),
             h(
               "td",
@@ -77,6 +80,7 @@ function table(docs: DocumentItem[], onRemove: (d: DocumentItem) => void, readin
             ),
             h("td", { class: "hide-sm nowrap" }, bytes(d.size)),
             h("td", { class: "hide-sm" }, String(d.chunk_count)),
+            h("td", { class: "hide-sm", "data-testid": "doc-lang" }, d.lang ?? "—"),
             h("td", { class: "hide-sm" }, dateTime(d.created_at)),
             h(
               "td",

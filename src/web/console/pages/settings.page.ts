@@ -30,6 +30,22 @@ function thresholdField(d: Deployment) {
   return { el: field("Refusal threshold", input, hint), value };
 }
 
+/**
+ * The languages the documents are written in: empty lets docchat detect them per document (what it found is shown);
+ * pinning helps when detection is unsure (short documents, languages close to each other such as Danish and Norwegian).
+ */
+function languagesField(d: Deployment) {
+  const input = h("input", { type: "text", value: d.languages.join(", "), placeholder: "auto", maxlength: 100, class: "mono" });
+  const found = d.detected_languages.map((l) => `${l.lang} (${l.documents} document${l.documents === 1 ? "" : "s"})`).join(", ");
+  const hint = `Comma-separated codes, e.g. "de, en". Empty = detect each document's language${found ? `; detected: ${found}` : ""}. Words are stemmed and stop words dropped per language; a change re-indexes the documents.`;
+  const value = () =>
+    input.value
+      .split(",")
+      .map((c) => c.trim())
+      .filter((c) => c !== "" && c.toLowerCase() !== "auto");
+  return { el: field("Document languages", input, hint), value };
+}
+
 function qaEditor(initial: { question: string; answer: string }[]) {
   const rows = h("div", { class: "qa-rows" });
   const add = (q = "", a = "") => {
@@ -83,8 +99,17 @@ function settingsForm(d: Deployment, onSaved: (d: Deployment) => void): HTMLElem
   const pushEnabled = h("input", { type: "checkbox", checked: d.push_enabled });
   const pushIpAllow = h("textarea", { rows: 2, value: d.push_ip_allow.join("\n"), class: "mono", placeholder: "198.51.100.10/32" });
   const keyManages = h("input", { type: "checkbox", checked: d.key_manages_documents });
+  const pushMaxDocuments = h("input", { type: "number", min: 0, step: 1, value: String(d.push_max_documents) });
+  const pushMaxMb = h("input", { type: "number", min: 0, step: 1, value: String(Math.floor(d.push_max_bytes / 1048576)) });
   const qa = qaEditor(d.qa_pairs);
   const threshold = thresholdField(d);
+  const languages = languagesField(d);
+  const refusal = h("textarea", {
+    rows: 2,
+    value: d.refusal_text ?? "",
+    maxlength: 1000,
+    placeholder: "Empty = docchat's own, in the visitor's language",
+  });
   const status = h("div", { class: "form-status" });
   const submit = h("button", { class: "btn btn-primary", type: "submit" }, "Save settings");
   return h(
@@ -104,7 +129,11 @@ function settingsForm(d: Deployment, onSaved: (d: Deployment) => void): HTMLElem
           push_enabled: pushEnabled.checked,
           push_ip_allow: lines(pushIpAllow.value),
           key_manages_documents: keyManages.checked,
+          push_max_documents: Math.max(0, Math.floor(Number(pushMaxDocuments.value))),
+          push_max_bytes: Math.max(0, Math.floor(Number(pushMaxMb.value))) * 1048576,
           refusal_threshold: threshold.value(),
+          languages: languages.value(),
+          refusal_text: refusal.value.trim() === "" ? null : refusal.value,
         });
         onSaved(saved);
       }),
@@ -132,6 +161,12 @@ function settingsForm(d: Deployment, onSaved: (d: Deployment) => void): HTMLElem
         : "Applies only when a language model writes the answers; extractive answers (this install) don't use it.",
     ),
     field("Starter questions", starters, "Shown as one-tap suggestions in the widget. One per line."),
+    languages.el,
+    field(
+      "Refusal message",
+      refusal,
+      "Said when the documents do not answer a question (free, no model call). Your text is used for every visitor; empty = docchat's, in English, German, French, Spanish, Italian, Portuguese or Dutch to match the visitor.",
+    ),
     qa.el,
     h(
       "label",
@@ -177,6 +212,13 @@ function settingsForm(d: Deployment, onSaved: (d: Deployment) => void): HTMLElem
         pushIpAllow,
         "Optional. One address or CIDR per line, e.g. your build server; when set, pushes from anywhere else are refused.",
       ),
+      h(
+        "p",
+        { class: "hint" },
+        "Pushes with the key never replace or remove documents you upload here, and they have their own storage share below: they cannot use up your account's storage.",
+      ),
+      field("Pushed documents at most", pushMaxDocuments, "Documents the key may keep pushed in this deployment."),
+      field("Pushed storage at most (MB)", pushMaxMb, "Storage the key's pushes may take in this deployment."),
       h(
         "label",
         { class: "check" },

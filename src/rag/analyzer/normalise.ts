@@ -1,0 +1,81 @@
+/**
+ * Text → word tokens, before any language rule: lower-cased (Turkish dotted/dotless i when the text is Turkish),
+ * split into runs of letters, marks, digits and underscores, and the runs of scripts written without spaces
+ * (Chinese, Japanese, Korean, Thai, Lao, Khmer, Myanmar) cut into words by Intl.Segmenter (ICU's dictionaries,
+ * built into Bun and into the compiled binary). Folding diacritics happens after stemming (foldTerm): the
+ * Snowball stemmers read "ä", "é", "ş" as letters of their alphabets.
+ */
+
+/** A run of a script that needs a word segmenter, or a run of word characters of any other script. */
+const RUN =
+  /([\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\p{Script=Thai}\p{Script=Lao}\p{Script=Khmer}\p{Script=Myanmar}ー々〆]+)|([\p{L}\p{M}\p{N}_]+)/gu;
+const KANA = /[\p{Script=Hiragana}\p{Script=Katakana}ー]/u;
+const HANGUL = /\p{Script=Hangul}/u;
+const THAI = /\p{Script=Thai}/u;
+
+const segmenters = new Map<string, Intl.Segmenter>();
+function segmenter(locale: string): Intl.Segmenter {
+  let s = segmenters.get(locale);
+  if (!s) {
+    s = new Intl.Segmenter(locale, { granularity: "word" });
+    segmenters.set(locale, s);
+  }
+  return s;
+}
+
+/** Which segmenter a run needs: its script decides, not the document's language (a Japanese name in a German text). */
+function localeOf(run: string): string {
+  if (KANA.test(run)) return "ja";
+  if (HANGUL.test(run)) return "ko";
+  if (THAI.test(run)) return "th";
+  return "zh";
+}
+
+export function lowerCase(text: string, turkish = false): string {
+  return turkish ? text.toLocaleLowerCase("tr") : text.toLowerCase();
+}
+
+const NON_ASCII = /[^\x00-\x7f]/;
+const SEGMENTED =
+  /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\p{Script=Thai}\p{Script=Lao}\p{Script=Khmer}\p{Script=Myanmar}ー々〆]/u;
+const WORD_BREAK = /[^\p{L}\p{M}\p{N}_]+/u;
+
+/** Word tokens of `text`, lower-cased, diacritics kept, in order. */
+export function tokenize(text: string, opts: { turkish?: boolean } = {}): string[] {
+  const out: string[] = [];
+  const nonAscii = NON_ASCII.test(text);
+  const lower = lowerCase(nonAscii ? text.normalize("NFC") : text, opts.turkish);
+  // most text needs no segmenter: a plain split is several times faster than matching runs
+  if (!nonAscii || !SEGMENTED.test(lower)) {
+    for (const w of lower.split(WORD_BREAK)) {
+      const t = nonAscii ? w.replace(/^\p{M}+/u, "") : w;
+      if (t !== "") out.push(t);
+    }
+    return out;
+  }
+  for (const m of lower.matchAll(RUN)) {
+    if (m[1]) {
+      for (const s of segmenter(localeOf(m[1])).segment(m[1])) if (s.isWordLike) out.push(s.segment);
+    } else if (m[2]) {
+      // a run that starts with a combining mark is debris of a split; marks alone are no word
+      const w = m[2].replace(/^\p{M}+/u, "");
+      if (w !== "") out.push(w);
+    }
+  }
+  return out;
+}
+
+/** combining marks after a Latin letter (after NFD): what FTS5's remove_diacritics 2 removed, and what we still remove */
+const LATIN_MARKS = /(\p{Script=Latin})\p{M}+/gu;
+
+/**
+ * The form a term is indexed and searched under: diacritics of Latin letters removed (é → e, ş → s, İ → i), ё → е,
+ * ß → ss, µ → μ. Applied after stemming, to both sides, so "Müller" and "Muller" meet.
+ */
+export function foldTerm(term: string): string {
+  let t = term;
+  if (/[^\x00-\x7f]/.test(t)) {
+    t = t.normalize("NFD").replace(LATIN_MARKS, "$1").normalize("NFC").replaceAll("ё", "е").replaceAll("ß", "ss").replaceAll("µ", "μ");
+  }
+  return t;
+}
