@@ -4,7 +4,7 @@
  * visitor's data and its record, and the owner's test questions with their runs. Times are milliseconds.
  */
 import { type Citation, parseCitations, parseSources, type TurnContent } from "./chat-logs.contract.ts";
-import type { PassagePlace } from "./chunk-index.contract.ts";
+import { type PassagePlace, type PassagePlaceRow, toPassagePlace } from "./chunk-index.contract.ts";
 
 export interface ChatLogFilter {
   refused?: boolean;
@@ -160,14 +160,8 @@ export interface Passage extends PassagePlace {
 }
 
 export const toPassage = (r: Record<string, unknown>): Passage => ({
+  ...toPassagePlace(r as unknown as PassagePlaceRow),
   id: Number(r.id),
-  ord: Number(r.ord),
-  text: r.text as string,
-  headingPath: r.heading_path as string,
-  pageStart: r.page_start === null ? null : Number(r.page_start),
-  pageEnd: r.page_end === null ? null : Number(r.page_end),
-  rowStart: r.row_start === null ? null : Number(r.row_start),
-  rowEnd: r.row_end === null ? null : Number(r.row_end),
 });
 
 /** The conversations list's row (both drivers select it with the same SQL). */
