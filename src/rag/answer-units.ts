@@ -127,6 +127,8 @@ export function scoreUnits(
     namedIn.set(p.source, set);
   }
   const aboutDocument = [...stemSet(question, lang)].some((t) => DOCUMENT_FACTS.has(t));
+  // "Airworthiness Directive (AD)": where the documents define an abbreviation, a sentence using it says the long form
+  const abbreviations = definedAbbreviations(passages, lang);
   for (const p of aboutDocument ? passages : []) {
     if (p.headingPath === CARD_HEADING) continue;
     const set = docTerms.get(p.source) ?? new Set<string>();
@@ -141,8 +143,8 @@ export function scoreUnits(
     const entry = entryName(passage.headingPath, lang);
     const units = segmentPassage(passage.text);
     const rowKeys = keyCounts(units);
-    const tokens = units.map((u) => stemTokens(u.text, lang));
-    const sets = units.map((u) => stemSet(u.text, lang));
+    const tokens = units.map((u) => spellOut(stemTokens(u.text, lang), u.text, abbreviations, weights));
+    const sets = tokens.map((t) => new Set(t));
     let localHead = new Set<string>();
     for (const [i, unit] of units.entries()) {
       const terms = sets[i] as Set<string>;
@@ -218,6 +220,64 @@ function questionNames(question: string, weights: Map<string, number>, lang: Ret
   if (!NOUNS_CAPITALISED.has(lang) && initials <= Math.max(1, words.length * TITLE_CASE_SHARE))
     for (const w of capitalised) for (const t of stemSet(w, lang)) if (weights.has(t)) stems.add(t);
   return { stems: [...stems], literals: question.match(DOTTED_NUMBER) ?? [] };
+}
+
+/** "Flight Control Computer (FCC)": a capitalised run of words and, in brackets, their initials. */
+const ABBREVIATION_DEFINED = /((?:[\p{L}][\p{L}-]*\s+){1,8}?(?:[\p{L}][\p{L}-]*))\s*\((\p{Lu}{2,8})s?\)/gu;
+const MINOR_WORDS = new Set(["of", "and", "the", "for", "to", "in", "on", "a", "an", "or", "de", "du", "la", "le", "der", "die", "und"]);
+
+interface Abbreviation {
+  /** the abbreviation as written ("AD") */
+  short: string;
+  /** its stem as the analyzer keys it ("ad") */
+  key: string;
+  /** the stems of its long form ("airworthi", "direct") */
+  long: string[];
+}
+
+/** The abbreviations the passages define: the long form's words, read backwards, give the initials. */
+function definedAbbreviations(passages: UnitPassage[], lang: ReturnType<typeof langOf>): Map<string, Abbreviation> {
+  const out = new Map<string, Abbreviation>();
+  for (const p of passages) {
+    for (const m of p.text.matchAll(ABBREVIATION_DEFINED)) {
+      const short = m[2] as string;
+      if (out.has(short)) continue;
+      const words = (m[1] as string).split(/\s+/);
+      const taken: string[] = [];
+      let initials = "";
+      for (let i = words.length - 1; i >= 0 && initials.length < short.length; i--) {
+        const w = words[i] as string;
+        taken.unshift(w);
+        if (!MINOR_WORDS.has(w.toLowerCase())) initials = (w[0] ?? "").toUpperCase() + initials;
+      }
+      if (initials !== short) continue;
+      const long = stemTokens(taken.join(" "), lang);
+      const key = stemTokens(short, lang)[0];
+      if (key && long.length > 1) out.set(short, { short, key, long });
+    }
+  }
+  return out;
+}
+
+/**
+ * A unit's stems with each defined abbreviation it uses spelled out after it ("this proposed AD" also says
+ * "airworthiness directive"), and, when the question uses the abbreviation, the abbreviation added where the unit
+ * spells the long form out.
+ */
+function spellOut(stems: string[], text: string, abbreviations: Map<string, Abbreviation>, weights: Map<string, number>): string[] {
+  if (abbreviations.size === 0) return stems;
+  let out = stems;
+  for (const a of abbreviations.values()) {
+    if (new RegExp(`\\b${a.short}s?\\b`).test(text)) {
+      const expanded: string[] = [];
+      for (const t of out) {
+        expanded.push(t);
+        if (t === a.key) expanded.push(...a.long);
+      }
+      out = expanded;
+    } else if (weights.has(a.key) && a.long.every((t) => out.includes(t))) out = [...out, a.key];
+  }
+  return out;
 }
 
 /** The stems of a passage's last heading when it names one entry (a term, an option, a variable), not a section. */

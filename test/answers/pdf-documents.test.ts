@@ -121,6 +121,14 @@ describe("definition entries", () => {
   });
 });
 
+describe("abbreviations", () => {
+  test("a sentence using an abbreviation the document defines ('Airworthiness Directive (AD)') says its long form", async () => {
+    const a = await ask("By what date must the FAA receive comments on the proposed 737 MAX airworthiness directive?");
+    expect(a.text).toContain("The FAA must receive comments on this proposed AD by September 21, 2020.");
+    expect(a.confidence).toBe("high");
+  });
+});
+
 describe("transcripts", () => {
   test("the line numbers in the margin are not part of the text, and a wrapped appearance reads whole", async () => {
     const chunks = await chunksOf("scotus-transcript-p1");

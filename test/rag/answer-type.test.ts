@@ -168,3 +168,25 @@ describe("rows", () => {
     expect(keysOnly).toBe(0.5);
   });
 });
+
+describe("abbreviations the passages define", () => {
+  const passage = (text: string) => ({ text, source: "notice", headingPath: "" });
+  const defined = "The FAA issued an Airworthiness Directive (AD) for the Flight Control Computer (FCC).";
+  test("a question in long form is answered by a sentence using the abbreviation, and the other way round", () => {
+    const long = weighted([
+      ["flight", 3],
+      ["control", 3],
+      ["computer", 3],
+      ["software", 4],
+    ]);
+    const q = "Which software must the flight control computer run?";
+    expect(answerability(long, q, passage(`${defined}\nInstall software version P12.1.2 on the FCC.`))).toBe(1);
+    // without the definition, "FCC" is only three letters
+    expect(answerability(long, q, passage("Install software version P12.1.2 on the FCC."))).toBeLessThan(0.5);
+    const short = weighted([
+      ["fcc", 6],
+      ["software", 4],
+    ]);
+    expect(answerability(short, "Which software must the FCC run?", passage(`${defined}\nInstall software version P12.1.2 on the flight control computer.`))).toBe(1);
+  });
+});
