@@ -14,6 +14,7 @@ import { configFor, createServices, type Services } from "../src/app.ts";
 import { readResidentBytesNow } from "../src/ingest/worker-watchdog.ts";
 import { createChunkIndexWriter } from "../src/store/sqlite/chunk-index.sqlite.ts";
 import { markCompleted } from "../src/store/sqlite/repos/documents.sqlite.ts";
+import { sqliteDb } from "../test/helpers/test-sql.ts";
 import { replaceSection } from "./lib/benchmarks-md.ts";
 import { INGEST_MIX } from "./lib/ingest-mix.ts";
 import { analyze } from "../src/rag/terms.ts";
@@ -78,7 +79,7 @@ let t0 = performance.now();
 const scifactFailed = await bulkLoad(a.services, a.deploymentId, scifactFiles);
 const scifactMs = performance.now() - t0;
 const scifactRss = s.stop();
-const chunks = a.services.db
+const chunks = sqliteDb(a.services)
   .query<Record<string, unknown>, [string]>("SELECT * FROM chunks WHERE deployment_id = ? ORDER BY id")
   .all(a.deploymentId);
 const docsOf = new Map<string, Record<string, unknown>[]>();
@@ -98,7 +99,7 @@ const termsOf = new Map(
 const analyzeMs = performance.now() - analyzeT0;
 t0 = performance.now();
 const entries = [...docsOf.entries()];
-const writer = createChunkIndexWriter(raw.services.db);
+const writer = createChunkIndexWriter(sqliteDb(raw.services));
 for (let i = 0; i < entries.length; ) {
   const batch: [string, Record<string, unknown>[]][] = [];
   for (let n = 0; n < 500 && i < entries.length; i++) {
@@ -119,7 +120,7 @@ for (let i = 0; i < entries.length; ) {
       replaceOnTrain: false,
     })),
   );
-  raw.services.db
+  sqliteDb(raw.services)
     .transaction(() => {
       for (const [id, rows] of batch) {
         writer.insert(
@@ -136,7 +137,7 @@ for (let i = 0; i < entries.length; ) {
             ...(termsOf.get(c.id as number) as { terms: string; headingTerms: string }),
           })),
         );
-        markCompleted(raw.services.db, id, rows.length);
+        markCompleted(sqliteDb(raw.services), id, rows.length);
       }
     })
     .immediate();

@@ -12,6 +12,7 @@ import { basename, join } from "node:path";
 import { parseArgs } from "node:util";
 import { configFor, createServices } from "../src/app.ts";
 import { startFakeModelServer } from "../test/helpers/fake-model-server.ts";
+import { sqliteDb } from "../test/helpers/test-sql.ts";
 import { replaceSection } from "./lib/benchmarks-md.ts";
 import { INGEST_MIX } from "./lib/ingest-mix.ts";
 
@@ -69,7 +70,7 @@ const pipelineMs = performance.now() - t0;
 const docs = await services.documents.list(deployment.id);
 const pages = docs.reduce((n, d) => n + (d.pages ?? 1), 0);
 const chunks = docs.reduce((n, d) => n + d.chunkCount, 0);
-const texts = services.db
+const texts = sqliteDb(services)
   .query<{ text: string }, [string]>("SELECT DISTINCT text FROM chunks WHERE deployment_id = ?")
   .all(deployment.id)
   .map((r) => r.text);

@@ -14,16 +14,16 @@
  *
  *   bun bench/languages.bench.ts [--only scifact,multilingual,latency,reindex,ingest] [--chunks 100000] [--docs 3000] [--rounds 2] [--before DIR] [--no-write]
  */
-import { Database } from "bun:sqlite";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { reindexKeywords } from "../src/documents/keyword-reindex.ts";
 import { createRetriever } from "../src/rag/retrieve.ts";
-import { documentLanguage, queryTerms, wordTokens } from "../src/rag/terms.ts";
+import { documentLanguage, wordTokens } from "../src/rag/terms.ts";
 import type { ChunkIndexStore, NewChunk } from "../src/store/contract/index.ts";
 import { withTerms } from "../test/helpers/analyzed.ts";
 import { ENGINES, type IndexDriver, openDriver } from "../test/helpers/index-drivers.ts";
 import { replaceSection } from "./lib/benchmarks-md.ts";
+import { baselineWords, fts5Baseline } from "./lib/fts5-baseline.ts";
 import { describeMachine, loadAverage } from "./lib/machine-info.ts";
 import { scoreRun } from "./lib/retrieval.metrics.ts";
 import { loadScifact, passageText } from "./lib/scifact.dataset.ts";
@@ -55,30 +55,12 @@ const retrieverFor = (d: IndexDriver) =>
     settings: { keywordWeight: 1, vectorWeight: 0, candidates: 50, rrfK: 60, minIdfCorpus: 250, calibration: () => null },
   });
 
-/** Plain BM25 in FTS5 over (id, text), queried with an OR of the question's content words. */
-function fts5Baseline(docs: { id: string; text: string }[], tokenize: string) {
-  const db = new Database(":memory:");
-  db.run(`CREATE VIRTUAL TABLE p USING fts5(doc_id UNINDEXED, body, tokenize = "${tokenize}")`);
-  const put = db.prepare("INSERT INTO p (doc_id, body) VALUES (?, ?)");
-  db.transaction(() => {
-    for (const d of docs) put.run(d.id, d.text);
-  })();
-  const select = db.prepare<{ doc_id: string }, [string, number]>("SELECT doc_id FROM p WHERE p MATCH ? ORDER BY bm25(p) LIMIT ?");
-  return {
-    search(words: string[], limit: number): string[] {
-      const m = [...new Set(words)].map((w) => `"${w.replaceAll('"', '""')}"`).join(" OR ");
-      return m ? select.all(m, limit).map((r) => r.doc_id) : [];
-    },
-    close: () => db.close(),
-  };
-}
-
 if (only.has("scifact")) {
   const ds = await loadScifact();
   const lines: string[] = [];
   const qids = ds.queries.map((q) => q.id);
   const baseDocs = ds.corpus.map((p) => ({ id: p.id, text: passageText(p) }));
-  const words = (q: string) => queryTerms(q).map((w) => wordTokens(w).join(""));
+  const words = baselineWords;
   for (const [label, tokenize] of [
     ["plain BM25, no stemming (FTS5 unicode61: the index before this change)", "unicode61 remove_diacritics 2"],
     ["plain BM25 with Porter stemming (FTS5 porter unicode61)", "porter unicode61 remove_diacritics 2"],

@@ -16,6 +16,7 @@ import { createHttpReranker } from "../src/rag/rerank/http.reranker.ts";
 import { createRetriever } from "../src/rag/retrieve.ts";
 import { createSqliteTermStats } from "../src/store/sqlite/term-stats.sqlite.ts";
 import { startFakeModelServer } from "../test/helpers/fake-model-server.ts";
+import { sqliteDb } from "../test/helpers/test-sql.ts";
 import { replaceSection } from "./lib/benchmarks-md.ts";
 import { describeMachine, loadAverage } from "./lib/machine-info.ts";
 import { percentile } from "./lib/percentiles.ts";
@@ -68,7 +69,7 @@ for (const f of files)
     ).document.id,
   );
 await services.documents.waitFor(ids, 600_000);
-const chunks = services.db.query<{ n: number }, []>("SELECT COUNT(*) AS n FROM chunks").get()?.n ?? 0;
+const chunks = sqliteDb(services).query<{ n: number }, []>("SELECT COUNT(*) AS n FROM chunks").get()?.n ?? 0;
 
 const embedder = await services.embedder();
 const reranker = createHttpReranker({ url: fake.url, model: "bge-reranker-v2-m3", concurrency: 2, timeoutMs: 10_000, retries: 0 });
@@ -81,7 +82,7 @@ const settings = {
   calibration: () => null,
   rerankCandidates: 20,
 };
-const base = { index: services.repos.chunkIndex, stats: createSqliteTermStats(services.db), settings };
+const base = { index: services.repos.chunkIndex, stats: createSqliteTermStats(sqliteDb(services)), settings };
 const variants = [
   { name: "keyword only", retriever: createRetriever({ ...base, embedder: async () => null }) },
   { name: "+ query embedding (hybrid)", retriever: createRetriever({ ...base, embedder: async () => embedder }) },

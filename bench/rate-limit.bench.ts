@@ -61,7 +61,7 @@ function clientTransaction(sql: SQL): RateLimitStore {
       if (n < limit) await tx`INSERT INTO rate_limit_hits (identity, at) VALUES (${identity}, ${now})`;
       return { allowed: n < limit, limit, remaining: Math.max(0, limit - n - 1), retryAfterSeconds: 0 };
     });
-  return { hit: decide, peek: decide };
+  return { hit: decide, hitNow: () => undefined, peek: decide };
 }
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;

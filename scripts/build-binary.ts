@@ -11,7 +11,7 @@
 import { readdirSync, statSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
 import { parseArgs } from "node:util";
-import { RUNTIME_HEAD_LIMIT } from "../src/server/head-limit.ts";
+import { RUNTIME_HEAD_LIMIT } from "../src/server/pipeline/head-limit.ts";
 import { nativePlugins } from "./build/plugins.ts";
 import { shipNodeLlamaCpp } from "./build/ship-llama.ts";
 import { hostTarget, type TargetName, targets } from "./build/targets.ts";

@@ -2,11 +2,14 @@
  * `bun run docs`: writes docs/configuration.md (from src/config/definition.ts) and docs/errors.md (from
  * src/errors/catalogue.ts). test/docs.test.ts regenerates both in memory and fails when the committed files differ.
  */
-import { writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { configFor, createServices } from "../src/app.ts";
 import { definition } from "../src/config/definition.ts";
 import { errorCatalogue } from "../src/errors/catalogue.ts";
-import { PUBLIC_OPENAPI_PATH, publicOpenApi } from "../src/server/openapi/public-openapi.ts";
+import { createServer } from "../src/server/create-server.ts";
+import { PUBLIC_OPENAPI_PATH, publicOpenApi, type RegisteredRoute } from "../src/server/openapi/public-openapi.ts";
 
 const root = resolve(import.meta.dir, "..");
 export const DOC_FILES = {
@@ -120,9 +123,21 @@ type OpenApiOp = {
   responses: Record<string, { description: string; content?: Record<string, { schema: JsonSchema }> }>;
 };
 
+/** The routes a default server registers (on a throwaway data dir), which the public OpenAPI document is built from. */
+async function registeredRoutes(): Promise<RegisteredRoute[]> {
+  const dir = mkdtempSync(join(tmpdir(), "docchat-docs-"));
+  const services = await createServices(configFor(dir, { DOCCHAT_EMBEDDER: "none" }));
+  try {
+    return (createServer(services) as unknown as { routes: RegisteredRoute[] }).routes;
+  } finally {
+    await services.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 /** docs/api.md, rendered from the OpenAPI document the server serves (src/server/openapi/public-openapi.ts). */
-export function apiMarkdown(): string {
-  const spec = publicOpenApi("");
+export async function apiMarkdown(): Promise<string> {
+  const spec = publicOpenApi("", await registeredRoutes());
   const byTag = new Map<string, string[]>();
   for (const [path, ops] of Object.entries(spec.paths)) {
     for (const [method, raw] of Object.entries(ops)) {
@@ -168,6 +183,6 @@ ${sections.join("\n")}`;
 if (import.meta.main) {
   writeFileSync(DOC_FILES.configuration, configurationMarkdown());
   writeFileSync(DOC_FILES.errors, errorsMarkdown());
-  writeFileSync(DOC_FILES.api, apiMarkdown());
+  writeFileSync(DOC_FILES.api, await apiMarkdown());
   process.stderr.write(`wrote ${DOC_FILES.configuration}\nwrote ${DOC_FILES.errors}\nwrote ${DOC_FILES.api}\n`);
 }

@@ -39,8 +39,7 @@ import { type RetrievalModeInfo, retrievalMode } from "./rag/retrieval-mode.ts";
 import { ANALYZER_VERSION } from "./rag/terms.ts";
 import type { Store } from "./store/contract/index.ts";
 import { createPgStore } from "./store/postgres/pg-store.ts";
-import type { Db } from "./store/sqlite/db.ts";
-import { createSqliteStore, type SqliteStore } from "./store/sqlite/sqlite-store.ts";
+import { createSqliteStore } from "./store/sqlite/sqlite-store.ts";
 import { VERSION } from "./version.ts";
 import { createCorrectionsService } from "./visitor/corrections.service.ts";
 import { createFeedbackService } from "./visitor/feedback.service.ts";
@@ -193,10 +192,6 @@ export async function createServices(config: Config, opts: { log?: Logger } = {}
     config,
     log,
     store,
-    /** The SQLite database (tests and SQLite-only tools); PostgreSQL has none. */
-    get db(): Db {
-      return sqliteOnly(store, "db").db;
-    },
     repos,
     /** Requests per rolling minute, shared by every node of the store. */
     limiter: repos.rateLimits,
@@ -330,11 +325,6 @@ export async function createServices(config: Config, opts: { log?: Logger } = {}
     },
   };
   return services;
-}
-
-function sqliteOnly(store: Store, what: string): SqliteStore {
-  if (store.engine !== "sqlite") throw new Error(`services.${what} exists on SQLite only; this store is PostgreSQL`);
-  return store as SqliteStore;
 }
 
 export type Services = Awaited<ReturnType<typeof createServices>>;

@@ -70,7 +70,7 @@ describe("README", () => {
     expect(answer.refused).toBe(false);
     expect(answer.sources).toEqual(["acme-handbook"]);
     expect(answer.choices[0]?.message.content).toContain("30 days");
-  });
+  }, 60_000);
 
   test("the console URL it gives is printed in the start-up log and serves the console", async () => {
     expect(section("First steps")).toContain(`${DOCUMENTED_URL}/console/`);

@@ -8,6 +8,7 @@ export const REPO = resolve(import.meta.dir, "../..");
 
 export interface BareServer {
   url: string;
+  pid: number;
   stop(): Promise<void>;
 }
 
@@ -23,6 +24,7 @@ export async function startBareElysia(): Promise<BareServer> {
   reader.releaseLock();
   return {
     url: `http://127.0.0.1:${text.trim()}/`,
+    pid: proc.pid,
     async stop() {
       proc.kill("SIGTERM");
       await proc.exited;

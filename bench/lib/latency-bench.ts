@@ -9,6 +9,7 @@
 
 import type { ChunkIndexStore } from "../../src/store/contract/index.ts";
 import { createVectorStore } from "../../src/store/sqlite/vector-search.sqlite.ts";
+import { sqliteDb } from "../../test/helpers/test-sql.ts";
 import { createHashedEmbedder } from "./hashed-embedder.ts";
 import { percentile } from "./percentiles.ts";
 import { benchRetriever, loadPassages, openBenchDeployment, precomputedEmbedder } from "./product-index.ts";
@@ -73,13 +74,9 @@ export async function retrievalLatency(
     const hashed = createHashedEmbedder(opts.dimension);
     const qv = new Map(queries.map((q, i) => [q.text, i]));
     const queryVectors = await hashed.embedDocuments(queries.map((q) => q.text));
-    const embedder = precomputedEmbedder(
-      hashed.id,
-      opts.dimension,
-      new Map([...qv].map(([t, i]) => [t, queryVectors[i] as Float32Array])),
-    );
+    const embedder = precomputedEmbedder(hashed.id, opts.dimension, new Map([...qv].map(([t, i]) => [t, queryVectors[i] as Float32Array])));
     const product = b.services.repos.chunkIndex;
-    const vectors = createVectorStore(b.services.db);
+    const vectors = createVectorStore(sqliteDb(b.services));
     // the same index with exact KNN at every size: the path before binary codes
     const exactIndex: ChunkIndexStore = {
       ...product,

@@ -18,6 +18,7 @@ import { createChunkIndexWriter } from "../../src/store/sqlite/chunk-index.sqlit
 import { markCompleted } from "../../src/store/sqlite/repos/documents.sqlite.ts";
 import { createSqliteTermStats } from "../../src/store/sqlite/term-stats.sqlite.ts";
 import { withTerms } from "../../test/helpers/analyzed.ts";
+import { sqliteDb } from "../../test/helpers/test-sql.ts";
 
 export interface BenchDeployment {
   services: Services;
@@ -70,7 +71,7 @@ export async function loadPassages(
 ): Promise<void> {
   const { services, deploymentId } = b;
   if (opts.dimension) await services.repos.chunkIndex.createVectorTable(opts.dimension);
-  const writer = createChunkIndexWriter(services.db);
+  const writer = createChunkIndexWriter(sqliteDb(services));
   const batch = opts.batch ?? 2000;
   for (let i = 0; i < passages.length; i += batch) {
     const docs = passages.slice(i, i + batch).map((p) => {
@@ -100,11 +101,11 @@ export async function loadPassages(
         replaceOnTrain: false,
       })),
     );
-    services.db
+    sqliteDb(services)
       .transaction(() => {
         for (const d of docs) {
           writer.insert(deploymentId, d.id, [d.chunk]);
-          markCompleted(services.db, d.id, 1);
+          markCompleted(sqliteDb(services), d.id, 1);
         }
       })
       .immediate();
@@ -137,7 +138,7 @@ export function benchRetriever(
 ): Retriever {
   return createRetriever({
     index: opts.index ?? b.services.repos.chunkIndex,
-    stats: createSqliteTermStats(b.services.db),
+    stats: createSqliteTermStats(sqliteDb(b.services)),
     embedder: async () => opts.embedder,
     settings: {
       keywordWeight: 1,

@@ -1,6 +1,4 @@
 import { randomBytes } from "node:crypto";
-import { mkdirSync, readdirSync, rmSync, statSync } from "node:fs";
-import { join } from "node:path";
 import type { Config } from "../config/index.ts";
 import { appError } from "../errors/index.ts";
 import { BATCH_DOCUMENTS } from "../ingest/parse-batching.ts";
@@ -15,16 +13,18 @@ import type {
   TrainingStore,
 } from "../store/contract/index.ts";
 import { type Admitted, createQuotaLedger, type QuotaLedger } from "./quota-ledger.ts";
+import { waitUntilSettled } from "./settled.ts";
 import type { TrainingWorker } from "./training.worker.ts";
+import { createUploadProgress, type ProgressFn } from "./upload-progress.ts";
+import { createUploadSpool, type DocumentSource, type FileRange, hashFile, sliceOf } from "./upload-spool.ts";
+
+export type { FileRange } from "./upload-spool.ts";
 
 export type PrepareFn = (request: PrepareRequest) => Promise<PreparedDocument>;
 
-export interface PushInput {
+export interface PushInput extends DocumentSource {
   deploymentId: string;
   name: string;
-  /** the document: a file on disk (read, never moved or deleted) or bytes in memory */
-  file?: string | FileRange;
-  bytes?: Uint8Array;
   train: boolean;
   replace: boolean;
   /**
@@ -34,7 +34,7 @@ export interface PushInput {
    */
   origin?: DocumentOrigin;
   /** pages parsed so far (or, "ocr", scanned pages read so far), while the parse pool works on it */
-  onProgress?: (done: number, total: number, phase?: "ocr") => void;
+  onProgress?: ProgressFn;
 }
 
 export interface PushResult {
@@ -44,39 +44,14 @@ export interface PushResult {
   outcome: "trained" | "queued" | "stored" | "failed";
 }
 
-/** Bytes start..end of a file on disk (an upload's spool file holds its multipart envelope too). */
-export interface FileRange {
-  path: string;
-  start: number;
-  end: number;
-}
-
 const NAME_MAX = 255;
 /** Up to this, a document's bytes and chunks go inline with its row; above, in parts, each its own short write. */
 const INLINE_MAX = 512 * 1024;
 const PART_BYTES = 128 * 1024;
-/** A bulk load commits its document rows this many at a time (each commit is an fsync). */
-const FLUSH_ROWS = 256;
-const slice = (f: FileRange, start = f.start, end = f.end) => Bun.file(f.path).slice(start, end);
+/** Rows of a bulk load committed together (each commit is an fsync). */
+const BULK_GROUP = 256;
 
-/** Spool files a day old belong to no request or parse still running (a crash left them). */
-function sweepSpool(dir: string): void {
-  const cutoff = Date.now() - 24 * 3600 * 1000;
-  for (const name of readdirSync(dir)) {
-    const path = join(dir, name);
-    try {
-      if (statSync(path).mtimeMs < cutoff) rmSync(path, { force: true });
-    } catch {}
-  }
-}
-
-/** SHA-256 of a file range, read in slices so a large file never blocks the event loop. */
-async function hashFile(file: FileRange): Promise<string> {
-  const hasher = new Bun.CryptoHasher("sha256");
-  for await (const part of slice(file).stream()) hasher.update(part);
-  return hasher.digest("hex");
-}
-
+/** A document read and prepared, its large parts written: only its row is left to insert. */
 interface Staged {
   record: NewDocument;
   /** a bulk load's quota token, settled once the row is written */
@@ -92,6 +67,11 @@ export function cleanDocumentName(raw: string): string {
   return base;
 }
 
+/**
+ * Documents in, one use case: a push is read (hashed, checked, prepared by the parse pool), stored (its row, its
+ * large parts before it) and, when asked, queued for training and waited for. Each step is a function below,
+ * named for what it does; the bulk load (pushMany) runs the same read and store steps many at a time.
+ */
 export function createDocumentsService(deps: {
   config: Config;
   documents: DocumentsStore;
@@ -106,161 +86,39 @@ export function createDocumentsService(deps: {
   spoolDir: string;
 }) {
   const { documents, config } = deps;
-  mkdirSync(deps.spoolDir, { recursive: true, mode: 0o700 });
-  sweepSpool(deps.spoolDir);
-  let spoolSeq = 0;
-  /** Uploads being read by the parse pool (before their document row exists), for the console's live view. */
-  const reading = new Map<number, { deploymentId: string; name: string; done: number; total: number; ocr: boolean }>();
-  let readingSeq = 0;
-  const spoolPath = () => join(deps.spoolDir, `upload-${process.pid}-${++spoolSeq}-${randomBytes(6).toString("hex")}`);
+  const spool = createUploadSpool(deps.spoolDir);
+  const progress = createUploadProgress();
+
+  /** Step: the file's hash (and, when small, its bytes, read once for the hash and to store inline). */
+  async function fingerprint(file: FileRange): Promise<{ hash: string; small: Uint8Array | null; size: number }> {
+    const size = file.end - file.start;
+    if (size === 0) throw appError("document_unreadable", { message: "The document is empty." });
+    if (size > config.maxUploadBytes) throw appError("payload_too_large");
+    const small = size <= INLINE_MAX ? await sliceOf(file).bytes() : null;
+    const hash = small ? new Bun.CryptoHasher("sha256").update(small).digest("hex") : await hashFile(file);
+    return { hash, small, size };
+  }
 
   /**
-   * Same name, same content, not failed: nothing to add. A key push is compared only with key pushes, so
-   * `unchanged` never confirms a guess about the owner's documents.
+   * Step: same name, same content, not failed — nothing to add (though a stored one is queued when asked to train).
+   * A key push is compared only with key pushes, so `unchanged` never confirms a guess about the owner's documents.
    */
-  async function unchangedResult(input: PushInput, name: string, hash: string): Promise<PushResult | null> {
+  async function findUnchanged(input: PushInput, name: string, hash: string): Promise<PushResult | null> {
     const same = (await documents.findByName(input.deploymentId, name)).find(
       (d) => d.contentHash === hash && d.status !== "failed" && (input.origin !== "key" || d.origin === "key"),
     );
     if (!same) return null;
     if (input.train && same.status === "stored") {
       await documents.queueDeployment(input.deploymentId);
-      await deps.trainingStore.refreshStatus(input.deploymentId);
-      deps.training.kick();
+      await queueForTraining(input.deploymentId);
     }
     const current = (await documents.get(same.id)) as DocumentRecord;
-    return {
-      document: current,
-      unchanged: true,
-      outcome: current.status === "completed" ? "trained" : current.status === "stored" ? "stored" : "queued",
-    };
+    const outcome = current.status === "completed" ? "trained" : current.status === "stored" ? "stored" : "queued";
+    return { document: current, unchanged: true, outcome };
   }
 
   /**
-   * Checks, hashes and prepares one document (parse + chunk in the pool) and writes its large parts; the
-   * document row itself is left to the caller so a bulk load can commit many rows at once. A file that can't be
-   * read is refused here and leaves nothing behind.
-   */
-  async function stage(input: PushInput, file: FileRange, bulk?: { ledger: QuotaLedger; prepare: PrepareFn }): Promise<Staged | PushResult> {
-    const ledger = bulk?.ledger;
-    const name = cleanDocumentName(input.name);
-    const size = file.end - file.start;
-    if (size === 0) throw appError("document_unreadable", { message: "The document is empty." });
-    if (size > config.maxUploadBytes) throw appError("payload_too_large");
-    // a small file is read once, for its hash and to store inline; a large one is hashed as a stream
-    const small = size <= INLINE_MAX ? await slice(file).bytes() : null;
-    const hash = small ? new Bun.CryptoHasher("sha256").update(small).digest("hex") : await hashFile(file);
-    const unchanged = await unchangedResult(input, name, hash);
-    if (unchanged) return unchanged;
-    const exact = () => checkQuota(input, name, size);
-    // a key's pushes count against the deployment's push share, checked exactly; the ledger is the account's
-    const admitted = ledger && input.origin !== "key" ? await ledger.admit(input.deploymentId, size, exact) : await exact();
-    let prepared: PreparedDocument;
-    try {
-      prepared = await (bulk?.prepare ?? deps.prepare)({ ...file, filename: name, onProgress: input.onProgress });
-    } catch (error) {
-      if (admitted) ledger?.settle([admitted]);
-      throw error;
-    }
-    try {
-      const id = `doc_${randomBytes(9).toString("base64url")}`;
-      const record: NewDocument = {
-        id,
-        deploymentId: input.deploymentId,
-        name,
-        kind: prepared.meta.kind,
-        contentHash: hash,
-        size,
-        origin: input.origin ?? "owner",
-        pages: prepared.meta.pages,
-        queue: input.train,
-        replaceOnTrain: input.replace,
-        ocrPages: prepared.meta.ocrPages,
-        ocrConfidence: prepared.meta.ocrConfidence,
-        notes: prepared.meta.notes,
-      };
-      if (small && prepared.inline !== undefined && size + prepared.inline.length <= INLINE_MAX) {
-        record.bytes = small;
-        record.chunks = prepared.inline;
-        return { record, ...(admitted ? { admitted } : {}) };
-      }
-      // Large: each part is one short transaction, with the event loop free in between.
-      let seq = 0;
-      for await (const part of preparedParts(prepared)) {
-        await documents.insertPart(id, "chunks", seq++, part);
-        await yieldToLoop();
-      }
-      for (let at = file.start, n = 0; at < file.end; at += PART_BYTES, n++) {
-        await documents.insertPart(id, "bytes", n, await slice(file, at, Math.min(file.end, at + PART_BYTES)).bytes());
-        await yieldToLoop();
-      }
-      return { record, ...(admitted ? { admitted } : {}) };
-    } catch (error) {
-      if (admitted) ledger?.settle([admitted]);
-      throw error;
-    } finally {
-      await discardPrepared(prepared);
-    }
-  }
-
-  /** Runs `fn` with the input as a file range on disk: the caller's file, or the bytes written to the spool. */
-  async function withFile<T>(input: PushInput, fn: (file: FileRange) => Promise<T>): Promise<T> {
-    if (typeof input.file === "string") return await fn({ path: input.file, start: 0, end: Bun.file(input.file).size });
-    if (input.file) return await fn(input.file);
-    const path = spoolPath();
-    await Bun.write(path, input.bytes ?? new Uint8Array());
-    try {
-      return await fn({ path, start: 0, end: Bun.file(path).size });
-    } finally {
-      await Bun.file(path)
-        .delete()
-        .catch(() => {});
-    }
-  }
-
-  /**
-   * Resolves when every document has left queued/processing, or when `ms` has passed. This worker's change events
-   * answer at once; the poll covers training done elsewhere (another node on PostgreSQL, another process on the
-   * data dir). One check at a time: a burst of change events never stacks up queries.
-   */
-  async function waitFor(ids: string[], ms: number): Promise<boolean> {
-    const settled = async () => {
-      for (const id of ids) {
-        const d = await documents.get(id);
-        if (d && d.status !== "completed" && d.status !== "failed" && d.status !== "stored") return false;
-      }
-      return true;
-    };
-    if (await settled()) return true;
-    return await new Promise<boolean>((resolve) => {
-      let done = false;
-      let checking = false;
-      const check = () => {
-        if (checking || done) return;
-        checking = true;
-        settled()
-          .then((ok) => ok && finish(true))
-          .catch(() => {})
-          .finally(() => {
-            checking = false;
-          });
-      };
-      const timer = setTimeout(() => finish(false), ms);
-      const poll = setInterval(check, 100);
-      const off = deps.training.onChange(check);
-      function finish(v: boolean) {
-        if (done) return;
-        done = true;
-        clearTimeout(timer);
-        clearInterval(poll);
-        off();
-        resolve(v);
-      }
-    });
-  }
-
-  /**
-   * Quotas, checked before the file is parsed or stored; a replacing push doesn't count what it replaces. The
+   * Step: quotas, checked before the file is parsed or stored; a replacing push doesn't count what it replaces. The
    * owner's uploads count against the account's quota; key pushes against the deployment's push share only, so
    * a public key can never fill the owner's storage.
    */
@@ -298,58 +156,123 @@ export function createDocumentsService(deps: {
     }
   }
 
+  /** Step: a large document's prepared chunks and bytes, each part one short write with the event loop free in between. */
+  async function writeParts(id: string, prepared: PreparedDocument, file: FileRange): Promise<void> {
+    let seq = 0;
+    for await (const part of preparedParts(prepared)) {
+      await documents.insertPart(id, "chunks", seq++, part);
+      await yieldToLoop();
+    }
+    for (let at = file.start, n = 0; at < file.end; at += PART_BYTES, n++) {
+      await documents.insertPart(id, "bytes", n, await sliceOf(file, at, Math.min(file.end, at + PART_BYTES)).bytes());
+      await yieldToLoop();
+    }
+  }
+
+  /**
+   * Read: checks, hashes and prepares one document (parse + chunk in the pool) and writes its large parts; the
+   * document row itself is left to the caller so a bulk load can commit many rows at once. A file that can't be
+   * read is refused here and leaves nothing behind.
+   */
+  async function read(input: PushInput, file: FileRange, bulk?: { ledger: QuotaLedger; prepare: PrepareFn }): Promise<Staged | PushResult> {
+    const ledger = bulk?.ledger;
+    const name = cleanDocumentName(input.name);
+    const { hash, small, size } = await fingerprint(file);
+    const unchanged = await findUnchanged(input, name, hash);
+    if (unchanged) return unchanged;
+    const exact = () => checkQuota(input, name, size);
+    // a key's pushes count against the deployment's push share, checked exactly; the ledger is the account's
+    const admitted = ledger && input.origin !== "key" ? await ledger.admit(input.deploymentId, size, exact) : await exact();
+    const settle = () => {
+      if (admitted) ledger?.settle([admitted]);
+    };
+    let prepared: PreparedDocument;
+    try {
+      prepared = await (bulk?.prepare ?? deps.prepare)({ ...file, filename: name, onProgress: input.onProgress });
+    } catch (error) {
+      settle();
+      throw error;
+    }
+    try {
+      const { meta } = prepared;
+      const record: NewDocument = {
+        id: `doc_${randomBytes(9).toString("base64url")}`,
+        deploymentId: input.deploymentId,
+        name,
+        kind: meta.kind,
+        contentHash: hash,
+        size,
+        origin: input.origin ?? "owner",
+        pages: meta.pages,
+        queue: input.train,
+        replaceOnTrain: input.replace,
+        ocrPages: meta.ocrPages,
+        ocrConfidence: meta.ocrConfidence,
+        notes: meta.notes,
+      };
+      const token = admitted ? { admitted } : {};
+      if (small && prepared.inline !== undefined && size + prepared.inline.length <= INLINE_MAX)
+        return { record: { ...record, bytes: small, chunks: prepared.inline }, ...token };
+      await writeParts(record.id, prepared, file);
+      return { record, ...token };
+    } catch (error) {
+      settle();
+      throw error;
+    } finally {
+      await discardPrepared(prepared);
+    }
+  }
+
+  /** Step: the deployment's training status brought up to date and the worker woken for what was queued. */
+  async function queueForTraining(deploymentId: string): Promise<void> {
+    await deps.trainingStore.refreshStatus(deploymentId);
+    deps.training.kick();
+  }
+
+  /** Step: up to `waitMs` for the document's training; a zero wait means "never wait" (202 even if the worker is quick). */
+  async function awaitTraining(doc: DocumentRecord, waitMs: number): Promise<PushResult> {
+    if (waitMs <= 0) return { document: doc, unchanged: false, outcome: "queued" };
+    await waitFor([doc.id], waitMs);
+    const now = (await documents.get(doc.id)) ?? doc;
+    // Only a completed document is "stored and trained"; one whose training failed is reported as failed.
+    return {
+      document: now,
+      unchanged: false,
+      outcome: now.status === "completed" ? "trained" : now.status === "failed" ? "failed" : "queued",
+    };
+  }
+
+  function waitFor(ids: string[], ms: number): Promise<boolean> {
+    return waitUntilSettled(documents, deps.training.onChange, ids, ms);
+  }
+
   return {
     waitFor,
     /**
-     * Stores one document; `admit` (upload admission) is awaited before it is parsed and its release called once
-     * it is stored, so the slot is not held while the push waits for training.
+     * One document: (admitted) read → stored → (train) queued → awaited. `admit` (upload admission) is awaited
+     * before it is read, while the console lists it, and its release called once it is stored, so the slot is not
+     * held while the push waits for training.
      */
     async push(input: PushInput, opts: { waitMs?: number; admit?: () => Promise<() => void> } = {}): Promise<PushResult> {
-      const key = ++readingSeq;
-      const entry = {
-        deploymentId: input.deploymentId,
-        name: input.name.split(/[\\/]/).pop() ?? input.name,
-        done: 0,
-        total: 0,
-        ocr: false,
-      };
-      reading.set(key, entry);
-      const onProgress = (done: number, total: number, phase?: "ocr") => {
-        Object.assign(entry, { done, total, ocr: phase === "ocr" });
-        input.onProgress?.(done, total, phase);
-      };
-      let staged: Staged | PushResult;
+      let release = () => {};
       let doc: DocumentRecord;
-      const release = (await opts.admit?.()) ?? (() => {});
       try {
-        try {
-          staged = await withFile(input, (path) => stage({ ...input, onProgress }, path));
-        } finally {
-          reading.delete(key);
-        }
+        const staged = await progress.track(input.deploymentId, input.name, input.onProgress, async (onProgress) => {
+          release = (await opts.admit?.()) ?? release;
+          return await spool.withFile(input, (file) => read({ ...input, onProgress }, file));
+        });
         if (!("record" in staged)) return staged;
         doc = await documents.insert(staged.record);
       } finally {
         release();
       }
       if (!input.train) return { document: doc, unchanged: false, outcome: "stored" };
-      await deps.trainingStore.refreshStatus(input.deploymentId);
-      deps.training.kick();
-      const waitMs = opts.waitMs ?? config.trainWaitMs;
-      // A zero wait means "never wait": the answer is 202 even if the worker happens to be quick.
-      if (waitMs <= 0) return { document: doc, unchanged: false, outcome: "queued" };
-      await waitFor([doc.id], waitMs);
-      const now = (await documents.get(doc.id)) ?? doc;
-      // Only a completed document is "stored and trained"; one whose training failed is reported as failed.
-      return {
-        document: now,
-        unchanged: false,
-        outcome: now.status === "completed" ? "trained" : now.status === "failed" ? "failed" : "queued",
-      };
+      await queueForTraining(input.deploymentId);
+      return await awaitTraining(doc, opts.waitMs ?? config.trainWaitMs);
     },
     /**
-     * Bulk load (CLI): many files, `concurrency` prepared at once by the parse pool, document rows committed in
-     * groups. Never waits for training. Each file's outcome is reported through `onResult`, in completion order.
+     * Bulk load (CLI): many files, `concurrency` read at once by the parse pool, document rows stored in groups.
+     * Never waits for training. Each file's outcome is reported through `onResult`, in completion order.
      */
     async pushMany(
       inputs: PushInput[],
@@ -368,7 +291,8 @@ export function createDocumentsService(deps: {
         accountOf: async (id) => (await deps.deployments.findById(id))?.accountId,
         usage: (accountId) => documents.accountUsage(accountId, null),
       });
-      const flush = async () => {
+      /** Store: a group of read documents' rows in one write. */
+      const storeGroup = async () => {
         if (pending.length === 0) return;
         const group = pending;
         pending = [];
@@ -376,10 +300,8 @@ export function createDocumentsService(deps: {
           const docs = await documents.insertMany(group.map((g) => g.record));
           for (const [i, g] of group.entries()) {
             deployments.add(g.record.deploymentId);
-            opts.onResult(g.index, {
-              ok: true,
-              result: { document: docs[i] as DocumentRecord, unchanged: false, outcome: g.record.queue ? "queued" : "stored" },
-            });
+            const document = docs[i] as DocumentRecord;
+            opts.onResult(g.index, { ok: true, result: { document, unchanged: false, outcome: g.record.queue ? "queued" : "stored" } });
           }
         } catch (error) {
           for (const g of group) opts.onResult(g.index, { ok: false, error });
@@ -387,21 +309,24 @@ export function createDocumentsService(deps: {
           ledger.settle(group.flatMap((g) => (g.admitted ? [g.admitted] : [])));
         }
       };
-      const worker = async () => {
+      /** Read: one reader takes the next file until none is left. */
+      const reader = async () => {
         while (next < inputs.length) {
           const index = next++;
           const input = inputs[index] as PushInput;
           try {
-            const staged = await withFile(input, (path) => stage(input, path, { ledger, prepare: deps.prepareBulk ?? deps.prepare }));
-            if ("record" in staged) {
+            const staged = await spool.withFile(input, (file) => read(input, file, { ledger, prepare: deps.prepareBulk ?? deps.prepare }));
+            if (!("record" in staged)) opts.onResult(index, { ok: true, result: staged });
+            else {
               pending.push({ index, record: staged.record, admitted: staged.admitted });
-              if (pending.length >= FLUSH_ROWS) await flush();
-            } else opts.onResult(index, { ok: true, result: staged });
+              if (pending.length >= BULK_GROUP) await storeGroup();
+            }
           } catch (error) {
             opts.onResult(index, { ok: false, error });
           }
         }
       };
+      /** Train alongside (--wait): the worker indexes what has landed while the readers go on. */
       let loading = true;
       const trainer = (async () => {
         if (!opts.trainHere) return;
@@ -412,8 +337,8 @@ export function createDocumentsService(deps: {
       })();
       // with batching, each of the caller's parse slots carries a batch of small files
       const inFlight = Math.max(1, opts.concurrency) * (deps.prepareBulk ? BATCH_DOCUMENTS : 1);
-      await Promise.all(Array.from({ length: inFlight }, worker));
-      await flush();
+      await Promise.all(Array.from({ length: inFlight }, reader));
+      await storeGroup();
       loading = false;
       await trainer;
       for (const d of deployments) await deps.trainingStore.refreshStatus(d);
@@ -421,8 +346,8 @@ export function createDocumentsService(deps: {
       else deps.training.kick();
     },
     /** Uploads of a deployment still being read (parsed, OCR) before they are stored: name and pages so far. */
-    reading(deploymentId: string): { name: string; done: number; total: number; ocr: boolean }[] {
-      return [...reading.values()].filter((r) => r.deploymentId === deploymentId).map(({ deploymentId: _, ...r }) => r);
+    reading(deploymentId: string) {
+      return progress.of(deploymentId);
     },
     list(deploymentId: string): Promise<DocumentRecord[]> {
       return documents.list(deploymentId);
@@ -450,8 +375,7 @@ export function createDocumentsService(deps: {
     /** Queues every untrained or failed document of the deployment. */
     async train(deploymentId: string): Promise<number> {
       const n = await documents.queueDeployment(deploymentId);
-      await deps.trainingStore.refreshStatus(deploymentId);
-      deps.training.kick();
+      await queueForTraining(deploymentId);
       return n;
     },
   };

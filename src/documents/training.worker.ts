@@ -5,13 +5,16 @@ import { readPreparedLines } from "../ingest/prepared-lines.ts";
 import type { ChunkDraft, ParsedDocument } from "../ingest/types.ts";
 import type { Logger } from "../log.ts";
 import type { Embedder } from "../rag/embedder.ts";
-import { chunkTerms, documentLanguage, type Lang } from "../rag/terms.ts";
+import { documentLanguage, type Lang } from "../rag/terms.ts";
 import { retryDelayMs } from "../shared/backoff.ts";
-import { sha256Hex } from "../shared/sha256.ts";
 import { createWakeableSleep } from "../shared/wakeable-sleep.ts";
 import { yieldToLoop } from "../shared/yield-to-loop.ts";
 import type { ChunkIndexStore, ChunkVector, DocumentRecord, DocumentsStore, NewChunk, TrainingStore } from "../store/contract/index.ts";
+import { toChunks } from "./chunk-vectors.ts";
 import { reindexKeywords } from "./keyword-reindex.ts";
+import { holdLeases } from "./training-leases.ts";
+
+export { sourceName, textHash } from "./chunk-vectors.ts";
 
 const MAX_ATTEMPTS = 3;
 /** After an embeddings-server outage the queue is retried after this long, doubling up to the maximum. */
@@ -32,13 +35,6 @@ const REINDEX_CHECK_MS = 30_000;
 /** Staged chunks moved into their deployment per short transaction. */
 const PUBLISH_BATCH = 50;
 
-export function sourceName(name: string): string {
-  return name.replace(/\.(pdf|docx|txt|csv|tsv|md)$/i, "");
-}
-
-/** The embedding cache's key for a chunk's text. */
-export const textHash = sha256Hex;
-
 export interface TrainingDeps {
   documents: DocumentsStore;
   training: TrainingStore;
@@ -58,7 +54,7 @@ export const workerId = (): string => `${hostname()}:${process.pid}:${randomByte
 /**
  * The persistent training queue's consumer. Each document is chunked and embedded outside any transaction,
  * then its chunks, keyword rows and vectors (and the swap-out of a replaced document) are written in ONE
- * transaction (store.ts TrainingStore): a kill -9 leaves either the old index or the new one, never half of it.
+ * transaction (TrainingStore, store/contract/training.contract.ts): a kill -9 leaves either the old index or the new one, never half of it.
  * Claims carry a lease renewed while the work runs, so with several nodes a dead node's documents are taken
  * over by another once its lease runs out, and a document is never trained by two at once.
  */
@@ -74,30 +70,6 @@ export function createTrainingWorker(deps: TrainingDeps) {
   const notify = () => {
     for (const l of listeners) l();
   };
-
-  async function embedAll(embedder: Embedder, texts: { text: string; hash: string }[]): Promise<Float32Array[]> {
-    const out = await deps.index.cachedVectors(
-      embedder.id,
-      texts.map((t) => t.hash),
-    );
-    const missing = out.map((v, i) => (v ? -1 : i)).filter((i) => i >= 0);
-    const unique = new Map<string, number[]>();
-    for (const i of missing) {
-      const t = texts[i] as { text: string; hash: string };
-      unique.set(t.hash, [...(unique.get(t.hash) ?? []), i]);
-    }
-    // One call: the embedder batches and bounds concurrency itself (a remote server sees its configured batch
-    // size with requests in flight back to back; an ONNX model its own batch size).
-    const order = [...unique.keys()];
-    const vectors = await embedder.embedDocuments(
-      order.map((h) => (texts[(unique.get(h) as number[])[0] as number] as { text: string }).text),
-    );
-    order.forEach((h, j) => {
-      const v = vectors[j] as Float32Array;
-      for (const i of unique.get(h) as number[]) out[i] = v;
-    });
-    return out as Float32Array[];
-  }
 
   /** A document's chunk drafts, part by part: prepared at upload by the parse pool (or, stored by an older version, chunked now). */
   async function partCount(doc: DocumentRecord): Promise<number> {
@@ -125,26 +97,9 @@ export function createTrainingWorker(deps: TrainingDeps) {
     return known;
   }
 
-  async function toChunks(doc: DocumentRecord, drafts: ChunkDraft[], embedder: Embedder | null): Promise<NewChunk[]> {
-    const source = sourceName(doc.name);
-    const hashed = drafts.map((d) => ({ text: d.text, hash: textHash(d.text) }));
-    const vectors = embedder ? await embedAll(embedder, hashed) : [];
-    const { lang, pinned } = await languageOf(doc, drafts);
-    const analyzed = chunkTerms(drafts, lang, pinned);
-    return drafts.map((d, i) => ({
-      ord: d.ord,
-      source,
-      text: d.text,
-      headingPath: d.headingPath,
-      pageStart: d.pageStart,
-      pageEnd: d.pageEnd,
-      rowStart: d.rowStart,
-      rowEnd: d.rowEnd,
-      tokenCount: d.tokenCount,
-      textHash: (hashed[i] as { hash: string }).hash,
-      vector: vectors[i],
-      ...(analyzed[i] as { lang: Lang; terms: string; headingTerms: string }),
-    }));
+  /** A document's drafts as chunks: analyzed in its language, with vectors when there is an embedder. */
+  async function chunksOf(doc: DocumentRecord, drafts: ChunkDraft[], embedder: Embedder | null): Promise<NewChunk[]> {
+    return toChunks(deps.index, doc, drafts, embedder, await languageOf(doc, drafts));
   }
 
   /** Small documents: chunks, keyword rows and vectors of the whole batch in ONE transaction. */
@@ -156,7 +111,7 @@ export function createTrainingWorker(deps: TrainingDeps) {
         continue;
       }
       try {
-        ready.push({ doc, chunks: await toChunks(doc, await draftsOf(doc, 0), embedder) });
+        ready.push({ doc, chunks: await chunksOf(doc, await draftsOf(doc, 0), embedder) });
       } catch (e) {
         await fail(doc, e);
       }
@@ -175,7 +130,7 @@ export function createTrainingWorker(deps: TrainingDeps) {
     const vectors: ChunkVector[] = [];
     let count = 0;
     for (let seq = 0; seq < parts; seq++) {
-      const chunks = await toChunks(doc, await draftsOf(doc, seq), embedder);
+      const chunks = await chunksOf(doc, await draftsOf(doc, seq), embedder);
       const ids = await store.stage(worker, doc, seq, parts, chunks, embedder?.id ?? null);
       if (ids === null) return;
       for (const [i, c] of chunks.entries()) if (c.vector) vectors.push({ id: ids[i] as number, vector: c.vector });
@@ -212,35 +167,6 @@ export function createTrainingWorker(deps: TrainingDeps) {
    */
   let away: Error | null = null;
 
-  /** Keeps the claims of the documents in hand alive while they are worked on (another node waits out a lease). */
-  function holdLeases(ids: string[]): () => void {
-    const held = new Set(ids);
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    let released = false;
-    // each renewal is scheduled when the previous one has settled, so a slow database never piles them up
-    const schedule = () => {
-      if (released) return;
-      timer = setTimeout(
-        () => {
-          store
-            .renew(worker, [...held], leaseMs)
-            .then((lost) => {
-              for (const id of lost) held.delete(id);
-            })
-            .catch((e: unknown) => deps.log.warn("training lease renewal failed", { error: String((e as Error).message ?? e) }))
-            .finally(schedule);
-        },
-        Math.max(250, Math.floor(leaseMs / 3)),
-      );
-      (timer as { unref?: () => void }).unref?.();
-    };
-    schedule();
-    return () => {
-      released = true;
-      clearTimeout(timer);
-    };
-  }
-
   let sinceMerge = 0;
   /** Claims a batch of queued documents and trains them: small ones many per transaction, large ones staged. */
   async function step(): Promise<"done" | "idle" | "deferred"> {
@@ -248,7 +174,7 @@ export function createTrainingWorker(deps: TrainingDeps) {
     if (claimed.length === 0) return "idle";
     deferred = false;
     away = null;
-    const release = holdLeases(claimed.map((d) => d.id));
+    const release = holdLeases({ store, worker, ids: claimed.map((d) => d.id), leaseMs, log: deps.log });
     try {
       return await work(claimed);
     } finally {
@@ -256,6 +182,11 @@ export function createTrainingWorker(deps: TrainingDeps) {
     }
   }
 
+  /**
+   * One claimed batch, step by step: the embedder (none at all fails the batch), then each document in claim
+   * order — refused when the embeddings server went away meanwhile or training was interrupted on it too often,
+   * else collected into the small batch (one transaction) or, when stored in parts, trained staged on its own.
+   */
   async function work(claimed: DocumentRecord[]): Promise<"done" | "deferred"> {
     let embedder: Embedder | null;
     try {
@@ -265,11 +196,47 @@ export function createTrainingWorker(deps: TrainingDeps) {
       notify();
       return finish();
     }
-    let small: DocumentRecord[] = [];
+    const small = smallBatch(embedder);
+    for (const doc of claimed) {
+      // one document's trouble (a database blip included) is that document's, never the rest of the batch's
+      try {
+        const refusal = away ?? tooManyAttempts(doc);
+        if (refusal) {
+          await fail(doc, refusal);
+          continue;
+        }
+        const parts = await partCount(doc);
+        if (parts <= 1) {
+          await small.add(doc);
+          continue;
+        }
+        await small.flush();
+        await processLarge(doc, parts, embedder);
+      } catch (e) {
+        await fail(doc, e).catch((again: unknown) =>
+          deps.log.error("could not record a training failure; the document is retried later", { document: doc.id, error: String(again) }),
+        );
+      }
+    }
+    await small.flush();
+    sinceMerge += claimed.length;
+    notify();
+    return finish();
+  }
+
+  /** A document whose training was interrupted more than MAX_ATTEMPTS times is failed, not tried again. */
+  function tooManyAttempts(doc: DocumentRecord): Error | null {
+    if (doc.attempts <= MAX_ATTEMPTS) return null;
+    return Object.assign(new Error("Training was interrupted repeatedly on this document."), { code: "document_unreadable" });
+  }
+
+  /** Small documents collected up to BATCH_BYTES, then trained together (processSmall); a batch that fails fails its documents. */
+  function smallBatch(embedder: Embedder | null) {
+    let docs: DocumentRecord[] = [];
     let bytes = 0;
-    const flushSmall = async () => {
-      const batch = small;
-      small = [];
+    const flush = async () => {
+      const batch = docs;
+      docs = [];
       bytes = 0;
       if (batch.length === 0) return;
       try {
@@ -278,39 +245,14 @@ export function createTrainingWorker(deps: TrainingDeps) {
         for (const d of batch) if ((await deps.documents.get(d.id))?.status === "processing") await fail(d, e);
       }
     };
-    for (const doc of claimed) {
-      // one document's trouble (a database blip included) is that document's, never the rest of the batch's
-      try {
-        if (away) {
-          await fail(doc, away);
-          continue;
-        }
-        if (doc.attempts > MAX_ATTEMPTS) {
-          await fail(
-            doc,
-            Object.assign(new Error("Training was interrupted repeatedly on this document."), { code: "document_unreadable" }),
-          );
-          continue;
-        }
-        const parts = await partCount(doc);
-        if (parts <= 1) {
-          small.push(doc);
-          bytes += doc.size;
-          if (bytes >= BATCH_BYTES) await flushSmall();
-          continue;
-        }
-        await flushSmall();
-        await processLarge(doc, parts, embedder);
-      } catch (e) {
-        await fail(doc, e).catch((again: unknown) =>
-          deps.log.error("could not record a training failure; the document is retried later", { document: doc.id, error: String(again) }),
-        );
-      }
-    }
-    await flushSmall();
-    sinceMerge += claimed.length;
-    notify();
-    return finish();
+    return {
+      flush,
+      async add(doc: DocumentRecord) {
+        docs.push(doc);
+        bytes += doc.size;
+        if (bytes >= BATCH_BYTES) await flush();
+      },
+    };
   }
 
   /** A step that had to defer documents backs off longer each time; one that didn't resets the backoff. */

@@ -14,8 +14,9 @@ export function generateApiKey(): string {
   return KEY_PREFIX + out;
 }
 
+/** SHA-256 in hex: what the store keeps and looks keys up by (one-shot: it runs on every gated request). */
 export function hashApiKey(key: string): string {
-  return new Bun.CryptoHasher("sha256").update(key).digest("hex");
+  return Bun.SHA256.hash(key, "hex");
 }
 
 /** The non-secret part shown to owners afterwards, e.g. "dck_a1B2c3…". */

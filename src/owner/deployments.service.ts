@@ -141,6 +141,10 @@ export function createDeploymentsService(deps: {
     resolveKey(key: string): Promise<KeyContext | null> {
       return looksLikeApiKey(key) ? keys.resolve(hashApiKey(key)) : Promise.resolve(null);
     },
+    /** resolveKey's answer when it is available at once (see KeysStore.peek); undefined when it must be awaited. */
+    resolveKeyNow(key: string): KeyContext | null | undefined {
+      return looksLikeApiKey(key) ? keys.peek(hashApiKey(key)) : null;
+    },
     keyInfo(id: string) {
       return keys.findForDeployment(id);
     },

@@ -15,8 +15,9 @@ const NAME_Q = /\b(who|whom|whose|where)\b/;
 const INTERROGATIVE =
   /^\s*(who|whom|whose|what|when|where|which|why|how|is|are|was|were|do|does|did|can|could|should|would|will|has|have|had|in what|on what|at what)\b/i;
 
+/** a count in words — not one joined to another word ("a one-to-one correlation", "a one-off"), which is no count */
 const NUMBER_WORD =
-  /\b(one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|forty|fifty|dozens?|hundreds?|thousands?|millions?|billions?|half|twice|several|once)\b/i;
+  /(?<![\p{L}]-)\b(one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|forty|fifty|dozens?|hundreds?|thousands?|millions?|billions?|half|twice|several|once)\b(?!-(?!(one|two|three|four|five|six|seven|eight|nine)\b)\p{L})/iu;
 const MONTH =
   /\b(jan(uary)?|feb(ruary)?|mar(ch)?|apr(il)?|may|june?|july?|aug(ust)?|sep(t(ember)?)?|oct(ober)?|nov(ember)?|dec(ember)?)\b/i;
 /** times of day and spans: "7:30", "9am", "noon", "within 14 days" */

@@ -45,6 +45,17 @@ export interface ScoredUnit {
 const NEIGHBOUR = 0.5;
 /** letters and digits in one word: a study, a model, a form, a fiscal year */
 const IDENTIFIER = /^(?=.*\d)(?=.*\p{L})[\p{L}\d]+$/u;
+/** a version or a numbered section, matched as written: "5.3", "9.2.1" */
+const DOTTED_NUMBER = /(?<![\d.])\d+(?:\.\d+)+(?![\d.]*\d)/g;
+/** languages that capitalise every noun: a capital is no sign of a name there */
+const NOUNS_CAPITALISED = new Set(["de"]);
+/**
+ * a yes/no question may name what the documents leave out: "Is the counter open on Sunday?" is answered by "open
+ * Monday to Saturday"
+ */
+const YES_NO = /^\s*(is|are|was|were|do|does|did|can|could|will|would|should|has|have|had|may|must)\b/i;
+/** a question in title case ("What Is The Primary Endpoint") says nothing by its capitals */
+const TITLE_CASE_SHARE = 0.6;
 /** a book's index ("Stichwortverzeichnis": "Gauß-Bonnet, 98 inverser, 48 …") names where things are, not what they are */
 const BOOK_INDEX = 0.5;
 const INDEX_HEADING =
@@ -62,6 +73,7 @@ const DOCUMENT_FACTS = new Set(
     .map((w) => stem(w)),
 );
 const LONE_WORD = 0.5;
+const CARD_ELSEWHERE = 0.6;
 const SOFT_TYPE_MISS = 0.7;
 const FOCUS_MISS = 0.4;
 /** a why-question answered without a reason is a restatement of what happened, not an answer */
@@ -107,16 +119,21 @@ export function scoreUnits(
   // ("the Boeing 737 MAX airworthiness directive" of a Federal Register notice) count for its card as neighbours
   const docTerms = new Map<string, Set<string>>();
   const lang = langOf(weights);
-  // a code the question names ("study A5346", "FY09") names the thing asked about: a passage without it is about
-  // something else, however many other words it shares
-  // (in the passage, around it, or anywhere in its document's passages found: a protocol names its study once)
-  const identifiers = [...weights.keys()].filter((t) => IDENTIFIER.test(t));
+  // a name the question gives ("study A5346", "Kentucky", "bash 5.3") names the thing asked about: a passage without
+  // it is about something else, however many other words it shares — unless its document names it elsewhere in the
+  // passages found (a protocol names its study once, a novel its hero now and then)
+  const names = questionNames(question, weights, lang);
   const namedIn = new Map<string, Set<string>>();
-  for (const p of identifiers.length ? passages : []) {
+  for (const p of names.stems.length + names.literals.length ? passages : []) {
     const terms = stemSet(`${p.headingPath}\n${p.text}`, lang);
-    for (const t of identifiers) if (terms.has(t)) namedIn.set(p.source, (namedIn.get(p.source) ?? new Set()).add(t));
+    const set = namedIn.get(p.source) ?? new Set<string>();
+    for (const t of names.stems) if (terms.has(t)) set.add(t);
+    for (const l of names.literals) if (p.text.includes(l)) set.add(l);
+    namedIn.set(p.source, set);
   }
   const aboutDocument = [...stemSet(question, lang)].some((t) => DOCUMENT_FACTS.has(t));
+  // "Airworthiness Directive (AD)": where the documents define an abbreviation, a sentence using it says the long form
+  const abbreviations = definedAbbreviations(passages, lang);
   for (const p of aboutDocument ? passages : []) {
     if (p.headingPath === CARD_HEADING) continue;
     const set = docTerms.get(p.source) ?? new Set<string>();
@@ -126,9 +143,13 @@ export function scoreUnits(
   for (const [p, passage] of passages.entries()) {
     const isCard = passage.headingPath === CARD_HEADING;
     const head = stemSet(`${readableName(passage.source)}\n${passage.headingPath}`, lang);
+    // the entry a passage is ("HISTCONTROL" under Shell Variables, "-e" under set): its sentences speak of it by name
+    // once, then as "a value of …": the entry's own name counts as their word
+    const entry = entryName(passage.headingPath, lang);
     const units = segmentPassage(passage.text);
-    const tokens = units.map((u) => stemTokens(u.text, lang));
-    const sets = units.map((u) => stemSet(u.text, lang));
+    const rowKeys = keyCounts(units);
+    const tokens = units.map((u) => spellOut(stemTokens(u.text, lang), u.text, abbreviations, weights));
+    const sets = tokens.map((t) => new Set(t));
     let localHead = new Set<string>();
     for (const [i, unit] of units.entries()) {
       const terms = sets[i] as Set<string>;
@@ -151,11 +172,15 @@ export function scoreUnits(
       // a question word that is one of the focus's own alternatives ("wrote" for "Author: …") counts when the focus is met
       const metFocus = new Set(shape.focus.filter((g) => g.some((t) => terms.has(t) || head.has(t) || localHead.has(t))).flat());
       for (const [t, w] of weights) {
-        if (near.has(t) || focusTerms?.has(t) || metFocus.has(t)) {
+        if (near.has(t) || focusTerms?.has(t) || metFocus.has(t) || (isCard && aboutDocument && DOCUMENT_FACTS.has(t))) {
+          // (a card's fields are the document's facts: "Created" is when it was published)
           mass += w;
           own++;
         } else if (terms.has(t)) {
           mass += w * NEIGHBOUR;
+          own++;
+        } else if (entry.has(t)) {
+          mass += w;
           own++;
         } else if (head.has(t) || localHead.has(t)) mass += w;
         else if (lexicon && [...lexicon.synonyms(t)].some((x) => terms.has(x))) {
@@ -167,8 +192,11 @@ export function scoreUnits(
       if (contradicted) continue;
       let score = (mass / total) * (own < minTerms ? LONE_WORD : 1) * typeFactor(shape, unit.text, question);
       if (isIndexListing(passage.headingPath, unit.text)) score *= BOOK_INDEX;
-      // a row is found by its values ("Twitter, Inc."), not by the column names every row repeats
-      if (unit.kind === "row") {
+      // a card tells what a document is, who made it and when: asked anything else, its fields answer nothing
+      if (isCard && !aboutDocument) score *= CARD_ELSEWHERE;
+      // a row is found by its values ("Twitter, Inc."), not by the column names every row repeats; a form's row
+      // ("Study Endpoints: …", a key no other row has) is found by its key
+      if (unit.kind === "row" && (unit.text.match(ROW_KEYS) ?? []).some((k) => (rowKeys.get(k) ?? 0) > 1)) {
         const values = stemSet(unit.text.replace(ROW_KEYS, " "), lang);
         if (![...weights.keys()].some((t) => values.has(t))) score *= UNIDENTIFIED_ROW;
       }
@@ -176,12 +204,102 @@ export function scoreUnits(
       // a focus that names a value kind is answered by a value of that kind
       const groups = [...(focusByKind ? [] : shape.focus), ...shape.required];
       const named = namedIn.get(passage.source);
-      if (!groups.every((alternatives) => alternatives.some(seen)) || !identifiers.every((t) => named?.has(t) || seen(t)))
-        score *= FOCUS_MISS;
+      const unnamed =
+        names.stems.some((t) => !named?.has(t) && !seen(t)) || names.literals.some((l) => !named?.has(l) && !unit.text.includes(l));
+      if (unnamed || !groups.every((alternatives) => alternatives.some(seen))) score *= FOCUS_MISS;
       out.push({ passage: p, unit, score, terms });
     }
   }
   return out;
+}
+
+/**
+ * The names a question gives: codes of letters and digits, words capitalised inside a sentence (a place, a person, a
+ * product; not in languages that capitalise all nouns) and dotted numbers as written.
+ */
+function questionNames(question: string, weights: Map<string, number>, lang: ReturnType<typeof langOf>) {
+  const stems = new Set([...weights.keys()].filter((t) => IDENTIFIER.test(t)));
+  const words = question.match(/[\p{L}\p{N}][\p{L}\p{N}'’-]*/gu) ?? [];
+  const capitalised = question.match(/(?<![.?!]\s*|^\s*)(?<=[\s("“‘])\p{Lu}[\p{L}\p{N}'’-]*/gu) ?? [];
+  const initials = words.filter((w) => /^\p{Lu}/u.test(w)).length;
+  if (!NOUNS_CAPITALISED.has(lang) && !YES_NO.test(question) && initials <= Math.max(1, words.length * TITLE_CASE_SHARE))
+    for (const w of capitalised) for (const t of stemSet(w, lang)) if (weights.has(t)) stems.add(t);
+  return { stems: [...stems], literals: question.match(DOTTED_NUMBER) ?? [] };
+}
+
+/** "Flight Control Computer (FCC)": a capitalised run of words and, in brackets, their initials. */
+const ABBREVIATION_DEFINED = /((?:[\p{L}][\p{L}-]*\s+){1,8}?(?:[\p{L}][\p{L}-]*))\s*\((\p{Lu}{2,8})s?\)/gu;
+const MINOR_WORDS = new Set(["of", "and", "the", "for", "to", "in", "on", "a", "an", "or", "de", "du", "la", "le", "der", "die", "und"]);
+
+interface Abbreviation {
+  /** the abbreviation as written ("AD") */
+  short: string;
+  /** its stem as the analyzer keys it ("ad") */
+  key: string;
+  /** the stems of its long form ("airworthi", "direct") */
+  long: string[];
+}
+
+/** The abbreviations the passages define: the long form's words, read backwards, give the initials. */
+function definedAbbreviations(passages: UnitPassage[], lang: ReturnType<typeof langOf>): Map<string, Abbreviation> {
+  const out = new Map<string, Abbreviation>();
+  for (const p of passages) {
+    for (const m of p.text.matchAll(ABBREVIATION_DEFINED)) {
+      const short = m[2] as string;
+      if (out.has(short)) continue;
+      const words = (m[1] as string).split(/\s+/);
+      const taken: string[] = [];
+      let initials = "";
+      for (let i = words.length - 1; i >= 0 && initials.length < short.length; i--) {
+        const w = words[i] as string;
+        taken.unshift(w);
+        if (!MINOR_WORDS.has(w.toLowerCase())) initials = (w[0] ?? "").toUpperCase() + initials;
+      }
+      if (initials !== short) continue;
+      const long = stemTokens(taken.join(" "), lang);
+      const key = stemTokens(short, lang)[0];
+      if (key && long.length > 1) out.set(short, { short, key, long });
+    }
+  }
+  return out;
+}
+
+/**
+ * A unit's stems with each defined abbreviation it uses spelled out after it ("this proposed AD" also says
+ * "airworthiness directive"), and, when the question uses the abbreviation, the abbreviation added where the unit
+ * spells the long form out.
+ */
+function spellOut(stems: string[], text: string, abbreviations: Map<string, Abbreviation>, weights: Map<string, number>): string[] {
+  if (abbreviations.size === 0) return stems;
+  let out = stems;
+  for (const a of abbreviations.values()) {
+    if (new RegExp(`\\b${a.short}s?\\b`).test(text)) {
+      const expanded: string[] = [];
+      for (const t of out) {
+        expanded.push(t);
+        if (t === a.key) expanded.push(...a.long);
+      }
+      out = expanded;
+    } else if (weights.has(a.key) && a.long.every((t) => out.includes(t))) out = [...out, a.key];
+  }
+  return out;
+}
+
+/** The stems of a passage's last heading when it names one entry (a term, an option, a variable), not a section. */
+function entryName(headingPath: string, lang: ReturnType<typeof langOf>): Set<string> {
+  // (an entry sits under a section: a heading on its own is a document's or a chapter's title)
+  const parts = headingPath.split(" > ");
+  const last = parts.at(-1)?.trim() ?? "";
+  if (parts.length < 2 || !last || last.split(/\s+/).length > 3) return new Set();
+  return stemSet(last, lang);
+}
+
+/** How many rows of a passage carry each key ("Permit: " in every row of a table, "Study Endpoints: " once). */
+function keyCounts(units: { kind: string; text: string }[]): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const u of units)
+    if (u.kind === "row") for (const k of new Set(u.text.match(ROW_KEYS) ?? [])) counts.set(k, (counts.get(k) ?? 0) + 1);
+  return counts;
 }
 
 /** "FY09_EDU_Recipients_by_State", "annualReport-2024" → words: a file name's parts are searchable words. */

@@ -23,6 +23,8 @@ interface Answer {
   text: string;
   sources: string[];
   chunks: { text: string; source: string; heading_path?: string; page_start?: number }[];
+  refused: boolean;
+  confidence: "high" | "low" | null;
 }
 
 async function ask(question: string): Promise<Answer> {
@@ -32,8 +34,14 @@ async function ask(question: string): Promise<Answer> {
     body: JSON.stringify({ model: "any", messages: [{ role: "user", content: question }] }),
   });
   expect(r.status).toBe(200);
-  const body = (await r.json()) as { choices: { message: { content: string } }[]; sources: string[]; chunks: Answer["chunks"] };
-  return { text: body.choices[0]?.message.content ?? "", sources: body.sources, chunks: body.chunks };
+  const body = (await r.json()) as Omit<Answer, "text"> & { choices: { message: { content: string } }[] };
+  return {
+    text: body.choices[0]?.message.content ?? "",
+    sources: body.sources,
+    chunks: body.chunks,
+    refused: body.refused,
+    confidence: body.confidence,
+  };
 }
 
 /** Every stored chunk of one document. */
@@ -80,6 +88,21 @@ describe("running headers and footers", () => {
     const a = await ask("Which version of Bash does the bash manual page describe?");
     expect(a.text).toContain("GNU Bash 5.2");
   });
+
+  test("a card's fields answer questions about the document ('Created' for published), and nothing else", async () => {
+    const published = await ask("On what date was the Federal Register notice about the Boeing 737 MAX airworthiness directive published?");
+    expect(published.text).toContain("August 6, 2020");
+    expect(published.confidence).toBe("high");
+    // the card's title holds every word of a question about the table's figures, but none of its figures
+    const total = await ask("How many NICS background checks were there in total in November 2015?");
+    expect(total.text).not.toStartWith("Title: NICS Firearm Background Checks");
+    expect(total.confidence).not.toBe("high");
+  });
+
+  test("a version the question names must be the one the document speaks of", async () => {
+    expect((await ask("When is bash 5.3 going to be released?")).refused).toBe(true);
+    expect((await ask("Which version of Bash does the manual describe, 5.2?")).text).toContain("GNU Bash 5.2");
+  });
 });
 
 describe("definition entries", () => {
@@ -89,6 +112,20 @@ describe("definition entries", () => {
     expect(a.text).toContain("(set -o pipefail): If set, the return value of a pipeline is the value of the last (rightmost) command");
     const entry = a.chunks.find((c) => c.heading_path?.endsWith("> -o option-name > pipefail"));
     expect(entry?.heading_path).toStartWith("SHELL BUILTIN COMMANDS > set [-abefhkmnptuvxBCEHPT]");
+  });
+
+  test("an entry's sentences speak of it by its heading: 'A value of ignoreboth …' under HISTCONTROL", async () => {
+    const a = await ask("What does setting HISTCONTROL to ignoreboth do?");
+    expect(a.text).toStartWith("A value of ignoreboth is shorthand for ignorespace and ignoredups.");
+    expect(a.confidence).toBe("high");
+  });
+});
+
+describe("abbreviations", () => {
+  test("a sentence using an abbreviation the document defines ('Airworthiness Directive (AD)') says its long form", async () => {
+    const a = await ask("By what date must the FAA receive comments on the proposed 737 MAX airworthiness directive?");
+    expect(a.text).toContain("The FAA must receive comments on this proposed AD by September 21, 2020.");
+    expect(a.confidence).toBe("high");
   });
 });
 

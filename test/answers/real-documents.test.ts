@@ -92,6 +92,15 @@ describe("document cards", () => {
   });
 });
 
+describe("forms and protocols", () => {
+  test("a form's row is found by its key ('Study Endpoints'), and a study named once in its protocol is still the one asked about", async () => {
+    const endpoint = await ask("What is the primary endpoint of study A5346?");
+    expect(endpoint.text).toContain("Change in sCD14 from baseline to week 16");
+    const perArm = await ask("How many participants will be enrolled in each arm of A5346?");
+    expect(perArm.text).toContain("43 participants will be enrolled in each arm");
+  });
+});
+
 describe("tables and CSV rows", () => {
   test("a cell is answered with its row label and its column, not the whole row", async () => {
     const a = await ask("How many Montgomery GI Bill active duty recipients were there in Arizona?");

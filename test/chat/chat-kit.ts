@@ -1,7 +1,9 @@
+import { afterAll, beforeAll } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import OpenAI from "openai";
 import { type FakeUpstream, startFakeUpstream } from "../helpers/fake-upstream.ts";
+import type { Engine } from "../helpers/index-drivers.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
 
 export const FIXTURES = join(import.meta.dir, "../fixtures/chat");
@@ -13,12 +15,12 @@ export interface ChatWorld {
 }
 
 /** A real server on port 0; with `upstream`, answers come from a fake OpenAI-compatible model that records calls. */
-export async function startChatWorld(opts: { upstream?: boolean; env?: Record<string, string> } = {}): Promise<ChatWorld> {
+export async function startChatWorld(opts: { upstream?: boolean; env?: Record<string, string>; engine?: Engine } = {}): Promise<ChatWorld> {
   const upstream = opts.upstream ? startFakeUpstream() : null;
   const env: Record<string, string> = upstream
     ? { DOCCHAT_LLM_URL: upstream.url, DOCCHAT_LLM_MODEL: "fake-model" }
     : { DOCCHAT_LLM: "extractive" };
-  const server = await startTestServer({ ...env, ...opts.env });
+  const server = await startTestServer({ ...env, ...opts.env }, { engine: opts.engine });
   return {
     server,
     upstream,
@@ -27,6 +29,21 @@ export async function startChatWorld(opts: { upstream?: boolean; env?: Record<st
       await upstream?.close();
     },
   };
+}
+
+/**
+ * For the enclosing describe block: a chat world on `engine` with a deployment trained on the handbook, both filled
+ * in before its tests and stopped after them.
+ */
+export function useSeededChatWorld(engine: Engine, opts: { upstream?: boolean; env?: Record<string, string> } = {}) {
+  const world = {} as ChatWorld;
+  const seeded = {} as Awaited<ReturnType<typeof seedWithDocs>>;
+  beforeAll(async () => {
+    Object.assign(world, await startChatWorld({ ...opts, engine }));
+    Object.assign(seeded, await seedWithDocs(world.server));
+  }, 60_000);
+  afterAll(() => world.stop());
+  return { world, seeded };
 }
 
 /** Seeds a published deployment and trains it on the named fixture documents. */

@@ -17,6 +17,7 @@ import { type FakeModelServer, startFakeModelServer } from "../helpers/fake-mode
 import { startServeProcess } from "../helpers/serve-process.ts";
 import { runCliProcess, startTestServer, tempDir } from "../helpers/server.ts";
 import { freshPgDatabase, stopSharedCluster } from "../helpers/stores.ts";
+import { testSql } from "../helpers/test-sql.ts";
 
 setDefaultTimeout(60_000);
 
@@ -67,7 +68,7 @@ beforeAll(async () => {
       expect(r.status).toBeLessThan(300);
     }
     for (let i = 0; i < 100; i++) {
-      const statuses = srv.services.db.query<{ status: string }, []>("SELECT status FROM documents").all();
+      const statuses = await testSql(srv.services).all<{ status: string }>("SELECT status FROM documents");
       if (statuses.length === DOCS.length && statuses.every((d) => d.status === "completed")) break;
       await Bun.sleep(100);
     }

@@ -29,7 +29,7 @@ const cli = async (...args: string[]) => {
 
 describe("docchat corrections", () => {
   test("list shows answers rated 0, and set writes a correction that is then served for the question", async () => {
-    const log = insertChatLog(s.db, { deploymentId, question: "Do you deliver on Sundays?", answer: "Unclear.", sources: ["delivery"] });
+    const log = await insertChatLog(s, { deploymentId, question: "Do you deliver on Sundays?", answer: "Unclear.", sources: ["delivery"] });
     await s.feedback.rate(deploymentId, log.id, 0);
     const listed = await cli("corrections", "list", deploymentId, "--json");
     expect(listed.code).toBe(0);
@@ -63,7 +63,7 @@ describe("docchat corrections", () => {
 
 describe("docchat leads list", () => {
   test("prints the leads with their mail status as one JSON object", async () => {
-    const refused = insertChatLog(s.db, { deploymentId, refused: true, question: "Can I book a fitting?" });
+    const refused = await insertChatLog(s, { deploymentId, refused: true, question: "Can I book a fitting?" });
     const d = await s.deployments.getOrThrow(deploymentId);
     await s.leads.handoff({
       deployment: d,
@@ -86,7 +86,7 @@ describe("docchat leads list", () => {
   });
 
   test("--csv exports spreadsheet-safe CSV: formula-looking visitor text is prefixed with an apostrophe", async () => {
-    const refused = insertChatLog(s.db, { deploymentId, refused: true, question: "=1+1" });
+    const refused = await insertChatLog(s, { deploymentId, refused: true, question: "=1+1" });
     const d = await s.deployments.getOrThrow(deploymentId);
     await s.leads.handoff({
       deployment: d,

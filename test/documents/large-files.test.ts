@@ -3,6 +3,7 @@ import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { searched } from "../helpers/analyzed.ts";
 import { startTestServer, type TestServer, tempDir } from "../helpers/server.ts";
+import { testSql } from "../helpers/test-sql.ts";
 
 let srv: TestServer;
 const dir = tempDir("docchat-large-");
@@ -97,11 +98,10 @@ test("a 20 MB single-line TXT and a 1,000,000-row CSV are ingested while /health
   expect(docs[0]?.chunkCount).toBeGreaterThan(10_000);
   expect(docs[1]?.chunkCount).toBeGreaterThan(10_000);
   // the CSV's rows are all indexed with their row numbers, and a word deep inside the TXT is found
-  const row = srv.services.db
-    .query<{ text: string; row_start: number }, [string]>(
-      "SELECT text, row_start FROM chunks WHERE document_id = ? AND row_start <= 777777 AND row_end >= 777777",
-    )
-    .get(ids[1] as string);
+  const row = await testSql(srv.services).get<{ text: string; row_start: number }>(
+    "SELECT text, row_start FROM chunks WHERE document_id = ? AND row_start <= 777777 AND row_end >= 777777",
+    [ids[1] as string],
+  );
   expect(row?.text).toContain("id: 777777; county: C");
   expect(await srv.services.repos.chunkIndex.keywordSearch(deploymentId, searched("zephyrquartz"), 5)).toHaveLength(1);
   const worst = (w: number[]) => w.at(-1) ?? 0;

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import type { Browser, Page } from "playwright-core";
+import { insertChatLog } from "../helpers/chat-logs.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
 import { type Receiver, startReceiver } from "../helpers/webhook-receiver.ts";
 
@@ -28,12 +29,12 @@ beforeAll(async () => {
   server = await startTestServer({ DOCCHAT_WEBHOOK_ALLOW_PRIVATE: "true", DOCCHAT_WEBHOOK_POLL_MS: "50" });
   const account = await server.services.accounts.create({ email: EMAIL, password: PASSWORD, tokens: 1000 });
   deploymentId = (await server.services.deployments.create({ accountId: account.id, name: "Acme Help", published: true })).deployment.id;
-  server.services.db
-    .query(
-      `INSERT INTO chat_logs (deployment_id, conversation_id, completion_id, endpoint, question, search_query, answer, created_at)
-       VALUES (?, 'conv-1', 'chatcmpl-1', 'v1.chat', 'Can I get a refund?', 'refund', 'Within 30 days.', ?)`,
-    )
-    .run(deploymentId, Date.now());
+  await insertChatLog(server.services, {
+    deploymentId,
+    conversationId: "conv-1",
+    question: "Can I get a refund?",
+    answer: "Within 30 days.",
+  });
   const { chromium } = await import("playwright-core");
   browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ["--headless", "--no-sandbox", "--disable-gpu"] });
   const ctx = await browser.newContext({ viewport: { width: 1280, height: 900 }, acceptDownloads: true });

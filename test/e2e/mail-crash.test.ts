@@ -59,7 +59,7 @@ const mailOf = async (leadId: number) => (await s.repos.outbox.list()).find((m) 
 
 describe("owner mail across a kill -9", () => {
   test("a lead committed but not yet mailed when the server is killed is mailed exactly once after restart", async () => {
-    const refused = insertChatLog(s.db, { deploymentId, refused: true, question: "Killed before sending?" });
+    const refused = await insertChatLog(s, { deploymentId, refused: true, question: "Killed before sending?" });
     await sink.stop();
     const first = await spawnServe(dir, env);
     const r = await handoff(first.url, refused.conversationId, "before-send@example.org");
@@ -84,7 +84,7 @@ describe("owner mail across a kill -9", () => {
   }, 60_000);
 
   test("a server killed in the middle of sending delivers the mail after restart, at most once more, under the same Message-ID", async () => {
-    const refused = insertChatLog(s.db, { deploymentId, refused: true, question: "Killed while sending?" });
+    const refused = await insertChatLog(s, { deploymentId, refused: true, question: "Killed while sending?" });
     sink.setMode("hold");
     const first = await spawnServe(dir, env);
     const r = await handoff(first.url, refused.conversationId, "mid-send@example.org");

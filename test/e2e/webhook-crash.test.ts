@@ -57,7 +57,7 @@ describe("webhooks across a kill -9", () => {
     receiver.mode = "hang";
     const leadIds: number[] = [];
     for (let i = 0; i < 8; i++) {
-      const refused = insertChatLog(s.db, { deploymentId, refused: true, question: `Question ${i} nobody could answer?` });
+      const refused = await insertChatLog(s, { deploymentId, refused: true, question: `Question ${i} nobody could answer?` });
       const r = await fetch(`${first.url}/api/v1/widget/handoff`, {
         method: "POST",
         headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },

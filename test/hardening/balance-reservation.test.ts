@@ -8,6 +8,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { SQL } from "bun";
 import { type FakeUpstream, startFakeUpstream } from "../helpers/fake-upstream.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
+import { sqliteDb } from "../helpers/test-sql.ts";
 import { freshPgDatabase, stopSharedCluster } from "../helpers/stores.ts";
 
 afterAll(stopSharedCluster);
@@ -65,7 +66,7 @@ describe("SQLite", () => {
       const { apiKey, accountId } = await trainedDeployment(srv, 60);
       const answers = await Promise.all(Array.from({ length: 20 }, () => ask(srv, apiKey, { max_tokens: 20 })));
       const ledger = new Map(
-        srv.services.db
+        sqliteDb(srv.services)
           .query<{ chat_log_id: number; delta: number }, [number]>(
             "SELECT chat_log_id, delta FROM token_ledger WHERE account_id = ? AND reason = 'answer'",
           )
@@ -74,7 +75,7 @@ describe("SQLite", () => {
       );
       expectSettled(answers, 60, (await srv.services.repos.accounts.findById(accountId))?.tokens ?? -1, ledger);
       // nothing stays held: once they are done, what is left can be held again
-      expect(srv.services.db.query<{ n: number }, []>("SELECT COUNT(*) AS n FROM token_reservations").get()?.n).toBe(0);
+      expect(sqliteDb(srv.services).query<{ n: number }, []>("SELECT COUNT(*) AS n FROM token_reservations").get()?.n).toBe(0);
     } finally {
       await srv.stop();
     }
@@ -87,7 +88,7 @@ describe("SQLite", () => {
       const { apiKey, accountId } = await trainedDeployment(srv, 2000);
       const answers = await Promise.all(Array.from({ length: 12 }, () => ask(srv, apiKey)));
       const ledger = new Map(
-        srv.services.db
+        sqliteDb(srv.services)
           .query<{ chat_log_id: number; delta: number }, [number]>("SELECT chat_log_id, delta FROM token_ledger WHERE account_id = ?")
           .all(accountId)
           .map((r) => [r.chat_log_id, r.delta]),

@@ -9,6 +9,7 @@ import { chunkCapTokens, DEFAULT_CHUNK_OPTIONS } from "../../src/ingest/chunk.ts
 import { PASSAGE_MAX_CHARS } from "../../src/rag/retrieve.ts";
 import { type FakeUpstream, startFakeUpstream } from "../helpers/fake-upstream.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
+import { sqliteDb } from "../helpers/test-sql.ts";
 
 const COLUMNS = 200_000;
 const wideCsv = () =>
@@ -42,7 +43,7 @@ describe("a CSV row wider than the chunk budget (extractive answers)", () => {
     const { id } = (await r.json()) as { id: string };
     await srv.services.documents.train(deploymentId);
     expect(await srv.services.documents.waitFor([id], 120_000)).toBe(true);
-    const stats = srv.services.db
+    const stats = sqliteDb(srv.services)
       .query<{ n: number; longest: number; keyed: number }, [string]>(
         "SELECT COUNT(*) AS n, MAX(length(text)) AS longest, SUM(text LIKE 'id: row-one; %') AS keyed FROM chunks WHERE document_id = ?",
       )

@@ -4,6 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
+import { sqliteDb } from "../helpers/test-sql.ts";
 import { type OwnerClient, signedInOwner } from "../owner/owner-client.ts";
 
 let srv: TestServer;
@@ -88,7 +89,7 @@ describe("the public key and the owner's documents (N1)", () => {
     const docs = await ownerList(owner, deploymentId);
     expect(docs.map((d) => d.origin)).toEqual(["owner", "key"]);
     const pushed = docs.find((d) => d.origin === "key") as Doc;
-    const text = srv.services.db
+    const text = sqliteDb(srv.services)
       .query<{ text: string }, [string]>("SELECT text FROM chunks WHERE document_id = ?")
       .all(pushed.id)
       .map((c) => c.text)

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
+import { sqliteDb } from "../helpers/test-sql.ts";
 
 let srv: TestServer;
 beforeAll(async () => {
@@ -7,10 +8,11 @@ beforeAll(async () => {
 });
 afterAll(() => srv.stop());
 
+// A SQLite trigger spoils the stored parse result: the failure is staged in SQLite, the code under test is the edge's.
 test("a push whose training fails after a successful parse is not reported as 200 stored and trained", async () => {
   const { apiKey, deploymentId } = await srv.seed();
   // Training reads the stored parse result; spoiling it right after the insert makes training (not parsing) fail.
-  srv.services.db.run(
+  sqliteDb(srv.services).run(
     "CREATE TRIGGER spoil_parse AFTER INSERT ON document_blobs BEGIN UPDATE document_blobs SET parsed = '{broken' WHERE document_id = NEW.document_id; END",
   );
   try {
@@ -27,6 +29,6 @@ test("a push whose training fails after a successful parse is not reported as 20
     expect(body.error.message).toContain(doc?.id as string);
     expect((await srv.services.repos.deployments.findById(deploymentId))?.trainingStatus).not.toBe("completed");
   } finally {
-    srv.services.db.run("DROP TRIGGER spoil_parse");
+    sqliteDb(srv.services).run("DROP TRIGGER spoil_parse");
   }
 });

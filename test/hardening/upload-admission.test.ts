@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { multipartHead, rawRequest } from "../helpers/raw-http.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
+import { sqliteDb } from "../helpers/test-sql.ts";
 import { freshPgDatabase, stopSharedCluster } from "../helpers/stores.ts";
 
 const MB = 1024 * 1024;
@@ -104,7 +105,7 @@ describe("bursts and fairness", () => {
     const { id } = (await (await single).json()) as { id: string };
     await Promise.all(many);
     // stored order: the quiet account's document came before most of the busy backlog
-    const order = srv.services.db
+    const order = sqliteDb(srv.services)
       .query<{ id: string }, [string, string]>("SELECT id FROM documents WHERE deployment_id IN (?, ?) ORDER BY created_at, rowid")
       .all(busy.deploymentId, quiet.deploymentId)
       .map((r) => r.id);

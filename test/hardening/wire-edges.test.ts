@@ -1,10 +1,11 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { rmSync } from "node:fs";
 import { join } from "node:path";
-import { RUNTIME_HEAD_LIMIT } from "../../src/server/head-limit.ts";
+import { RUNTIME_HEAD_LIMIT } from "../../src/server/pipeline/head-limit.ts";
 import { multipartHead, rawRequest } from "../helpers/raw-http.ts";
 import { startServeProcess } from "../helpers/serve-process.ts";
 import { runCliProcess, startTestServer, type TestServer, tempDir } from "../helpers/server.ts";
+import { sqliteDb } from "../helpers/test-sql.ts";
 import { signedInOwner } from "../owner/owner-client.ts";
 
 let srv: TestServer;
@@ -13,10 +14,7 @@ beforeAll(async () => {
   srv = await startTestServer();
   const seeded = await srv.seed();
   key = seeded.apiKey;
-  srv.services.db.run("UPDATE deployments SET training_status = 'completed', trained_at = ? WHERE id = ?", [
-    Date.now(),
-    seeded.deploymentId,
-  ]);
+  await srv.services.repos.deployments.setTrainingStatus(seeded.deploymentId, "completed");
 });
 afterAll(() => srv.stop());
 
@@ -204,7 +202,7 @@ describe("every /api response carries the error shape and rate-limit headers", (
 describe("leads: newest first, every one reachable", () => {
   test("with more than 10,000 leads the newest come first and paging reaches every one, the CSV too", async () => {
     const { deploymentId } = await srv.seed();
-    const db = srv.services.db;
+    const db = sqliteDb(srv.services);
     const total = 10_050;
     db.transaction(() => {
       const insert = db.prepare(

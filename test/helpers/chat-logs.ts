@@ -1,32 +1,32 @@
-import type { Db } from "../../src/store/sqlite/db.ts";
+import type { Services } from "../../src/app.ts";
 
 let seq = 0;
 
 /**
- * Writes one answered turn into chat_logs, as the chat pipeline does, so visitor features (rating, handoff
- * after a refusal, corrections) can be tested on their own.
+ * Records one answered (or refused) turn through the store, as the chat pipeline does (nothing charged), so visitor
+ * features (rating, handoff after a refusal, corrections) can be tested on their own, on either engine.
  */
-export function insertChatLog(
-  db: Db,
+export async function insertChatLog(
+  services: Services,
   input: { deploymentId: string; conversationId?: string; question?: string; answer?: string; refused?: boolean; sources?: string[] },
-): { id: number; conversationId: string } {
+): Promise<{ id: number; conversationId: string }> {
   const conversationId = input.conversationId ?? `conv-test-${++seq}-${Date.now()}`;
   const question = input.question ?? "What are the opening hours?";
-  const row = db
-    .query<{ id: number }, [string, string, string, string, string, string, string, number, number]>(
-      `INSERT INTO chat_logs (deployment_id, conversation_id, completion_id, endpoint, question, search_query, answer, sources, refused, created_at)
-       VALUES (?, ?, ?, 'v1.chat', ?, ?, ?, ?, ?, ?) RETURNING id`,
-    )
-    .get(
-      input.deploymentId,
-      conversationId,
-      `chatcmpl-test-${seq}`,
-      question,
-      question,
-      input.answer ?? (input.refused ? "I can't answer that from the documents." : "We are open 9 to 5."),
-      JSON.stringify(input.sources ?? []),
-      input.refused ? 1 : 0,
-      Date.now(),
-    ) as { id: number };
-  return { id: row.id, conversationId };
+  const { chatLogId } = await services.repos.chatLogs.record({
+    deploymentId: input.deploymentId,
+    accountId: 0,
+    conversationId,
+    completionId: `chatcmpl-test-${seq}`,
+    endpoint: "v1.chat",
+    question,
+    searchQuery: question,
+    answer: input.answer ?? (input.refused ? "I can't answer that from the documents." : "We are open 9 to 5."),
+    sources: input.sources ?? [],
+    promptTokens: 0,
+    completionTokens: 0,
+    refused: input.refused ?? false,
+    correctionId: null,
+    visitorEmail: null,
+  });
+  return { id: chatLogId, conversationId };
 }

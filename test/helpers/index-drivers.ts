@@ -15,6 +15,7 @@ import { createPgChunkIndex, createPgTermStats, type PgChunkIndex } from "../../
 import { migratePg } from "../../src/store/postgres/migrate.pg.ts";
 import { createSqliteTermStats } from "../../src/store/sqlite/term-stats.sqlite.ts";
 import { type PgCluster, startPostgres } from "./postgres.ts";
+import { sqliteDb } from "./test-sql.ts";
 
 export type Engine = "sqlite" | "postgres";
 export const ENGINES: Engine[] = ["sqlite", "postgres"];
@@ -63,7 +64,7 @@ export async function openSqliteDriver(): Promise<IndexDriver> {
   return {
     engine: "sqlite",
     index: repo,
-    stats: createSqliteTermStats(services.db, { cacheMs: 0 }),
+    stats: createSqliteTermStats(sqliteDb(services), { cacheMs: 0 }),
     async deployment() {
       return (await services.deployments.create({ accountId: account.id, name: "Index", kind: "docs", published: true })).deployment.id;
     },

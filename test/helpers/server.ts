@@ -1,11 +1,18 @@
+import { afterAll, beforeAll } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { configFor, createServices, type Services } from "../../src/app.ts";
+import type { Logger } from "../../src/log.ts";
 import { createServer } from "../../src/server/create-server.ts";
+import type { Engine } from "./index-drivers.ts";
+import { freshPgDatabase } from "./stores.ts";
 
 export interface TestServer {
   url: string;
+  engine: Engine;
+  /** what a CLI process needs to reach this server's store: its data dir, and its database on PostgreSQL */
+  cliEnv: Record<string, string>;
   services: Services;
   dataDir: string;
   /** creates an owner, a published deployment and returns its key */
@@ -24,15 +31,43 @@ export function tempDir(prefix = "docchat-test-"): string {
 
 let seq = 0;
 
-/** A real server on port 0 over a real SQLite file in a temp dir. */
-export async function startTestServer(env: Record<string, string> = {}, opts: { dataDir?: string } = {}): Promise<TestServer> {
+/** The product's services (no server) over a temp data dir, on either engine; `close` also removes the dir. */
+export async function startTestServices(
+  env: Record<string, string> = {},
+  opts: { engine?: Engine; log?: Logger } = {},
+): Promise<{ services: Services; dataDir: string; close(): Promise<void> }> {
+  const dataDir = tempDir();
+  const database: Record<string, string> = opts.engine === "postgres" ? { DOCCHAT_DATABASE_URL: await freshPgDatabase() } : {};
+  const services = await createServices(configFor(dataDir, { DOCCHAT_EMBEDDER: "none", ...database, ...env }), { log: opts.log });
+  return {
+    services,
+    dataDir,
+    async close() {
+      await services.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/**
+ * A real server on port 0 over a real SQLite file in a temp dir, or (engine "postgres") over a fresh database of the
+ * test file's throwaway cluster (call inside describeEngines or describeStores, which stop the cluster afterwards).
+ */
+export async function startTestServer(
+  env: Record<string, string> = {},
+  opts: { dataDir?: string; engine?: Engine } = {},
+): Promise<TestServer> {
   const dataDir = opts.dataDir ?? tempDir();
-  const services = await createServices(configFor(dataDir, { DOCCHAT_EMBEDDER: "none", ...env }));
+  const engine = opts.engine ?? "sqlite";
+  const database: Record<string, string> = engine === "postgres" ? { DOCCHAT_DATABASE_URL: await freshPgDatabase() } : {};
+  const services = await createServices(configFor(dataDir, { DOCCHAT_EMBEDDER: "none", ...database, ...env }));
   await services.startWorkers();
   const app = createServer(services).listen({ port: 0, hostname: "127.0.0.1" });
   const url = `http://127.0.0.1:${app.server?.port}`;
   return {
     url,
+    engine,
+    cliEnv: { DOCCHAT_DATA: dataDir, ...database },
     services,
     dataDir,
     async seed(o = {}) {
@@ -52,6 +87,19 @@ export async function startTestServer(env: Record<string, string> = {}, opts: { 
       if (!opts.dataDir) rmSync(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * A test server for the enclosing describe block, on `engine`: started before its tests (the object is filled
+ * then), stopped after them.
+ */
+export function useTestServer(engine: Engine, env: Record<string, string> = {}): TestServer {
+  const server = {} as TestServer;
+  beforeAll(async () => {
+    Object.assign(server, await startTestServer(env, { engine }));
+  }, 60_000);
+  afterAll(() => server.stop());
+  return server;
 }
 
 /** Runs the real CLI in a child process. */

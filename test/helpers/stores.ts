@@ -87,6 +87,20 @@ export async function openStore(engine: Engine): Promise<{ store: Store; node: (
   };
 }
 
+/**
+ * The same tests on each engine, for features whose behaviour does not depend on it (a test server per engine:
+ * `startTestServer(env, { engine })`). Call at the top level of a test file: the shared cluster stops after its last test.
+ */
+export function describeEngines(title: string, body: (engine: Engine) => void): void {
+  afterAll(stopSharedCluster);
+  for (const engine of STORE_ENGINES)
+    describe(`${title} (${engine})`, () => {
+      // the cluster starts once, in a hook of its own: the file's own hooks then only create a database each
+      if (engine === "postgres") beforeAll(() => sharedCluster().then(() => {}), 60_000);
+      body(engine);
+    });
+}
+
 /** Call at the top level of a test file: the file's shared cluster stops after its last test. */
 export function describeStores(title: string, body: (ctx: StoreContext) => void): void {
   afterAll(stopSharedCluster);

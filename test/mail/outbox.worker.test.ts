@@ -1,13 +1,11 @@
-import { afterEach, describe, expect, test } from "bun:test";
-import { rmSync } from "node:fs";
+import { afterEach, beforeAll, describe, expect, test } from "bun:test";
 import { createLogger } from "../../src/log.ts";
 import { type Mailer, type MailMessage, newMessageId } from "../../src/mail/mailer.ts";
 import { createOutboxWorker } from "../../src/mail/outbox.worker.ts";
 import { retryDelayMs } from "../../src/shared/backoff.ts";
 import type { OutboxStore } from "../../src/store/contract/index.ts";
-import { closeDatabase, type Db, openDatabase } from "../../src/store/sqlite/db.ts";
-import { createSqliteOutboxRepo } from "../../src/store/sqlite/repos/outbox.sqlite.ts";
-import { tempDir } from "../helpers/server.ts";
+import type { Engine } from "../helpers/index-drivers.ts";
+import { describeEngines, openStore } from "../helpers/stores.ts";
 import { waitUntil } from "../helpers/wait.ts";
 
 /** A real, deterministic driver: fails the first `failures` sends, then accepts; records every attempt. */
@@ -33,14 +31,14 @@ function scriptedMailer(failures = 0, opts: { gate?: Promise<void> } = {}) {
 }
 
 const silent = createLogger("silent");
-let db: Db;
-let dir: string;
+let opened: Awaited<ReturnType<typeof openStore>> | null = null;
 let outbox: OutboxStore;
+let engine: Engine = "sqlite";
 
+/** A fresh, empty store of the engine under test. */
 async function open() {
-  dir = tempDir();
-  db = await openDatabase(dir);
-  outbox = createSqliteOutboxRepo(db);
+  opened = await openStore(engine);
+  outbox = opened.store.repos.outbox;
 }
 
 const enqueue = (at = 0) =>
@@ -65,10 +63,13 @@ const worker = (mailer: Mailer, clock: { t: number }, over: Partial<Parameters<t
     ...over,
   });
 
-describe("the mail outbox worker", () => {
-  afterEach(() => {
-    closeDatabase(db);
-    rmSync(dir, { recursive: true, force: true });
+describeEngines("the mail outbox worker", (e) => {
+  beforeAll(() => {
+    engine = e;
+  });
+  afterEach(async () => {
+    await opened?.dispose();
+    opened = null;
   });
 
   test("sends a queued mail once under its stored Message-ID and marks it sent with the transport", async () => {

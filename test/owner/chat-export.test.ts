@@ -11,6 +11,7 @@ import { CSV_COLUMNS } from "../../src/owner/chat-export.service.ts";
 import type { PgStore } from "../../src/store/postgres/pg-store.ts";
 import { runCliProcess, startTestServer, type TestServer, tempDir } from "../helpers/server.ts";
 import { freshPgDatabase, STORE_ENGINES, stopSharedCluster } from "../helpers/stores.ts";
+import { sqliteDb } from "../helpers/test-sql.ts";
 import { signedInOwner } from "./owner-client.ts";
 
 afterAll(stopSharedCluster);
@@ -35,7 +36,7 @@ const row = (i: number) => ({
 async function seed(server: TestServer, deploymentId: string): Promise<void> {
   const st = server.services.store;
   if (st.engine === "sqlite") {
-    const db = server.services.db;
+    const db = sqliteDb(server.services);
     const insert = db.query(
       `INSERT INTO chat_logs (deployment_id, conversation_id, completion_id, endpoint, question, search_query, answer, sources, citations,
          prompt_tokens, completion_tokens, refused, rating, rated_at, visitor_email, created_at)

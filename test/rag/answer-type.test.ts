@@ -62,10 +62,44 @@ describe("the answer gate", () => {
       ["capital", 4],
       ["australia", 3],
     ]);
-    // it counts half: never enough to pass on its own, whatever the share of the question it is
-    const lone = answerability(w, "What is the capital of Australia?", passage("Capital! He made his money in a far country."));
+    // it counts half: never enough to pass on its own, whatever the share of the question it is (typed in lower
+    // case, "australia" is a word like any other; a capital makes it a name, below)
+    const lone = answerability(w, "what is the capital of australia?", passage("Capital! He made his money in a far country."));
     expect(lone).toBeCloseTo((4 / 7) * 0.5, 5);
     expect(answerability(w, "What is the capital of Australia?", passage("Canberra is the capital of Australia."))).toBe(1);
+  });
+
+  test("a name the question gives (a place, a code, a version) must be in the passage, or the passage is about something else", () => {
+    const w = weighted([
+      ["permit", 4],
+      ["checks", 4],
+      ["kentucky", 7],
+    ]);
+    const q = "How many permit checks did Kentucky have?";
+    const kentucky = answerability(w, q, passage("Kentucky had 264,140 permit checks."));
+    const ohio = answerability(w, q, passage("Ohio had 12,000 permit checks."));
+    expect(kentucky).toBe(1);
+    // the same words but the name: less than half of what they would earn, so the gate refuses it
+    expect(ohio).toBeCloseTo((8 / 15) * 0.4, 5);
+    // a yes/no question may name what the documents leave out: the answer is what they do say
+    const days = weighted([
+      ["counter", 4],
+      ["open", 2],
+      ["sunday", 6],
+    ]);
+    expect(answerability(days, "Is the counter open on Sunday?", passage("The counter is open Monday to Saturday from 8 am."))).toBeCloseTo(6 / 12, 5);
+    // a code of letters and digits, and a version as written
+    const study = weighted([
+      ["enrolled", 4],
+      ["a5346", 7],
+    ]);
+    expect(answerability(study, "how many were enrolled in a5346?", passage("43 participants were enrolled in each arm."))).toBeLessThan(0.4);
+    const release = weighted([
+      ["bash", 3],
+      ["released", 6],
+    ]);
+    expect(answerability(release, "When was bash 5.3 released?", passage("Bash 5.2 was released in 2022."))).toBeCloseTo(0.4, 5);
+    expect(answerability(release, "When was bash 5.2 released?", passage("Bash 5.2 was released in 2022."))).toBe(1);
   });
 
   test("a negated question needs a sentence that negates", () => {
@@ -113,5 +147,53 @@ describe("times in words", () => {
     expect(holdsAnswerType("time", "Orders leave the warehouse within two working days.", q)).toBe(true);
     expect(holdsAnswerType("time", "Orders leave the warehouse in a few days.", q)).toBe(true);
     expect(holdsAnswerType("time", "Orders leave the warehouse by truck.", q)).toBe(false);
+  });
+});
+
+describe("rows", () => {
+  const w = weighted([
+    ["primary", 5],
+    ["endpoint", 7],
+    ["study", 5],
+  ]);
+  const q = "What is the primary endpoint of the study?";
+  test("a form's row is found by its key: no other row has 'Study Endpoints'", () => {
+    // as a DOCX protocol's summary table reads (60329.docx)
+    const form =
+      "Secondary objectives are listed in section 1.3.\n| \nStudy Endpoints: | ; Primary, Immunogenicity: | Change in sCD14 from baseline to week 16. (Section 9.2.1); Secondary, Immunogenicity: | Change in CD4 count\ninflammatory biomarkers CXCL10, sCD163, IL-6.";
+    expect(answerability(w, q, { text: form, source: "protocol", headingPath: "" })).toBe(1);
+  });
+  test("a table's row is found by its values, not by the column names every row repeats", () => {
+    const table = "Study: 12; Endpoint: primary; Site: Lyon\nStudy: 13; Endpoint: secondary; Site: Turin";
+    const byValue = answerability(w, q, { text: table, source: "sites", headingPath: "" });
+    const keysOnly = answerability(w, q, {
+      text: "Study Endpoints: 3; Primary: 4\nStudy Endpoints: 5; Primary: 6",
+      source: "sites",
+      headingPath: "",
+    });
+    expect(byValue).toBe(1);
+    expect(keysOnly).toBe(0.5);
+  });
+});
+
+describe("abbreviations the passages define", () => {
+  const passage = (text: string) => ({ text, source: "notice", headingPath: "" });
+  const defined = "The FAA issued an Airworthiness Directive (AD) for the Flight Control Computer (FCC).";
+  test("a question in long form is answered by a sentence using the abbreviation, and the other way round", () => {
+    const long = weighted([
+      ["flight", 3],
+      ["control", 3],
+      ["computer", 3],
+      ["software", 4],
+    ]);
+    const q = "Which software must the flight control computer run?";
+    expect(answerability(long, q, passage(`${defined}\nInstall software version P12.1.2 on the FCC.`))).toBe(1);
+    // without the definition, "FCC" is only three letters
+    expect(answerability(long, q, passage("Install software version P12.1.2 on the FCC."))).toBeLessThan(0.5);
+    const short = weighted([
+      ["fcc", 6],
+      ["software", 4],
+    ]);
+    expect(answerability(short, "Which software must the FCC run?", passage(`${defined}\nInstall software version P12.1.2 on the flight control computer.`))).toBe(1);
   });
 });

@@ -11,6 +11,7 @@ import { REFUSAL_TEXT } from "../../src/chat/refusal.ts";
 import { createLogger } from "../../src/log.ts";
 import { type FakeModelServer, fakeRelevance, startFakeModelServer } from "../helpers/fake-model-server.ts";
 import { runCliProcess, startTestServer, type TestServer, tempDir } from "../helpers/server.ts";
+import { testSql } from "../helpers/test-sql.ts";
 
 setDefaultTimeout(60_000);
 
@@ -201,7 +202,7 @@ describe("embeddings from an OpenAI-compatible server", () => {
       (await pushAll(s, apiKey, many)).map((d) => d.id),
     );
     const sizes = fake.embeddingCalls().map((c) => c.input?.length ?? 0);
-    const chunks = s.services.db.query<{ n: number }, []>("SELECT COUNT(DISTINCT text_hash) AS n FROM chunks").get()?.n ?? 0;
+    const chunks = Number((await testSql(s.services).get<{ n: number }>("SELECT COUNT(DISTINCT text_hash) AS n FROM chunks"))?.n ?? 0);
     expect(chunks).toBeGreaterThan(3);
     expect(Math.max(...sizes)).toBe(3);
     expect(sizes.reduce((a, b) => a + b, 0)).toBeGreaterThanOrEqual(chunks);
@@ -244,9 +245,9 @@ describe("embeddings from an OpenAI-compatible server", () => {
       apiKey,
       pushed.map((d) => d.id),
     );
-    const all = await s.services.documents.list((await await s.services.repos.deployments.list())[0]?.id ?? "");
+    const all = await s.services.documents.list((await s.services.repos.deployments.list())[0]?.id ?? "");
     expect(all.every((d) => d.status === "completed" && d.errorCode === null)).toBe(true);
-    const vectors = s.services.db.query<{ n: number }, []>("SELECT COUNT(*) AS n FROM chunks").get()?.n ?? 0;
+    const vectors = Number((await testSql(s.services).get<{ n: number }>("SELECT COUNT(*) AS n FROM chunks"))?.n ?? 0);
     expect(vectors).toBeGreaterThanOrEqual(DOCS.length);
   });
 
@@ -346,9 +347,7 @@ test("an embeddings server down at the very first start: docchat starts, documen
   expect(fake.calls.length - before).toBeLessThanOrEqual(1);
   fake.set({ failing: false });
   await trained(s, apiKey, [doc?.id ?? ""]);
-  expect(s.services.db.query<{ v: string }, []>("SELECT value AS v FROM index_meta WHERE key = 'embedder'").get()?.v).toBe(
-    "openai:nomic-embed-text@256",
-  );
+  expect(await s.services.repos.chunkIndex.meta("embedder")).toBe("openai:nomic-embed-text@256");
   expect((await ask(s, apiKey, "When is the pharmacy counter open?")).answer).toContain("Monday to Saturday");
 });
 

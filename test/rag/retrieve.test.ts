@@ -4,101 +4,104 @@ import type { Embedder } from "../../src/rag/embedder.ts";
 import { createRetriever } from "../../src/rag/retrieve.ts";
 import { withTerms } from "../helpers/analyzed.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
+import { describeEngines } from "../helpers/stores.ts";
 
-/** A real, deterministic embedder: hashed bag of words, L2-normalised, with "synonym" buckets shared. */
-function hashedEmbedder(dimension = 64): Embedder {
-  const synonyms: Record<string, string> = { reimbursement: "refund", refunded: "refund", money: "refund", back: "refund" };
-  const embed = (text: string) => {
-    const v = new Float32Array(dimension);
-    for (const raw of text.toLowerCase().match(/[a-z]+/g) ?? []) {
-      const w = synonyms[raw] ?? raw;
-      v[createHash("md5").update(w).digest()[0]! % dimension]! += 1;
-    }
-    const n = Math.hypot(...v) || 1;
-    return v.map((x) => x / n);
-  };
-  return { id: "test-hashed", dimension, embedDocuments: async (t) => t.map(embed), embedQuery: async (t) => embed(t) };
-}
-
-let server: TestServer;
-let deploymentId: string;
-let other: string;
-const embedder = hashedEmbedder();
-
-beforeAll(async () => {
-  server = await startTestServer();
-  deploymentId = (await server.seed()).deploymentId;
-  other = (await server.seed()).deploymentId;
-  const index = server.services.repos.chunkIndex;
-  await index.createVectorTable(embedder.dimension);
-  const texts = [
-    ["policy", "Annual plans can be refunded within 30 days of purchase."],
-    ["hours", "The support desk is open Monday to Friday."],
-    ["storage", "Extra storage is sold in blocks of 100 GB."],
-  ] as const;
-  const vectors = await embedder.embedDocuments(texts.map((t) => t[1]));
-  for (const [dep, suffix] of [
-    [deploymentId, "a"],
-    [other, "b"],
-  ] as const) {
-    for (const [i, [source, text]] of texts.entries()) {
-      const id = `doc_${source}_${suffix}`;
-      const bytes = new TextEncoder().encode(text);
-      await server.services.repos.documents.insert({
-        id,
-        deploymentId: dep,
-        name: `${source}.txt`,
-        kind: "txt",
-        contentHash: id,
-        bytes,
-        parsed: "{}",
-        pages: null,
-        queue: false,
-        replaceOnTrain: false,
-      });
-      await index.insert(dep, id, [
-        withTerms({ ord: 0, source, text, headingPath: "", pageStart: 2, pageEnd: 3, tokenCount: 10, textHash: id, vector: vectors[i] }),
-      ]);
-    }
+describeEngines("hybrid retrieval", (engine) => {
+  /** A real, deterministic embedder: hashed bag of words, L2-normalised, with "synonym" buckets shared. */
+  function hashedEmbedder(dimension = 64): Embedder {
+    const synonyms: Record<string, string> = { reimbursement: "refund", refunded: "refund", money: "refund", back: "refund" };
+    const embed = (text: string) => {
+      const v = new Float32Array(dimension);
+      for (const raw of text.toLowerCase().match(/[a-z]+/g) ?? []) {
+        const w = synonyms[raw] ?? raw;
+        v[createHash("md5").update(w).digest()[0]! % dimension]! += 1;
+      }
+      const n = Math.hypot(...v) || 1;
+      return v.map((x) => x / n);
+    };
+    return { id: "test-hashed", dimension, embedDocuments: async (t) => t.map(embed), embedQuery: async (t) => embed(t) };
   }
-});
-afterAll(() => server.stop());
 
-const retriever = (vectorWeight: number) =>
-  createRetriever({
-    index: server.services.repos.chunkIndex,
-    stats: server.services.repos.termStats,
-    embedder: async () => embedder,
-    settings: { keywordWeight: 1, vectorWeight, candidates: 10, rrfK: 60, minIdfCorpus: 250, calibration: () => null },
-  });
+  let server: TestServer;
+  let deploymentId: string;
+  let other: string;
+  const embedder = hashedEmbedder();
 
-describe("hybrid retrieval", () => {
-  test("hits carry the verbatim passage, its document, its page range and a relevance in 0..1", async () => {
-    const r = await retriever(1).retrieve({ deploymentId, query: "Can annual plans be refunded?", topK: 3 });
-    const top = r.hits[0];
-    expect(top?.text).toBe("Annual plans can be refunded within 30 days of purchase.");
-    expect(top?.source).toBe("policy");
-    expect([top?.pageStart, top?.pageEnd]).toEqual([2, 3]);
-    expect(top?.relevance).toBeGreaterThan(0.5);
-    expect(top?.relevance).toBeLessThanOrEqual(1);
-    expect(r.used).toEqual({ keyword: true, vector: true, reranker: false });
-  });
+  beforeAll(async () => {
+    server = await startTestServer({}, { engine });
+    deploymentId = (await server.seed()).deploymentId;
+    other = (await server.seed()).deploymentId;
+    const index = server.services.repos.chunkIndex;
+    await index.createVectorTable(embedder.dimension);
+    const texts = [
+      ["policy", "Annual plans can be refunded within 30 days of purchase."],
+      ["hours", "The support desk is open Monday to Friday."],
+      ["storage", "Extra storage is sold in blocks of 100 GB."],
+    ] as const;
+    const vectors = await embedder.embedDocuments(texts.map((t) => t[1]));
+    for (const [dep, suffix] of [
+      [deploymentId, "a"],
+      [other, "b"],
+    ] as const) {
+      for (const [i, [source, text]] of texts.entries()) {
+        const id = `doc_${source}_${suffix}`;
+        const bytes = new TextEncoder().encode(text);
+        await server.services.repos.documents.insert({
+          id,
+          deploymentId: dep,
+          name: `${source}.txt`,
+          kind: "txt",
+          contentHash: id,
+          bytes,
+          parsed: "{}",
+          pages: null,
+          queue: false,
+          replaceOnTrain: false,
+        });
+        await index.insert(dep, id, [
+          withTerms({ ord: 0, source, text, headingPath: "", pageStart: 2, pageEnd: 3, tokenCount: 10, textHash: id, vector: vectors[i] }),
+        ]);
+      }
+    }
+  }, 60_000);
+  afterAll(() => server.stop());
 
-  test("the vector ranking finds a paraphrase the keywords miss", async () => {
-    const keywordOnly = await retriever(1).retrieve({ deploymentId, query: "reimbursement money back", topK: 3, mode: "keyword" });
-    expect(keywordOnly.hits).toHaveLength(0);
-    const hybrid = await retriever(1).retrieve({ deploymentId, query: "reimbursement money back", topK: 3 });
-    expect(hybrid.hits[0]?.source).toBe("policy");
-  });
+  const retriever = (vectorWeight: number) =>
+    createRetriever({
+      index: server.services.repos.chunkIndex,
+      stats: server.services.repos.termStats,
+      embedder: async () => embedder,
+      settings: { keywordWeight: 1, vectorWeight, candidates: 10, rrfK: 60, minIdfCorpus: 250, calibration: () => null },
+    });
 
-  test("never returns another deployment's passages", async () => {
-    const r = await retriever(1).retrieve({ deploymentId, query: "support desk Monday storage refunded", topK: 10 });
-    expect(r.hits.every((h) => h.documentId.endsWith("_a"))).toBe(true);
-  });
+  describe("hybrid retrieval", () => {
+    test("hits carry the verbatim passage, its document, its page range and a relevance in 0..1", async () => {
+      const r = await retriever(1).retrieve({ deploymentId, query: "Can annual plans be refunded?", topK: 3 });
+      const top = r.hits[0];
+      expect(top?.text).toBe("Annual plans can be refunded within 30 days of purchase.");
+      expect(top?.source).toBe("policy");
+      expect([top?.pageStart, top?.pageEnd]).toEqual([2, 3]);
+      expect(top?.relevance).toBeGreaterThan(0.5);
+      expect(top?.relevance).toBeLessThanOrEqual(1);
+      expect(r.used).toEqual({ keyword: true, vector: true, reranker: false });
+    });
 
-  test("a vector weight of 0 is keyword-only retrieval", async () => {
-    const r = await retriever(0).retrieve({ deploymentId, query: "support desk", topK: 3 });
-    expect(r.used.vector).toBe(false);
-    expect(r.hits[0]?.source).toBe("hours");
+    test("the vector ranking finds a paraphrase the keywords miss", async () => {
+      const keywordOnly = await retriever(1).retrieve({ deploymentId, query: "reimbursement money back", topK: 3, mode: "keyword" });
+      expect(keywordOnly.hits).toHaveLength(0);
+      const hybrid = await retriever(1).retrieve({ deploymentId, query: "reimbursement money back", topK: 3 });
+      expect(hybrid.hits[0]?.source).toBe("policy");
+    });
+
+    test("never returns another deployment's passages", async () => {
+      const r = await retriever(1).retrieve({ deploymentId, query: "support desk Monday storage refunded", topK: 10 });
+      expect(r.hits.every((h) => h.documentId.endsWith("_a"))).toBe(true);
+    });
+
+    test("a vector weight of 0 is keyword-only retrieval", async () => {
+      const r = await retriever(0).retrieve({ deploymentId, query: "support desk", topK: 3 });
+      expect(r.used.vector).toBe(false);
+      expect(r.hits[0]?.source).toBe("hours");
+    });
   });
 });

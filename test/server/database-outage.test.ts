@@ -40,4 +40,4 @@ test("during an outage a node answers 503; when PostgreSQL is back it answers ag
   expect(`${cli.code} ${cli.stderr}`).toBe("0 ");
   // seen through the notification or the 500 ms safety net; the bound is a hang guard, not a speed limit
   await waitUntil(async () => (await models()) === 401, "the disabled key to be refused", 30_000);
-});
+}, 90_000);

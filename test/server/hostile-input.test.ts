@@ -6,8 +6,8 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createServer } from "../../src/server/create-server.ts";
-import { endpointFor, isNative } from "../../src/server/endpoints.ts";
 import { PUBLIC_OPENAPI_PATH } from "../../src/server/openapi/public-openapi.ts";
+import { endpointFor, isNative } from "../../src/server/pipeline/endpoints.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
 
 const LIMIT = 16 * 1024;
@@ -24,10 +24,7 @@ beforeAll(async () => {
   const seeded = await server.seed();
   apiKey = seeded.apiKey;
   // Trained, so chat endpoints get past the gate and really parse their bodies.
-  server.services.db.run("UPDATE deployments SET training_status = 'completed', trained_at = ? WHERE id = ?", [
-    Date.now(),
-    seeded.deploymentId,
-  ]);
+  await server.services.repos.deployments.setTrainingStatus(seeded.deploymentId, "completed");
   routes = createServer(server.services)
     // The OpenAPI document is public (no key, nothing to attack); its own test covers it.
     .routes.filter((r) => r.path.startsWith("/api/") && r.method !== "OPTIONS" && r.path !== PUBLIC_OPENAPI_PATH)

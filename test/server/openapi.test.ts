@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createServer } from "../../src/server/create-server.ts";
-import { PUBLIC_OPENAPI_PATH } from "../../src/server/openapi/public-openapi.ts";
+import { PUBLIC_OPENAPI_PATH, publicOperations } from "../../src/server/openapi/public-openapi.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
 
 let server: TestServer;
@@ -48,6 +48,13 @@ describe("the public API's OpenAPI document", () => {
         .map((r) => `${r.method} ${r.path.replace(/:(\w+)/g, "{$1}").replace(/\/$/, "")}`),
     );
     expect([...documented].sort()).toEqual([...registered].sort());
+  });
+
+  test("is built from the routes: a public route registered without its doc is refused, not left out", () => {
+    expect(() =>
+      publicOperations([{ method: "POST", path: "/api/v1/chat/completions", hooks: { detail: { summary: "undocumented" } } }]),
+    ).toThrow("POST /api/v1/chat/completions: a public route needs its publicDoc");
+    expect(publicOperations([{ method: "GET", path: "/health" }])).toEqual([]);
   });
 
   test("is a valid OpenAPI 3.1 document (swagger-parser's validator)", async () => {

@@ -12,6 +12,7 @@ import { ANALYZER_VERSION } from "../../src/rag/terms.ts";
 import { createChunkIndexWriter } from "../../src/store/sqlite/chunk-index.sqlite.ts";
 import { withTerms } from "../helpers/analyzed.ts";
 import { cliJson, runCliProcess, tempDir } from "../helpers/server.ts";
+import { sqliteDb } from "../helpers/test-sql.ts";
 
 setDefaultTimeout(120_000);
 const dirs: string[] = [];
@@ -108,7 +109,7 @@ test("docchat reindex killed with -9 midway resumes from its last batch and ends
   const account = await s.accounts.create({ email: "kill@example.com", tokens: 10 });
   const { deployment } = await s.deployments.create({ accountId: account.id, name: "Kill", published: true });
   const CHUNKS = 20_000;
-  const db = s.db;
+  const db = sqliteDb(s);
   const words = ["harbour", "ferry", "island", "timetable", "ticket", "weather", "storm", "crossing", "captain", "deck"];
   db.transaction(() => {
     for (let d = 0; d < CHUNKS / 100; d++) {

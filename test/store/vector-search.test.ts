@@ -11,6 +11,7 @@ import { CODE_SCHEME, vectorCoder } from "../../src/store/sqlite/vector-codes.ts
 import { CODES_TABLE, createVectorStore, VEC_TABLE } from "../../src/store/sqlite/vector-search.sqlite.ts";
 import { withTerms } from "../helpers/analyzed.ts";
 import { tempDir } from "../helpers/server.ts";
+import { sqliteDb } from "../helpers/test-sql.ts";
 
 const DIM = 48;
 let seed = 12345;
@@ -73,7 +74,7 @@ afterAll(async () => {
 });
 
 test("the binary codes find the exact nearest chunk first, with its exact distance, and only the deployment's own", () => {
-  const vectors = createVectorStore(services.db);
+  const vectors = createVectorStore(sqliteDb(services));
   const bigIds = [...stored.keys()].filter((id) => id < Math.min(...[...stored.keys()]) + 3000);
   for (let q = 0; q < 40; q++) {
     // near a stored vector (a question close to one passage) or anywhere (a question close to none)
@@ -87,7 +88,7 @@ test("the binary codes find the exact nearest chunk first, with its exact distan
 });
 
 test("a deployment past the exact threshold is searched through the codes, a small one exactly", async () => {
-  const vectors = createVectorStore(services.db, { exactMax: 1000 });
+  const vectors = createVectorStore(sqliteDb(services), { exactMax: 1000 });
   const query = randomUnit();
   const viaCodes = vectors.search(big, query, 10);
   expect(viaCodes.map((h) => h.id)).toEqual(vectors.quantized(big, query, 10).map((h) => h.id));
@@ -124,8 +125,8 @@ test("a data dir whose vectors predate the codes gets them when opened, even whe
         withTerms({ ord: i, source: "old", text: `t${i}`, headingPath: "", tokenCount: 1, textHash: `h${i}`, vector }),
       ),
     );
-    s.db.run(`DROP TABLE ${CODES_TABLE}`);
-    s.db.run("DELETE FROM index_meta WHERE key LIKE 'vector_codes%'");
+    sqliteDb(s).run(`DROP TABLE ${CODES_TABLE}`);
+    sqliteDb(s).run("DELETE FROM index_meta WHERE key LIKE 'vector_codes%'");
     await s.close();
 
     // a process building the codes in small batches, killed while it works

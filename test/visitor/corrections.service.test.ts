@@ -1,24 +1,14 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { rmSync } from "node:fs";
-import { configFor, createServices, type Services } from "../../src/app.ts";
+import type { Services } from "../../src/app.ts";
 import { isAppError } from "../../src/errors/index.ts";
 import { normaliseQuestion } from "../../src/visitor/normalise-question.ts";
 import { insertChatLog } from "../helpers/chat-logs.ts";
-import { tempDir } from "../helpers/server.ts";
+import { startTestServices } from "../helpers/server.ts";
+import { describeEngines } from "../helpers/stores.ts";
 
-let s: Services;
-let dir: string;
 let seq = 0;
-beforeAll(async () => {
-  dir = tempDir();
-  s = await createServices(configFor(dir, { DOCCHAT_EMBEDDER: "none" }));
-});
-afterAll(async () => {
-  await s.close();
-  rmSync(dir, { recursive: true, force: true });
-});
 
-async function deployment() {
+async function deployment(s: Services) {
   const account = await s.accounts.create({ email: `corr${++seq}@example.com` });
   return (await s.deployments.create({ accountId: account.id, name: "Shop", published: true })).deployment.id;
 }
@@ -32,11 +22,18 @@ describe("question normalisation", () => {
   });
 });
 
-describe("the corrections service", () => {
+describeEngines("the corrections service", (engine) => {
+  let s: Services;
+  let close: () => Promise<void>;
+  beforeAll(async () => {
+    ({ services: s, close } = await startTestServices({}, { engine }));
+  }, 60_000);
+  afterAll(() => close());
+
   test("an answer rated 0 appears on the open list with its question, answer and sources", async () => {
-    const dep = await deployment();
-    const log = insertChatLog(s.db, { deploymentId: dep, question: "Do you ship abroad?", answer: "Maybe.", sources: ["shipping"] });
-    insertChatLog(s.db, { deploymentId: dep, question: "Unrated?" });
+    const dep = await deployment(s);
+    const log = await insertChatLog(s, { deploymentId: dep, question: "Do you ship abroad?", answer: "Maybe.", sources: ["shipping"] });
+    await insertChatLog(s, { deploymentId: dep, question: "Unrated?" });
     await s.feedback.rate(dep, log.id, 0);
     const items = await s.corrections.list(dep);
     expect(items.map((i) => [i.turn.id, i.turn.question, i.turn.answer, i.turn.sources, i.correction])).toEqual([
@@ -45,8 +42,8 @@ describe("the corrections service", () => {
   });
 
   test("findFor returns the written correction for the same question in other wording and counts each serving", async () => {
-    const dep = await deployment();
-    const log = insertChatLog(s.db, { deploymentId: dep, question: "Do you ship abroad?" });
+    const dep = await deployment(s);
+    const log = await insertChatLog(s, { deploymentId: dep, question: "Do you ship abroad?" });
     await s.feedback.rate(dep, log.id, 0);
     const c = await s.corrections.set(log.id, "Yes, to all EU countries.");
     expect(await s.corrections.findFor(dep, "do you ship  ABROAD")).toEqual({
@@ -60,9 +57,9 @@ describe("the corrections service", () => {
   });
 
   test("findFor returns null for a different question, an empty one or another deployment", async () => {
-    const dep = await deployment();
-    const other = await deployment();
-    const log = insertChatLog(s.db, { deploymentId: dep, question: "Do you ship abroad?" });
+    const dep = await deployment(s);
+    const other = await deployment(s);
+    const log = await insertChatLog(s, { deploymentId: dep, question: "Do you ship abroad?" });
     await s.corrections.set(log.id, "Yes.");
     expect(await s.corrections.findFor(dep, "Do you ship to the moon?")).toBeNull();
     expect(await s.corrections.findFor(dep, "???")).toBeNull();
@@ -70,8 +67,8 @@ describe("the corrections service", () => {
   });
 
   test("setting again replaces the answer of the same chat log", async () => {
-    const dep = await deployment();
-    const log = insertChatLog(s.db, { deploymentId: dep, question: "Price?" });
+    const dep = await deployment(s);
+    const log = await insertChatLog(s, { deploymentId: dep, question: "Price?" });
     const first = await s.corrections.set(log.id, "10 EUR");
     const second = await s.corrections.set(log.id, "12 EUR");
     expect(second.id).toBe(first.id);
@@ -79,9 +76,9 @@ describe("the corrections service", () => {
   });
 
   test("a newer correction for the same question supersedes the older one", async () => {
-    const dep = await deployment();
-    const a = insertChatLog(s.db, { deploymentId: dep, question: "Opening hours?" });
-    const b = insertChatLog(s.db, { deploymentId: dep, question: "opening hours" });
+    const dep = await deployment(s);
+    const a = await insertChatLog(s, { deploymentId: dep, question: "Opening hours?" });
+    const b = await insertChatLog(s, { deploymentId: dep, question: "opening hours" });
     await s.corrections.set(a.id, "9 to 5");
     await s.corrections.set(b.id, "8 to 6");
     expect((await s.corrections.findFor(dep, "Opening hours"))?.answer).toBe("8 to 6");
@@ -90,8 +87,8 @@ describe("the corrections service", () => {
   });
 
   test("a later rating of 1 takes the answer off the open list but keeps its correction in service", async () => {
-    const dep = await deployment();
-    const log = insertChatLog(s.db, { deploymentId: dep, question: "Refunds?" });
+    const dep = await deployment(s);
+    const log = await insertChatLog(s, { deploymentId: dep, question: "Refunds?" });
     await s.feedback.rate(dep, log.id, 0);
     await s.corrections.set(log.id, "Within 30 days.");
     await s.feedback.rate(dep, log.id, 1);
@@ -100,8 +97,8 @@ describe("the corrections service", () => {
   });
 
   test("removing a correction stops it being served", async () => {
-    const dep = await deployment();
-    const log = insertChatLog(s.db, { deploymentId: dep, question: "Parking?" });
+    const dep = await deployment(s);
+    const log = await insertChatLog(s, { deploymentId: dep, question: "Parking?" });
     await s.corrections.set(log.id, "Behind the shop.");
     expect(await s.corrections.remove(log.id)).toBe(true);
     expect(await s.corrections.findFor(dep, "parking")).toBeNull();
@@ -109,9 +106,9 @@ describe("the corrections service", () => {
   });
 
   test("set refuses an empty answer, an unknown chat log and, when scoped, another deployment's chat log", async () => {
-    const dep = await deployment();
-    const other = await deployment();
-    const log = insertChatLog(s.db, { deploymentId: dep, question: "Parking?" });
+    const dep = await deployment(s);
+    const other = await deployment(s);
+    const log = await insertChatLog(s, { deploymentId: dep, question: "Parking?" });
     const codeOf = async (f: () => Promise<unknown>) => {
       try {
         await f();

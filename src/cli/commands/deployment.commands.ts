@@ -1,5 +1,5 @@
 import { appError } from "../../errors/index.ts";
-import { ownerDeploymentView } from "../../server/routes/owner-views.ts";
+import { ownerDeploymentView } from "../../server/routes/owner/owner-views.ts";
 import type { DeploymentPatch } from "../../store/contract/index.ts";
 import type { Command } from "../command.ts";
 

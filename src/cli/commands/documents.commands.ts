@@ -4,7 +4,7 @@ import type { Services } from "../../app.ts";
 import { reindexKeywords } from "../../documents/keyword-reindex.ts";
 import { reindexVectors } from "../../documents/vector-index.ts";
 import { appError, isAppError } from "../../errors/index.ts";
-import { documentView } from "../../server/routes/documents.routes.ts";
+import { documentView } from "../../server/routes/documents/documents.routes.ts";
 import type { Command, CommandContext } from "../command.ts";
 import { createProgressBar } from "../progress-bar.ts";
 

@@ -1,6 +1,6 @@
 import { appError } from "../../errors/index.ts";
 import { noToolsForPrivateGpt } from "../../mcp/mcp-errors.ts";
-import { createGate } from "../../server/gate.ts";
+import { createGate } from "../../server/pipeline/gate.ts";
 import type { Command } from "../command.ts";
 
 export const mcpCommand: Command = {
@@ -17,6 +17,7 @@ export const mcpCommand: Command = {
     const { localKeyContext, STDIO_CLIENT_IP, serveMcpStdio } = await import("../../mcp/mcp-stdio.ts");
     const gate = createGate({
       resolveKey: s.deployments.resolveKey,
+      resolveKeyNow: s.deployments.resolveKeyNow,
       limiter: s.limiter,
       trustedProxies: [],
       limitScale: s.config.rateLimitScale,

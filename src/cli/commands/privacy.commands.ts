@@ -1,6 +1,6 @@
 import { appError } from "../../errors/index.ts";
 import { erasureSubject } from "../../owner/privacy.service.ts";
-import { erasureView, policyView } from "../../server/routes/owner-insight-views.ts";
+import { erasureView, policyView } from "../../server/routes/owner/owner-insight-views.ts";
 import type { Command } from "../command.ts";
 
 const str = (v: unknown) => (typeof v === "string" ? v : undefined);

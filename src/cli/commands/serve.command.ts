@@ -1,5 +1,5 @@
 import { createServer } from "../../server/create-server.ts";
-import { RUNTIME_HEAD_LIMIT, runtimeHeadLimit } from "../../server/head-limit.ts";
+import { RUNTIME_HEAD_LIMIT, runtimeHeadLimit } from "../../server/pipeline/head-limit.ts";
 import { acquireServerLock } from "../../store/data-dir-lock.ts";
 import { describePgUrl } from "../../store/postgres/pg-store.ts";
 import { ensurePrivateDir } from "../../store/sqlite/db.ts";

@@ -1,5 +1,5 @@
-import { endpoints } from "../endpoints.ts";
-import { type Op, operations } from "./public-operations.ts";
+import { type EndpointName, endpointFor, endpoints } from "../pipeline/endpoints.ts";
+import { type PublicDoc, publicDocOf } from "./public-doc.ts";
 import { errorSchema, jsonRpcErrorSchema } from "./public-schemas.ts";
 
 export const PUBLIC_OPENAPI_PATH = "/api/v1/openapi.json";
@@ -31,8 +31,45 @@ function plain(schema: Schema): Json {
   );
 }
 
+/** One documented operation: a registered public route and its doc (public-doc.ts). */
+interface Op extends PublicDoc {
+  method: string;
+  path: string;
+  endpoint: EndpointName;
+  pathParams: string[];
+}
+
+/** A route as Elysia lists it (`app.routes`). */
+export interface RegisteredRoute {
+  method: string;
+  path: string;
+  hooks?: { detail?: unknown };
+}
+
+/**
+ * The operations of the public API, one per registered /api route (the native family's two spellings, with and
+ * without the trailing slash, are one operation, documented with it). A public route without a doc is an error:
+ * the document cannot leave out what the server answers.
+ */
+export function publicOperations(routes: RegisteredRoute[]): Op[] {
+  const ops = new Map<string, Op>();
+  for (const r of routes) {
+    if (!r.path.startsWith("/api/") || r.path === PUBLIC_OPENAPI_PATH) continue;
+    const doc = publicDocOf(r.hooks?.detail);
+    const endpoint = endpointFor(r.path.replace(/:(\w+)/g, "x"));
+    if (!doc || !endpoint) throw new Error(`${r.method} ${r.path}: a public route needs its publicDoc (and a gated endpoint)`);
+    const path = r.path.replace(/:(\w+)/g, "{$1}");
+    const key = `${r.method} ${path.replace(/\/$/, "")}`;
+    const known = ops.get(key);
+    if (known?.path.endsWith("/")) continue;
+    const pathParams = [...r.path.matchAll(/:(\w+)/g)].map((m) => m[1] as string);
+    ops.set(key, { ...doc, method: r.method.toLowerCase(), path, endpoint, pathParams });
+  }
+  return [...ops.values()];
+}
+
 function parameters(op: Op): Json[] {
-  const out: Json[] = (op.pathParams ?? []).map((name) => ({ name, in: "path", required: true, schema: { type: "string" } }));
+  const out: Json[] = op.pathParams.map((name) => ({ name, in: "path", required: true, schema: { type: "string" } }));
   if (op.query) {
     const q = plain(op.query) as { properties?: Record<string, Json>; required?: string[] };
     for (const [name, schema] of Object.entries(q.properties ?? {}))
@@ -93,10 +130,13 @@ const ERROR_TEXT: Record<number, string> = {
   503: "model busy or unreachable (overloaded, backend_down; Retry-After)",
 };
 
-/** The OpenAPI 3.1 document of the public API, served at GET /api/v1/openapi.json (no key needed). */
-export function publicOpenApi(version: string) {
+/**
+ * The OpenAPI 3.1 document of the public API, served at GET /api/v1/openapi.json (no key needed), built from the
+ * routes the server registers and their docs.
+ */
+export function publicOpenApi(version: string, routes: RegisteredRoute[]) {
   const paths: Record<string, Record<string, Json>> = {};
-  for (const op of operations) {
+  for (const op of publicOperations(routes)) {
     paths[op.path] ??= {};
     paths[op.path]![op.method] = {
       tags: [op.tag],

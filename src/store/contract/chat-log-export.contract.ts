@@ -1,17 +1,11 @@
-import { type Citation, parseCitations, parseSources } from "./chat-logs.contract.ts";
+import { parseCitations, parseSources, type TurnContent } from "./chat-logs.contract.ts";
 import { type FlagCell, flag, type IntCell, num, numOrNull, rating } from "./row-values.ts";
 
 /** A chat log as exported: every field an owner asks for, in the store's units (ms, token counts). */
-export interface ExportedChatLog {
+export interface ExportedChatLog extends TurnContent {
   id: number;
   conversationId: string;
   endpoint: string;
-  question: string;
-  searchQuery: string;
-  answer: string;
-  sources: string[];
-  citations: Citation[];
-  refused: boolean;
   rating: 0 | 1 | null;
   ratedAt: number | null;
   /** the owner's correction that was served as this answer */

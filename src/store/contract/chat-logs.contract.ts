@@ -64,6 +64,17 @@ export interface StoredTurn {
   refused: boolean;
 }
 
+/** What a turn said and stood on, as the owner's conversation view and the export both show it. */
+export interface TurnContent {
+  question: string;
+  /** the query retrieval ran (the question rewritten with the conversation) */
+  searchQuery: string;
+  answer: string;
+  sources: string[];
+  citations: Citation[];
+  refused: boolean;
+}
+
 /** What every view of a recorded turn shows. */
 interface LoggedTurn {
   id: number;

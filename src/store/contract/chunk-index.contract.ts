@@ -41,19 +41,27 @@ export interface ReanalyzedChunk {
   headingTerms: string;
 }
 
-/** A chunk as indexed: the passage verbatim and where it came from. */
-export interface IndexedChunk {
-  id: number;
-  deploymentId: string;
-  documentId: string;
+/**
+ * A passage verbatim and where it stands in its document: what every view of an indexed chunk shows (the chunk
+ * itself, an agent's neighbours, the citation viewer's passages).
+ */
+export interface PassagePlace {
+  /** position in its document */
   ord: number;
-  source: string;
   text: string;
   headingPath: string;
   pageStart: number | null;
   pageEnd: number | null;
   rowStart: number | null;
   rowEnd: number | null;
+}
+
+/** A chunk as indexed: the passage verbatim and where it came from. */
+export interface IndexedChunk extends PassagePlace {
+  id: number;
+  deploymentId: string;
+  documentId: string;
+  source: string;
   tokenCount: number;
   textHash: string;
 }
@@ -74,18 +82,26 @@ export interface ChunkRow {
   text_hash: string;
 }
 
-export const toIndexedChunk = (r: ChunkRow): IndexedChunk => ({
-  id: num(r.id),
-  deploymentId: r.deployment_id,
-  documentId: r.document_id,
+/** The columns every view of a passage reads. */
+export type PassagePlaceRow = Pick<ChunkRow, "ord" | "text" | "heading_path" | "page_start" | "page_end" | "row_start" | "row_end">;
+
+/** One mapper for where a passage stands, shared by the chunk, neighbour and citation-viewer records. */
+export const toPassagePlace = (r: PassagePlaceRow): PassagePlace => ({
   ord: num(r.ord),
-  source: r.source,
   text: r.text,
   headingPath: r.heading_path,
   pageStart: numOrNull(r.page_start),
   pageEnd: numOrNull(r.page_end),
   rowStart: numOrNull(r.row_start),
   rowEnd: numOrNull(r.row_end),
+});
+
+export const toIndexedChunk = (r: ChunkRow): IndexedChunk => ({
+  ...toPassagePlace(r),
+  id: num(r.id),
+  deploymentId: r.deployment_id,
+  documentId: r.document_id,
+  source: r.source,
   tokenCount: num(r.token_count),
   textHash: r.text_hash,
 });

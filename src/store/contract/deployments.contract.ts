@@ -123,6 +123,12 @@ export const toDeployment = (r: DeploymentRow): Deployment => ({
   updatedAt: num(r.updated_at),
 });
 
+/** A lookup's row, mapped (null when there is none). */
+export const deploymentOrNull = (r: DeploymentRow | null | undefined): Deployment | null => (r ? toDeployment(r) : null);
+
+/** The deployment when it belongs to the account; another account's is "not found", like a missing one. */
+export const ownedBy = (d: Deployment | null, accountId: number): Deployment | null => (d && d.accountId === accountId ? d : null);
+
 type Cell = string | number | null;
 /** Each patch field's column and the value stored there (flags 0/1, lists as JSON). Column names are fixed here. */
 const PATCH_COLUMNS: { [K in keyof DeploymentPatch]-?: (v: NonNullable<DeploymentPatch[K]> | null) => [string, Cell] } = {

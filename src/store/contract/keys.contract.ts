@@ -43,4 +43,10 @@ export interface KeysStore {
    * its own at once. The result is shared: callers treat it as read-only.
    */
   resolve(keyHash: string): Promise<KeyContext | null>;
+  /**
+   * What `resolve` would answer, when this node can say so at once from what it holds (its cache, known to be
+   * current); undefined when it must ask the database (then call `resolve`). Lets the gate answer a request
+   * without waiting: a request that waits for nothing stays on the HTTP server's fast path.
+   */
+  peek(keyHash: string): KeyContext | null | undefined;
 }

@@ -1,19 +1,11 @@
-import type { ChunkRow } from "./chunk-index.contract.ts";
-import { num, numOrNull } from "./row-values.ts";
+import { type ChunkRow, type PassagePlace, toPassagePlace } from "./chunk-index.contract.ts";
+import { num } from "./row-values.ts";
 
 /** One indexed passage as an agent fetches it: where it is, verbatim. */
-export interface Neighbour {
+export interface Neighbour extends PassagePlace {
   chunkId: number;
   documentId: string;
-  /** position in its document */
-  ord: number;
   source: string;
-  text: string;
-  headingPath: string;
-  pageStart: number | null;
-  pageEnd: number | null;
-  rowStart: number | null;
-  rowEnd: number | null;
 }
 
 /** The chunk columns a passage reads. */
@@ -23,16 +15,10 @@ export type NeighbourRow = Pick<
 >;
 
 export const toNeighbour = (r: NeighbourRow): Neighbour => ({
+  ...toPassagePlace(r),
   chunkId: num(r.id),
   documentId: r.document_id,
-  ord: num(r.ord),
   source: r.source,
-  text: r.text,
-  headingPath: r.heading_path,
-  pageStart: numOrNull(r.page_start),
-  pageEnd: numOrNull(r.page_end),
-  rowStart: numOrNull(r.row_start),
-  rowEnd: numOrNull(r.row_end),
 });
 
 export const NEIGHBOUR_COLUMNS =

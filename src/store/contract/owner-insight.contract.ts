@@ -3,8 +3,8 @@
  * candidates, the citation viewer's passages, each deployment's privacy policy, the retention purge, erasure of one
  * visitor's data and its record, and the owner's test questions with their runs. Times are milliseconds.
  */
-import { type Citation, parseCitations, parseSources } from "./chat-logs.contract.ts";
-import { type FlagCell, flag, type IntCell, num, numOrNull, rating } from "./row-values.ts";
+import { type Citation, parseCitations, parseSources, type TurnContent } from "./chat-logs.contract.ts";
+import { type PassagePlace, type PassagePlaceRow, toPassagePlace } from "./chunk-index.contract.ts";
 
 export interface ChatLogFilter {
   refused?: boolean;
@@ -34,14 +34,8 @@ export interface ConversationSummary {
 }
 
 /** One turn in the conversation view. */
-export interface ConversationTurn {
+export interface ConversationTurn extends TurnContent {
   id: number;
-  question: string;
-  searchQuery: string;
-  answer: string;
-  sources: string[];
-  citations: Citation[];
-  refused: boolean;
   weak: boolean;
   rating: 0 | 1 | null;
   /** the correction served as this answer, if any */
@@ -161,26 +155,13 @@ export interface TestResult {
 export const ROLLUP_BUCKET_MS = 15 * 60_000;
 
 /** A document's passage as indexed, for the citation viewer (TXT, DOCX, CSV: the text around the cited one). */
-export interface Passage {
+export interface Passage extends PassagePlace {
   id: number;
-  ord: number;
-  text: string;
-  headingPath: string;
-  pageStart: number | null;
-  pageEnd: number | null;
-  rowStart: number | null;
-  rowEnd: number | null;
 }
 
 export const toPassage = (r: Record<string, unknown>): Passage => ({
+  ...toPassagePlace(r as unknown as PassagePlaceRow),
   id: Number(r.id),
-  ord: Number(r.ord),
-  text: r.text as string,
-  headingPath: r.heading_path as string,
-  pageStart: r.page_start === null ? null : Number(r.page_start),
-  pageEnd: r.page_end === null ? null : Number(r.page_end),
-  rowStart: r.row_start === null ? null : Number(r.row_start),
-  rowEnd: r.row_end === null ? null : Number(r.row_end),
 });
 
 /** The conversations list's row (both drivers select it with the same SQL). */

@@ -18,6 +18,19 @@ import { migratePg } from "../postgres/migrate.pg.ts";
 import { describePgUrl } from "../postgres/pg-store.ts";
 import { pgConnectOptions } from "../postgres/pg-url.ts";
 import { closeDatabase, openDatabase } from "../sqlite/db.ts";
+import {
+  compare,
+  PAGE_ROWS,
+  pgColumns,
+  type Row,
+  sqliteColumns,
+  sqlitePages,
+  sqliteVectors,
+  type TableReport,
+  VEC_TABLE,
+} from "./copy-pages.ts";
+
+export type { TableReport } from "./copy-pages.ts";
 
 /**
  * Every table copied, in foreign-key order, with the columns that order it (its primary key). The texts are
@@ -68,21 +81,8 @@ const IDENTITY_TABLES = [
   "chunks",
 ];
 
-const VEC_TABLE = "chunks_vec";
 /** transaction-scoped advisory lock serialising copies into one database */
 const COPY_LOCK = 7_201_514;
-const PAGE_ROWS = 1000;
-/** bytes of row data read and written per batch (document blobs can be megabytes each) */
-const PAGE_BYTES = 16 * 1024 * 1024;
-
-export interface TableReport {
-  table: string;
-  source_rows: number;
-  target_rows: number;
-  source_checksum: string;
-  target_checksum: string;
-  equal: boolean;
-}
 
 export interface CopyReport {
   from: string;
@@ -99,181 +99,6 @@ export interface CopyReport {
 }
 
 export class CopyRefused extends Error {}
-
-type Row = Record<string, unknown>;
-
-/** One value as text, the same way whichever engine it came from (COPY's text format: \N for NULL). */
-function canonical(v: unknown): string {
-  if (v === null || v === undefined) return "\\N";
-  if (v instanceof Uint8Array) return `\\x${v.byteLength}:${new Bun.CryptoHasher("md5").update(v).digest("hex")}`;
-  if (typeof v === "boolean") return v ? "1" : "0";
-  if (typeof v === "number" || typeof v === "bigint") return String(v);
-  return String(v).replace(/\\/g, "\\\\").replace(/\t/g, "\\t").replace(/\n/g, "\\n").replace(/\r/g, "\\r");
-}
-
-const rowBytes = (r: Row) => {
-  let n = 0;
-  for (const v of Object.values(r)) n += v instanceof Uint8Array ? v.byteLength : typeof v === "string" ? v.length : 8;
-  return n;
-};
-
-/** Reads `table` page by page in key order from either side; `f` gets each page. */
-type PageReader = (table: string, columns: string[], key: string[], f: (rows: Row[]) => Promise<void> | void) => Promise<void>;
-
-/**
- * SQLite lets a BLOB column hold text (document_parts keeps prepared chunks as JSON text); bytea takes bytes, so
- * such values travel (and are checksummed) as their UTF-8 bytes. `bytea`: the byte columns of each table.
- */
-function sqlitePages(db: Database, bytea: Map<string, string[]>): PageReader {
-  return async (table, columns, key, f) => {
-    const stmt = db.query<Row, []>(`SELECT ${columns.join(", ")} FROM ${table} ORDER BY ${key.join(", ")}`);
-    const byteColumns = bytea.get(table) ?? [];
-    let page: Row[] = [];
-    let bytes = 0;
-    for (const r of stmt.iterate()) {
-      for (const c of byteColumns) if (typeof r[c] === "string") r[c] = Buffer.from(r[c] as string, "utf8");
-      page.push(r);
-      bytes += rowBytes(r);
-      if (page.length >= PAGE_ROWS || bytes >= PAGE_BYTES) {
-        await f(page);
-        page = [];
-        bytes = 0;
-      }
-    }
-    if (page.length > 0) await f(page);
-  };
-}
-
-function pgPages(sql: SQL): PageReader {
-  return async (table, columns, key, f) => {
-    const textColumns = new Set(
-      (
-        (await sql`SELECT column_name FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = ${table} AND data_type = 'text'`) as Row[]
-      ).map((r) => r.column_name as string),
-    );
-    // key order as SQLite's BINARY collation: bytes, not the database's locale
-    const keyed = key.map((k) => (textColumns.has(k) ? `${k} COLLATE "C"` : k));
-    const order = keyed.join(", ");
-    const after = `(${keyed.join(", ")}) > (${key.map((_, i) => `$${i + 2}`).join(", ")})`;
-    // table, columns and key are this file's constants and the catalog's names, never input; values are parameters.
-    // Keyset pages (after the last key seen), not OFFSET: skipping rows re-read them on every page.
-    const first = `SELECT ${columns.join(", ")} FROM ${table} ORDER BY ${order} LIMIT $1`;
-    const next = `SELECT ${columns.join(", ")} FROM ${table} WHERE ${after} ORDER BY ${order} LIMIT $1`;
-    const pageRows = table === "document_blobs" || table === "document_parts" ? 16 : PAGE_ROWS;
-    let last: Row | null = null;
-    for (;;) {
-      const rows = (await (last
-        ? sql.unsafe(next, [pageRows, ...key.map((k) => (last as Row)[k])])
-        : sql.unsafe(first, [pageRows]))) as Row[];
-      if (rows.length > 0) await f(rows);
-      if (rows.length < pageRows) break;
-      last = rows[rows.length - 1] as Row;
-    }
-  };
-}
-
-async function checksum(read: PageReader, table: string, columns: string[], key: string[]): Promise<{ rows: number; md5: string }> {
-  const h = new Bun.CryptoHasher("md5");
-  let rows = 0;
-  await read(table, columns, key, (page) => {
-    for (const r of page) h.update(`${columns.map((c) => canonical(r[c])).join("\t")}\n`);
-    rows += page.length;
-  });
-  return { rows, md5: h.digest("hex") };
-}
-
-/** The vectors of sqlite-vec as rows (chunk_id, embedding as float32 bytes), for counting and checksums. */
-function sqliteVectors(db: Database): { dimension: number | null; read: PageReader } {
-  const ddl = db.query<{ sql: string }, [string]>("SELECT sql FROM sqlite_master WHERE name = ?").get(VEC_TABLE)?.sql ?? null;
-  const dimension = ddl ? Number(/float\[(\d+)\]/.exec(ddl)?.[1] ?? Number.NaN) : null;
-  if (dimension !== null && !Number.isInteger(dimension)) throw new Error(`cannot read the vector dimension of ${VEC_TABLE}: ${ddl}`);
-  return {
-    dimension,
-    read: async (_t, _c, _k, f) => {
-      if (dimension === null) return;
-      const stmt = db.query<{ chunk_id: number; embedding: Uint8Array }, []>(
-        `SELECT rowid AS chunk_id, embedding FROM ${VEC_TABLE} ORDER BY rowid`,
-      );
-      let page: Row[] = [];
-      for (const r of stmt.iterate()) {
-        page.push({ chunk_id: r.chunk_id, embedding: new Uint8Array(r.embedding) });
-        if (page.length >= PAGE_ROWS) {
-          await f(page);
-          page = [];
-        }
-      }
-      if (page.length > 0) await f(page);
-    },
-  };
-}
-
-function pgVectors(sql: SQL): PageReader {
-  return async (_t, _c, _k, f) => {
-    if (!(((await sql`SELECT to_regclass('chunk_vectors') IS NOT NULL AS ok`) as Row[])[0]?.ok as boolean)) return;
-    let after = -1;
-    for (;;) {
-      const rows =
-        (await sql`SELECT chunk_id, embedding::text AS v FROM chunk_vectors WHERE chunk_id > ${after} ORDER BY chunk_id LIMIT ${PAGE_ROWS}`) as Row[];
-      if (rows.length === 0) break;
-      await f(
-        rows.map((r) => {
-          const v = Float32Array.from(JSON.parse(r.v as string) as number[]);
-          return { chunk_id: Number(r.chunk_id), embedding: new Uint8Array(v.buffer) };
-        }),
-      );
-      after = Number(rows[rows.length - 1]?.chunk_id);
-    }
-  };
-}
-
-function sqliteColumns(db: Database, table: string): string[] {
-  return db
-    .query<{ name: string }, []>(`PRAGMA table_info(${table})`)
-    .all()
-    .map((r) => r.name);
-}
-
-async function pgColumns(sql: SQL, table: string): Promise<{ name: string; type: string }[]> {
-  return (
-    (await sql`SELECT column_name, data_type FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = ${table} ORDER BY ordinal_position`) as Row[]
-  ).map((r) => ({ name: r.column_name as string, type: r.data_type as string }));
-}
-
-async function compare(
-  db: Database,
-  sql: SQL,
-  columns: Map<string, string[]>,
-  bytea: Map<string, string[]>,
-  progress: (line: string) => void,
-): Promise<TableReport[]> {
-  const out: TableReport[] = [];
-  const [src, dst] = [sqlitePages(db, bytea), pgPages(sql)];
-  for (const { table, key } of COPY_TABLES) {
-    progress(`verifying ${table} …`);
-    const cols = columns.get(table) as string[];
-    const [a, b] = [await checksum(src, table, cols, key), await checksum(dst, table, cols, key)];
-    out.push({
-      table,
-      source_rows: a.rows,
-      target_rows: b.rows,
-      source_checksum: a.md5,
-      target_checksum: b.md5,
-      equal: a.rows === b.rows && a.md5 === b.md5,
-    });
-  }
-  progress("verifying vectors …");
-  const cols = ["chunk_id", "embedding"];
-  const [a, b] = [await checksum(sqliteVectors(db).read, "", cols, []), await checksum(pgVectors(sql), "", cols, [])];
-  out.push({
-    table: "vectors",
-    source_rows: a.rows,
-    target_rows: b.rows,
-    source_checksum: a.md5,
-    target_checksum: b.md5,
-    equal: a.rows === b.rows && a.md5 === b.md5,
-  });
-  return out;
-}
 
 async function copyChunks(
   db: Database,
@@ -398,6 +223,113 @@ export interface CopyOptions {
   analyze: CopyAnalyzer;
 }
 
+/** What the copy reads each table with: its columns (the data dir's), and those PostgreSQL keeps as bytea. */
+interface Columns {
+  columns: Map<string, string[]>;
+  bytea: Map<string, string[]>;
+}
+
+/** Step: the data dir must hold a database no server is using. */
+function refuseUnlessCopyable(from: string): void {
+  if (!existsSync(join(from, "docchat.db"))) throw new CopyRefused(`${from} holds no docchat database (docchat.db)`);
+  const holder = serverHoldingDataDir(from);
+  if (holder !== null) {
+    throw new CopyRefused(
+      `a docchat server (pid ${holder}) is using ${from}; stop it first, so nothing it writes after the copy is left behind`,
+    );
+  }
+}
+
+/** Step: every column of the data dir's tables must exist in PostgreSQL (an older binary would drop data). */
+async function matchColumns(db: Database, sql: SQL): Promise<Columns> {
+  const columns = new Map<string, string[]>();
+  const bytea = new Map<string, string[]>();
+  for (const { table } of COPY_TABLES) {
+    const src = sqliteColumns(db, table);
+    const target = await pgColumns(sql, table);
+    const dst = new Set(target.map((c) => c.name));
+    bytea.set(
+      table,
+      target.filter((c) => c.type === "bytea").map((c) => c.name),
+    );
+    const missing = src.filter((c) => !dst.has(c));
+    if (missing.length > 0)
+      throw new Error(`PostgreSQL table ${table} lacks column(s) ${missing.join(", ")}: is this docchat binary older than the data dir?`);
+    columns.set(table, src);
+  }
+  return { columns, bytea };
+}
+
+/** Step (a target that holds data): it must hold exactly this data — db copy never merges. */
+async function confirmSameData(db: Database, sql: SQL, c: Columns, names: { from: string; to: string }, progress: (line: string) => void) {
+  progress(`${names.to} is not empty: comparing it with ${names.from} …`);
+  const tables = await compare(COPY_TABLES, db, sql, c.columns, c.bytea, progress);
+  const differ = tables.filter((t) => !t.equal);
+  if (differ.length > 0) {
+    throw new CopyRefused(
+      `${names.to} is not empty and does not hold a copy of ${names.from} (differs in ${differ.map((t) => `${t.table}: ${t.target_rows} rows there, ${t.source_rows} here`).join("; ")}). ` +
+        "db copy never merges into existing data: copy into a new, empty database.",
+    );
+  }
+  return tables;
+}
+
+/**
+ * Step (an empty target): every table in ONE transaction — locked against a second copy, checked still empty, the
+ * vector table made for the recorded dimension, the tables in foreign-key order (chunks through the chunk index, so
+ * their keyword postings are built), and the identity sequences continued after the copied ids.
+ */
+async function copyAll(
+  db: Database,
+  sql: SQL,
+  c: Columns,
+  dimension: number | null,
+  to: string,
+  opts: { progress: (line: string) => void; analyze: CopyAnalyzer },
+) {
+  const { progress } = opts;
+  const index = await createPgChunkIndex(sql);
+  await sql.begin(async (tx) => {
+    // two copies started at once into one database: the second waits here, then finds it no longer empty
+    await tx`SELECT pg_advisory_xact_lock(${COPY_LOCK})`;
+    const taken = await Promise.all(
+      COPY_TABLES.map(async ({ table }) => ((await tx`SELECT EXISTS (SELECT 1 FROM ${tx(table)}) AS ok`) as Row[])[0]?.ok),
+    );
+    if (taken.some(Boolean))
+      throw new CopyRefused(`${to} was filled by someone else while this copy started; run db copy again to compare`);
+    // the vector table for the recorded dimension, in this transaction (an empty target has no vectors to lose)
+    await index.createVectorTable(dimension, tx, { deferHnsw: true });
+    for (const { table, key } of COPY_TABLES) {
+      const cols = c.columns.get(table) as string[];
+      progress(`copying ${table} …`);
+      if (table !== "chunks") {
+        await sqlitePages(db, c.bytea)(table, cols, key, async (rows) => {
+          refuseUnstorable(table, key, rows);
+          await tx`INSERT INTO ${tx(table)} ${tx(rows, ...cols)}`.catch((e: unknown) => {
+            throw new Error(`copying ${table} (${rowName(key, rows[0] as Row)} to ${rowName(key, rows.at(-1) as Row)}): ${(e as Error).message}`);
+          });
+        });
+        continue;
+      }
+      await copyChunks(db, tx, index, cols, dimension !== null, opts.analyze);
+      if (dimension !== null) {
+        progress("building the vector index …");
+        await index.buildVectorIndex(tx);
+      }
+    }
+    for (const table of IDENTITY_TABLES) {
+      await tx`SELECT setval(pg_get_serial_sequence(${table}, 'id'), coalesce((SELECT max(id) FROM ${tx(table)}), 1), (SELECT count(*) > 0 FROM ${tx(table)}))`;
+    }
+  });
+}
+
+/** Step: chunks with keyword postings in PostgreSQL, and the data dir's chunks outside staging (they must be equal). */
+async function keywordCoverage(db: Database, sql: SQL): Promise<{ indexed: number; published: number }> {
+  const indexed = Number(((await sql`SELECT count(*) AS n FROM chunks WHERE kw_length IS NOT NULL`) as Row[])[0]?.n ?? 0);
+  const published = db.query<{ n: number }, []>("SELECT count(*) AS n FROM chunks WHERE deployment_id NOT LIKE '~staging:%'").get()?.n ?? 0;
+  return { indexed, published };
+}
+
 /**
  * Copies the data dir's database into the PostgreSQL database at `url` (migrated first), or finds it already holds
  * exactly this data (a re-run: nothing written). Refuses (CopyRefused) a data dir a server holds and a target that
@@ -408,13 +340,7 @@ export async function copySqliteToPg(dataDir: string, url: string, opts: CopyOpt
   const progress = opts.progress ?? (() => {});
   const from = resolve(dataDir);
   const to = describePgUrl(url);
-  if (!existsSync(join(from, "docchat.db"))) throw new CopyRefused(`${from} holds no docchat database (docchat.db)`);
-  const holder = serverHoldingDataDir(from);
-  if (holder !== null) {
-    throw new CopyRefused(
-      `a docchat server (pid ${holder}) is using ${from}; stop it first, so nothing it writes after the copy is left behind`,
-    );
-  }
+  refuseUnlessCopyable(from);
   const db = await openDatabase(from);
   const sql = new SQL(url, { ...pgConnectOptions(url), max: 2 });
   try {
@@ -426,92 +352,30 @@ export async function copySqliteToPg(dataDir: string, url: string, opts: CopyOpt
       });
       progress(`migrating ${to} …`);
       await migratePg(sql);
-      const columns = new Map<string, string[]>();
-      const bytea = new Map<string, string[]>();
-      for (const { table } of COPY_TABLES) {
-        const src = sqliteColumns(db, table);
-        const target = await pgColumns(sql, table);
-        const dst = new Set(target.map((c) => c.name));
-        bytea.set(
-          table,
-          target.filter((c) => c.type === "bytea").map((c) => c.name),
-        );
-        const missing = src.filter((c) => !dst.has(c));
-        if (missing.length > 0)
-          throw new Error(
-            `PostgreSQL table ${table} lacks column(s) ${missing.join(", ")}: is this docchat binary older than the data dir?`,
-          );
-        columns.set(table, src);
-      }
+      const columns = await matchColumns(db, sql);
       const counts = await Promise.all(
         COPY_TABLES.map(async ({ table }) => Number(((await sql`SELECT count(*) AS n FROM ${sql(table)}`) as Row[])[0]?.n ?? 0)),
       );
-      const vectors = sqliteVectors(db);
-      let action: CopyReport["action"] = "copied";
-      let tables: TableReport[] | null = null;
-      if (counts.some((n) => n > 0)) {
-        progress(`${to} is not empty: comparing it with ${from} …`);
-        tables = await compare(db, sql, columns, bytea, progress);
-        const differ = tables.filter((t) => !t.equal);
-        if (differ.length > 0) {
-          throw new CopyRefused(
-            `${to} is not empty and does not hold a copy of ${from} (differs in ${differ.map((t) => `${t.table}: ${t.target_rows} rows there, ${t.source_rows} here`).join("; ")}). ` +
-              "db copy never merges into existing data: copy into a new, empty database.",
-          );
-        }
-        action = "unchanged";
-      } else {
-        const index = await createPgChunkIndex(sql);
-        await sql.begin(async (tx) => {
-          // two copies started at once into one database: the second waits here, then finds it no longer empty
-          await tx`SELECT pg_advisory_xact_lock(${COPY_LOCK})`;
-          const taken = await Promise.all(
-            COPY_TABLES.map(async ({ table }) => ((await tx`SELECT EXISTS (SELECT 1 FROM ${tx(table)}) AS ok`) as Row[])[0]?.ok),
-          );
-          if (taken.some(Boolean))
-            throw new CopyRefused(`${to} was filled by someone else while this copy started; run db copy again to compare`);
-          // the vector table for the recorded dimension, in this transaction (an empty target has no vectors to lose)
-          await index.createVectorTable(vectors.dimension, tx, { deferHnsw: true });
-          for (const { table, key } of COPY_TABLES) {
-            const cols = columns.get(table) as string[];
-            progress(`copying ${table} …`);
-            if (table === "chunks") {
-              await copyChunks(db, tx, index, cols, vectors.dimension !== null, opts.analyze);
-              if (vectors.dimension !== null) {
-                progress("building the vector index …");
-                await index.buildVectorIndex(tx);
-              }
-              continue;
-            }
-            await sqlitePages(db, bytea)(table, cols, key, async (rows) => {
-              refuseUnstorable(table, key, rows);
-              await tx`INSERT INTO ${tx(table)} ${tx(rows, ...cols)}`.catch((e: unknown) => {
-                throw new Error(
-                  `copying ${table} (${rowName(key, rows[0] as Row)} to ${rowName(key, rows.at(-1) as Row)}): ${(e as Error).message}`,
-                );
-              });
-            });
-          }
-          for (const table of IDENTITY_TABLES) {
-            await tx`SELECT setval(pg_get_serial_sequence(${table}, 'id'), coalesce((SELECT max(id) FROM ${tx(table)}), 1), (SELECT count(*) > 0 FROM ${tx(table)}))`;
-          }
-        });
+      const { dimension } = sqliteVectors(db);
+      const filled = counts.some((n) => n > 0);
+      const action: CopyReport["action"] = filled ? "unchanged" : "copied";
+      let tables: TableReport[];
+      if (filled) tables = await confirmSameData(db, sql, columns, { from, to }, progress);
+      else {
+        await copyAll(db, sql, columns, dimension, to, { progress, analyze: opts.analyze });
+        // after a copy, read both sides back (a re-run already compared them and wrote nothing)
+        tables = await compare(COPY_TABLES, db, sql, columns.columns, columns.bytea, progress);
       }
-      // after a copy, read both sides back (a re-run already compared them and wrote nothing)
-      tables ??= await compare(db, sql, columns, bytea, progress);
-      const indexed = Number(((await sql`SELECT count(*) AS n FROM chunks WHERE kw_length IS NOT NULL`) as Row[])[0]?.n ?? 0);
-      const published =
-        db.query<{ n: number }, []>("SELECT count(*) AS n FROM chunks WHERE deployment_id NOT LIKE '~staging:%'").get()?.n ?? 0;
-      const ok = tables.every((t) => t.equal) && indexed === published;
+      const { indexed, published } = await keywordCoverage(db, sql);
       return {
         from,
         to,
         action,
-        ok,
+        ok: tables.every((t) => t.equal) && indexed === published,
         tables,
         keyword_indexed_chunks: indexed,
         keyword_expected_chunks: published,
-        vector_dimension: vectors.dimension,
+        vector_dimension: dimension,
         ms: Math.round(performance.now() - started),
       };
     } finally {

@@ -43,6 +43,8 @@ export function createPgRateLimits(sql: SQL, opts: { windowMs?: number } = {}): 
       sweep();
       return decide(identity, limit, true);
     },
+    /** The counts are shared by every node: always a round trip. */
+    hitNow: () => undefined,
     peek(identity: string, limit: number): Promise<RateDecision> {
       return decide(identity, limit, false);
     },

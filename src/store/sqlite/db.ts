@@ -2,6 +2,7 @@ import { Database } from "bun:sqlite";
 import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from "node:fs";
 import { open } from "node:fs/promises";
 import { join } from "node:path";
+import { releaseChangeWatches } from "./change-watch.ts";
 import { migrate } from "./migrate.ts";
 import { buildVectorCodes } from "./vector-search.sqlite.ts";
 import { extractVecExtension } from "./vec-extension.ts";
@@ -84,6 +85,8 @@ export function closeDatabase(db: Db): void {
     db.run("PRAGMA wal_checkpoint(TRUNCATE)");
   } finally {
     db.close();
+    // only now: closing a descriptor of the -shm file while the connection is open would drop its locks
+    releaseChangeWatches(db);
   }
 }
 

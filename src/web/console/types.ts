@@ -6,7 +6,7 @@ import type {
   leadSchema,
   reportResponse,
   sessionResponse,
-} from "../../server/routes/owner.schemas.ts";
+} from "../../server/routes/owner/owner.schemas.ts";
 import type {
   conversationResponse,
   conversationsResponse,
@@ -14,8 +14,8 @@ import type {
   gapsResponse,
   policySchema,
   testSummaryResponse,
-} from "../../server/routes/owner-insight.schemas.ts";
-import type { deliveriesResponse, webhookListResponse } from "../../server/routes/owner-webhooks.schemas.ts";
+} from "../../server/routes/owner/owner-insight.schemas.ts";
+import type { deliveriesResponse, webhookListResponse } from "../../server/routes/owner/owner-webhooks.schemas.ts";
 
 /** Wire shapes of the owner API, straight from its route schemas (type-only: nothing of the server is bundled). */
 export type Session = typeof sessionResponse.static;

@@ -8,7 +8,7 @@ import {
 } from "../../contract/chat-log-export.contract.ts";
 import type { Raw } from "./values.ts";
 
-/** The PostgreSQL twin of repos/chat-log-export.repo.ts (index chat_logs_deployment_created_id). */
+/** The PostgreSQL twin of sqlite/repos/chat-log-export.sqlite.ts (index chat_logs_deployment_created_id). */
 export function createPgChatLogExportRepo(sql: SQL): ChatLogExportStore {
   return {
     async page(deploymentId: string, q: ExportPageQuery) {

@@ -1,12 +1,11 @@
 import type { SQL } from "bun";
 import type { DeploymentRow, DeploymentsStore, TrainingStatus } from "../../contract/deployments.contract.ts";
-import { patchColumns, toDeployment } from "../../contract/deployments.contract.ts";
+import { deploymentOrNull, ownedBy, patchColumns, toDeployment } from "../../contract/deployments.contract.ts";
 import type { PgChunkIndex } from "../chunk-index.pg.ts";
 import { first, rows } from "./values.ts";
 
 /** Sets the status (and `trained_at` when it becomes 'completed'), on any handle: a transaction's too. */
-export async function setTrainingStatus(tx: SQL, id: string, status: TrainingStatus): Promise<void> {
-  const at = Date.now();
+export async function setTrainingStatus(tx: SQL, id: string, status: TrainingStatus, at = Date.now()): Promise<void> {
   await tx`UPDATE deployments SET training_status = ${status},
     trained_at = CASE WHEN ${status}::text = 'completed' THEN ${at}::bigint ELSE trained_at END, updated_at = ${at} WHERE id = ${id}`;
 }
@@ -19,10 +18,7 @@ export async function setTrainingStatus(tx: SQL, id: string, status: TrainingSta
 export function createPgDeploymentsRepo(sql: SQL, index: PgChunkIndex, opts: { onChange?: () => void } = {}): DeploymentsStore {
   /** after a write commits: this node's key cache (keys.pg.ts) forgets the deployment at once */
   const changed = () => opts.onChange?.();
-  const byId = async (id: string) => {
-    const r = await first<DeploymentRow>(sql`SELECT * FROM deployments WHERE id = ${id}`);
-    return r ? toDeployment(r) : null;
-  };
+  const byId = async (id: string) => deploymentOrNull(await first<DeploymentRow>(sql`SELECT * FROM deployments WHERE id = ${id}`));
   return {
     async create(input) {
       const at = Date.now();
@@ -32,10 +28,7 @@ export function createPgDeploymentsRepo(sql: SQL, index: PgChunkIndex, opts: { o
       return toDeployment(row);
     },
     findById: byId,
-    async findOwned(id, accountId) {
-      const d = await byId(id);
-      return d && d.accountId === accountId ? d : null;
-    },
+    findOwned: async (id, accountId) => ownedBy(await byId(id), accountId),
     async list(accountId) {
       const found =
         accountId === undefined

@@ -123,6 +123,10 @@ export async function createPgKeysRepo(sql: SQL): Promise<PgKeysStore> {
       }
       return found;
     },
+    /** The cached answer while the cache is trusted (listening, change counter checked within 500 ms). */
+    peek(keyHash) {
+      return listening && Date.now() - checkedAt < VERSION_CHECK_MS ? cache.get(keyHash) : undefined;
+    },
     invalidate: clear,
     async close() {
       listening = false;

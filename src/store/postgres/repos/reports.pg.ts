@@ -1,6 +1,7 @@
 import type { SQL } from "bun";
 import type { ChatDayRow, ReportsStore, ServedCorrectionDbRow } from "../../contract/reports.contract.ts";
 import { addRollups, mergeDays, toServedCorrection } from "../../contract/reports.contract.ts";
+import { CHAT_DAY_COUNTS, ROLLUP_DAY_SUMS } from "../../shared/reports-sql.ts";
 import { limitOf, rows } from "./values.ts";
 
 /**
@@ -16,30 +17,18 @@ const LOWER = "abcdefghijklmnopqrstuvwxyz";
 export function createPgReportsRepo(sql: SQL): ReportsStore {
   return {
     async days(r) {
-      const shift = r.offsetMinutes * 60;
-      const chat =
-        await rows<ChatDayRow>(sql`SELECT to_char(to_timestamp(created_at / 1000 + ${shift}::bigint) AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day,
-            COUNT(*) AS questions,
-            COUNT(CASE WHEN refused = 0 THEN 1 END) AS answers, COUNT(CASE WHEN refused = 1 THEN 1 END) AS refusals,
-            SUM(prompt_tokens + completion_tokens) AS tokens,
-            COUNT(CASE WHEN rating = 1 THEN 1 END) AS rated_up, COUNT(CASE WHEN rating = 0 THEN 1 END) AS rated_down,
-            COUNT(correction_id) AS corrections_served
-          FROM chat_logs WHERE deployment_id = ${r.deploymentId} AND created_at >= ${r.fromMs}::bigint AND created_at < ${r.toMs}::bigint
-            AND rolled_up = 0
-          GROUP BY 1`);
-      const rolled =
-        await rows<ChatDayRow>(sql`SELECT to_char(to_timestamp(bucket / 1000 + ${shift}::bigint) AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day,
-            SUM(questions) AS questions, SUM(answers) AS answers, SUM(refusals) AS refusals, SUM(tokens) AS tokens,
-            SUM(rated_up) AS rated_up, SUM(rated_down) AS rated_down, SUM(corrections_served) AS corrections_served
-          FROM report_rollups WHERE deployment_id = ${r.deploymentId} AND bucket >= ${r.fromMs}::bigint AND bucket < ${r.toMs}::bigint
-          GROUP BY 1`);
-      const leads = await rows<{
-        day: string;
-        n: string;
-      }>(sql`SELECT to_char(to_timestamp(created_at / 1000 + ${shift}::bigint) AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day,
-            COUNT(*) AS n
-          FROM leads WHERE deployment_id = ${r.deploymentId} AND created_at >= ${r.fromMs}::bigint AND created_at < ${r.toMs}::bigint
-          GROUP BY 1`);
+      const args = [r.offsetMinutes * 60, r.deploymentId, r.fromMs, r.toMs];
+      const day = (ms: string) => `to_char(to_timestamp(${ms} / 1000 + $1::bigint) AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day`;
+      const inRange = (ms: string) => `deployment_id = $2 AND ${ms} >= $3::bigint AND ${ms} < $4::bigint`;
+      const [chat, rolled, leads] = (await Promise.all([
+        sql.unsafe(
+          `SELECT ${day("created_at")}, ${CHAT_DAY_COUNTS} FROM chat_logs WHERE ${inRange("created_at")} AND rolled_up = 0 GROUP BY 1`,
+          args,
+        ),
+        // what the retention purge and erasures counted before removing the turns
+        sql.unsafe(`SELECT ${day("bucket")}, ${ROLLUP_DAY_SUMS} FROM report_rollups WHERE ${inRange("bucket")} GROUP BY 1`, args),
+        sql.unsafe(`SELECT ${day("created_at")}, COUNT(*) AS n FROM leads WHERE ${inRange("created_at")} GROUP BY 1`, args),
+      ])) as [ChatDayRow[], ChatDayRow[], { day: string; n: string }[]];
       return mergeDays(addRollups(chat, rolled), leads);
     },
 

@@ -1,18 +1,11 @@
 import type { SQL } from "bun";
-import {
-  type NewTestQuestion,
-  type TestQuestionsStore,
-  type TestResult,
-  type TestRun,
-  toResult,
-  toRun,
-  toTestQuestion,
-} from "../../contract/owner-insight.contract.ts";
+import type { NewTestQuestion, TestQuestionsStore, TestResult, TestRun } from "../../contract/owner-insight.contract.ts";
+import { toResult, toRun, toTestQuestion } from "../../contract/owner-insight.contract.ts";
 import { first, type Raw, text } from "./values.ts";
 
 const json = (v: unknown) => text(JSON.stringify(v));
 
-/** The PostgreSQL twin of repos/test-questions.repo.ts. */
+/** The PostgreSQL twin of sqlite/repos/test-questions.sqlite.ts. */
 export function createPgTestQuestionsRepo(sql: SQL): TestQuestionsStore {
   return {
     async list(deploymentId: string) {

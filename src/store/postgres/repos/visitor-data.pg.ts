@@ -1,23 +1,12 @@
 import type { SQL } from "bun";
-import {
-  type DeploymentPolicy,
-  defaultPolicy,
-  type ErasureInput,
-  type ErasureRecord,
-  mergePolicy,
-  type PolicyPatch,
-  type PolicyRow,
-  type PurgeResult,
-  toErasure,
-  toPolicy,
-  type VisitorDataStore,
-} from "../../contract/owner-insight.contract.ts";
+import type { DeploymentPolicy, PolicyRow, VisitorDataStore } from "../../contract/owner-insight.contract.ts";
+import { defaultPolicy, mergePolicy, toErasure, toPolicy } from "../../contract/owner-insight.contract.ts";
 import { HAS_TRANSCRIPT, rollupSql, SCRUB_ANCHOR, SCRUB_TRANSCRIPT } from "../../shared/owner-insight-sql.ts";
 import { type Raw, text } from "./values.ts";
 
 const count = (r: unknown) => Number((r as { count?: number }).count ?? 0);
 
-/** The PostgreSQL twin of repos/visitor-data.repo.ts: the same statements, each write in one transaction. */
+/** The PostgreSQL twin of sqlite/repos/visitor-data.sqlite.ts: the same statements, each write in one transaction. */
 export function createPgVisitorDataRepo(sql: SQL): VisitorDataStore {
   async function policy(deploymentId: string, q: SQL = sql): Promise<DeploymentPolicy> {
     const rows = (await q`SELECT * FROM deployment_policies WHERE deployment_id = ${deploymentId}`) as PolicyRow[];
@@ -25,7 +14,7 @@ export function createPgVisitorDataRepo(sql: SQL): VisitorDataStore {
   }
   return {
     policy: (deploymentId) => policy(deploymentId),
-    async setPolicy(deploymentId: string, patch: PolicyPatch) {
+    async setPolicy(deploymentId, patch) {
       const at = Date.now();
       return sql.begin(async (tx) => {
         await tx`SELECT 1 FROM deployments WHERE id = ${deploymentId} FOR UPDATE`;
@@ -37,7 +26,7 @@ export function createPgVisitorDataRepo(sql: SQL): VisitorDataStore {
         return p;
       });
     },
-    async linkSecret(deploymentId: string, fresh: string) {
+    async linkSecret(deploymentId, fresh) {
       await sql`INSERT INTO deployment_policies (deployment_id, updated_at, link_secret) VALUES (${deploymentId}, ${Date.now()}::bigint, ${fresh})
         ON CONFLICT (deployment_id) DO UPDATE SET link_secret = excluded.link_secret WHERE deployment_policies.link_secret IS NULL`;
       const rows = (await sql`SELECT link_secret AS s FROM deployment_policies WHERE deployment_id = ${deploymentId}`) as { s: string }[];
@@ -48,7 +37,7 @@ export function createPgVisitorDataRepo(sql: SQL): VisitorDataStore {
         (await sql`SELECT * FROM deployment_policies WHERE retention_days IS NOT NULL OR transcripts = 0 ORDER BY deployment_id`) as PolicyRow[];
       return rows.map(toPolicy);
     },
-    async purge(deploymentId: string, beforeMs: number): Promise<PurgeResult> {
+    async purge(deploymentId, beforeMs) {
       return sql.begin(async (tx) => {
         const args = [deploymentId, beforeMs];
         await tx.unsafe(rollupSql("c.deployment_id = $1 AND c.created_at < $2::bigint"), args);
@@ -72,7 +61,7 @@ export function createPgVisitorDataRepo(sql: SQL): VisitorDataStore {
         return { removed, scrubbed, conversations };
       });
     },
-    async scrubIdle(deploymentId: string, idleBeforeMs: number) {
+    async scrubIdle(deploymentId, idleBeforeMs) {
       return count(
         await sql.unsafe(
           `UPDATE chat_logs SET ${SCRUB_TRANSCRIPT} WHERE deployment_id = $1 AND ${HAS_TRANSCRIPT}
@@ -81,7 +70,7 @@ export function createPgVisitorDataRepo(sql: SQL): VisitorDataStore {
         ),
       );
     },
-    async erase(input: ErasureInput): Promise<ErasureRecord> {
+    async erase(input) {
       const at = input.at ?? Date.now();
       const s = input.subject;
       const deps = sql.array(input.deploymentIds, "TEXT");
@@ -136,7 +125,7 @@ export function createPgVisitorDataRepo(sql: SQL): VisitorDataStore {
         return toErasure(row as Raw);
       });
     },
-    async erasures(accountId: number, limit: number) {
+    async erasures(accountId, limit) {
       const rows = (await sql`SELECT * FROM erasures WHERE account_id = ${accountId} ORDER BY id DESC LIMIT ${limit}`) as Raw[];
       return rows.map(toErasure);
     },

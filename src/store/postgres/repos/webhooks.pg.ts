@@ -1,26 +1,13 @@
 import type { SQL } from "bun";
-import {
-  type ClaimedDelivery,
-  type DeliveryRow,
-  type EndpointRow,
-  ERROR_MAX,
-  endpointColumns,
-  type NewWebhookEndpoint,
-  type NewWebhookEvent,
-  toDelivery,
-  toEndpoint,
-  type WebhookDelivery,
-  type WebhookEndpoint,
-  type WebhookEndpointPatch,
-  type WebhooksStore,
-} from "../../contract/webhooks.contract.ts";
+import type { DeliveryRow, EndpointRow, WebhookEndpointPatch, WebhooksStore } from "../../contract/webhooks.contract.ts";
+import { ERROR_MAX, endpointColumns, toDelivery, toEndpoint } from "../../contract/webhooks.contract.ts";
 import { first, type Raw, text } from "./values.ts";
 
 const endpointOf = (r: Raw) => toEndpoint(r as unknown as EndpointRow);
 const deliveryOf = (r: Raw) => toDelivery(r as unknown as DeliveryRow);
 
 /**
- * The PostgreSQL twin of repos/webhooks.repo.ts, shared by every node: `FOR UPDATE SKIP LOCKED` lets nodes polling
+ * The PostgreSQL twin of sqlite/repos/webhooks.sqlite.ts, shared by every node: `FOR UPDATE SKIP LOCKED` lets nodes polling
  * at the same moment each take a different delivery, and the lease keeps one another node has just taken out of
  * reach until it runs out.
  */
@@ -30,18 +17,18 @@ export function createPgWebhooksRepo(sql: SQL): WebhooksStore {
     return r ? endpointOf(r) : null;
   };
   return {
-    async createEndpoint(e: NewWebhookEndpoint, at = Date.now()): Promise<WebhookEndpoint> {
+    async createEndpoint(e, at = Date.now()) {
       const r = await first(sql`INSERT INTO webhook_endpoints (id, deployment_id, url, secret, events, description, created_at, updated_at)
         VALUES (${e.id}, ${e.deploymentId}, ${text(e.url)}, ${e.secret}, ${JSON.stringify(e.events)}, ${text(e.description)}, ${at}::bigint, ${at}::bigint)
         RETURNING *`);
       return endpointOf(r as Raw);
     },
-    async listEndpoints(deploymentId: string): Promise<WebhookEndpoint[]> {
+    async listEndpoints(deploymentId) {
       const rows = (await sql`SELECT * FROM webhook_endpoints WHERE deployment_id = ${deploymentId} ORDER BY created_at, id`) as Raw[];
       return rows.map(endpointOf);
     },
     findEndpoint,
-    async updateEndpoint(deploymentId: string, id: string, patch: WebhookEndpointPatch, at = Date.now()): Promise<WebhookEndpoint | null> {
+    async updateEndpoint(deploymentId, id, patch, at = Date.now()) {
       const sets: Record<string, string | number> = { updated_at: at };
       for (const [k, v] of Object.entries(patch)) {
         if (v === undefined) continue;
@@ -51,10 +38,10 @@ export function createPgWebhooksRepo(sql: SQL): WebhooksStore {
       await sql`UPDATE webhook_endpoints SET ${sql(sets)} WHERE id = ${id} AND deployment_id = ${deploymentId}`;
       return findEndpoint(deploymentId, id);
     },
-    async removeEndpoint(deploymentId: string, id: string): Promise<boolean> {
+    async removeEndpoint(deploymentId, id) {
       return (await sql`DELETE FROM webhook_endpoints WHERE id = ${id} AND deployment_id = ${deploymentId}`).count > 0;
     },
-    async enqueue(ev: NewWebhookEvent, at = Date.now()): Promise<number> {
+    async enqueue(ev, at = Date.now()) {
       const r = ev.endpointId
         ? await sql`INSERT INTO webhook_deliveries (endpoint_id, deployment_id, event_id, event_type, payload, next_attempt_at, created_at)
             SELECT id, deployment_id, ${ev.eventId}, ${ev.type}, ${text(ev.payload)}, ${at}::bigint, ${at}::bigint FROM webhook_endpoints
@@ -66,7 +53,7 @@ export function createPgWebhooksRepo(sql: SQL): WebhooksStore {
             ON CONFLICT (endpoint_id, event_id) DO NOTHING`;
       return r.count;
     },
-    async claimNext(now: number, leaseUntil: number): Promise<ClaimedDelivery | null> {
+    async claimNext(now, leaseUntil) {
       const r =
         await first(sql`UPDATE webhook_deliveries d SET status = 'sending', attempts = d.attempts + 1, next_attempt_at = ${leaseUntil}::bigint
         FROM webhook_endpoints e
@@ -77,19 +64,19 @@ export function createPgWebhooksRepo(sql: SQL): WebhooksStore {
         RETURNING d.*, e.url, e.secret`);
       return r ? { ...deliveryOf(r), url: r.url as string, secret: r.secret as string } : null;
     },
-    async markDelivered(id: number, httpStatus: number, at = Date.now()): Promise<void> {
+    async markDelivered(id, httpStatus, at = Date.now()) {
       await sql`UPDATE webhook_deliveries SET status = 'delivered', last_status = ${httpStatus}, last_error = NULL,
         last_attempt_at = ${at}::bigint, delivered_at = ${at}::bigint WHERE id = ${id}`;
     },
-    async markRetry(id: number, o: { nextAttemptAt: number; httpStatus: number | null; error: string; at: number }): Promise<void> {
+    async markRetry(id, o) {
       await sql`UPDATE webhook_deliveries SET status = 'pending', next_attempt_at = ${o.nextAttemptAt}::bigint, last_status = ${o.httpStatus},
         last_error = ${text(o.error.slice(0, ERROR_MAX))}, last_attempt_at = ${o.at}::bigint WHERE id = ${id}`;
     },
-    async markDead(id: number, o: { httpStatus: number | null; error: string; at: number }): Promise<void> {
+    async markDead(id, o) {
       await sql`UPDATE webhook_deliveries SET status = 'dead', last_status = ${o.httpStatus},
         last_error = ${text(o.error.slice(0, ERROR_MAX))}, last_attempt_at = ${o.at}::bigint WHERE id = ${id}`;
     },
-    async listDeliveries(deploymentId: string, o: { endpointId?: string; limit: number; beforeId?: number }): Promise<WebhookDelivery[]> {
+    async listDeliveries(deploymentId, o) {
       const before = o.beforeId ?? Number.MAX_SAFE_INTEGER;
       const rows = (
         o.endpointId
@@ -100,16 +87,16 @@ export function createPgWebhooksRepo(sql: SQL): WebhooksStore {
       ) as Raw[];
       return rows.map(deliveryOf);
     },
-    async findDelivery(deploymentId: string, id: number): Promise<WebhookDelivery | null> {
+    async findDelivery(deploymentId, id) {
       const r = await first(sql`SELECT * FROM webhook_deliveries WHERE id = ${id} AND deployment_id = ${deploymentId}`);
       return r ? deliveryOf(r) : null;
     },
-    async redeliver(deploymentId: string, id: number, at = Date.now()): Promise<boolean> {
+    async redeliver(deploymentId, id, at = Date.now()) {
       const r = await sql`UPDATE webhook_deliveries SET status = 'pending', attempts = 0, next_attempt_at = ${at}::bigint
         WHERE id = ${id} AND deployment_id = ${deploymentId} AND status IN ('delivered', 'dead')`;
       return r.count > 0;
     },
-    async depth(): Promise<number> {
+    async depth() {
       const r = await first(sql`SELECT COUNT(*) AS n FROM webhook_deliveries WHERE status IN ('pending', 'sending')`);
       return Number(r?.n ?? 0);
     },

@@ -1,13 +1,5 @@
-import {
-  type ChatLogFilter,
-  type ConversationLogsStore,
-  type SummaryRow,
-  type TurnRow,
-  toGap,
-  toPassage,
-  toSummary,
-  toTurn,
-} from "../../contract/owner-insight.contract.ts";
+import type { ChatLogFilter, ConversationLogsStore, SummaryRow, TurnRow } from "../../contract/owner-insight.contract.ts";
+import { toGap, toPassage, toSummary, toTurn } from "../../contract/owner-insight.contract.ts";
 import { conversationsSql, filterSql, GAP_SQL, TURN_COLS } from "../../shared/owner-insight-sql.ts";
 import type { Db } from "../db.ts";
 

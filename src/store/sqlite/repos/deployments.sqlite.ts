@@ -1,12 +1,11 @@
 import type { DeploymentRow, DeploymentsStore, TrainingStatus } from "../../contract/deployments.contract.ts";
-import { patchColumns, toDeployment } from "../../contract/deployments.contract.ts";
+import { deploymentOrNull, ownedBy, patchColumns, toDeployment } from "../../contract/deployments.contract.ts";
 import type { Db } from "../db.ts";
 import { dropKeywordTable } from "../keyword-tables.ts";
 import { deleteDeploymentVectors } from "../vector-search.sqlite.ts";
 
 /** Inside a caller's transaction too (the training store's status refresh). */
-export function setTrainingStatus(db: Db, id: string, status: TrainingStatus): void {
-  const at = Date.now();
+export function setTrainingStatus(db: Db, id: string, status: TrainingStatus, at = Date.now()): void {
   db.run(
     "UPDATE deployments SET training_status = ?, trained_at = CASE WHEN ? = 'completed' THEN ? ELSE trained_at END, updated_at = ? WHERE id = ?",
     [status, status, at, at, id],
@@ -15,25 +14,18 @@ export function setTrainingStatus(db: Db, id: string, status: TrainingStatus): v
 
 export function createSqliteDeploymentsRepo(db: Db): DeploymentsStore {
   const byId = db.query<DeploymentRow, [string]>("SELECT * FROM deployments WHERE id = ?");
-  const find = (id: string) => {
-    const r = byId.get(id);
-    return r ? toDeployment(r) : null;
-  };
+  const find = (id: string) => deploymentOrNull(byId.get(id));
+  const insert = db.query<DeploymentRow, [string, number, string, string, number, number]>(
+    "INSERT INTO deployments (id, account_id, name, kind, published, created_at, updated_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?6) RETURNING *",
+  );
   return {
     async create(input) {
-      const at = Date.now();
-      const row = db
-        .query<DeploymentRow, [string, number, string, string, number, number, number]>(
-          "INSERT INTO deployments (id, account_id, name, kind, published, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING *",
-        )
-        .get(input.id, input.accountId, input.name, input.kind, input.published ? 1 : 0, at, at) as DeploymentRow;
-      return toDeployment(row);
+      return toDeployment(
+        insert.get(input.id, input.accountId, input.name, input.kind, input.published ? 1 : 0, Date.now()) as DeploymentRow,
+      );
     },
     findById: async (id) => find(id),
-    async findOwned(id, accountId) {
-      const d = find(id);
-      return d && d.accountId === accountId ? d : null;
-    },
+    findOwned: async (id, accountId) => ownedBy(find(id), accountId),
     async list(accountId) {
       const rows =
         accountId === undefined

@@ -1,6 +1,7 @@
 import { type DeploymentRow, toDeployment } from "../../contract/deployments.contract.ts";
 import type { KeyContext, KeyRow, KeysStore } from "../../contract/keys.contract.ts";
 import { toKeyInfo } from "../../contract/keys.contract.ts";
+import { createChangeWatch } from "../change-watch.ts";
 import type { Db } from "../db.ts";
 import { accountById } from "./accounts.sqlite.ts";
 
@@ -13,20 +14,27 @@ export function createSqliteKeysRepo(db: Db): KeysStore {
     "SELECT deployment_id, display_prefix, disabled, created_at FROM api_keys WHERE key_hash = ?",
   );
   const deploymentById = db.query<DeploymentRow, [string]>("SELECT * FROM deployments WHERE id = ?");
-  // Every gated request resolves its key, so the rows are cached for as long as the database is unchanged:
-  // total_changes() counts this connection's writes and PRAGMA data_version every other connection's (the CLI,
-  // another process). A CLI change is therefore still seen on the server's next request.
-  const version = db.query<{ c: number; v: number }, []>(
-    "SELECT total_changes() AS c, (SELECT data_version FROM pragma_data_version) AS v",
-  );
+  // Every gated request resolves its key, so the rows are cached for as long as the database is unchanged by
+  // anyone, this process or another (the CLI): a CLI change is still seen on the server's next request.
+  const changed = createChangeWatch(db);
   const cache = new Map<string, KeyContext | null>();
-  let stamp = "";
 
   function lookup(keyHash: string): KeyContext | null {
     const k = keyByHash.get(keyHash);
     const d = k ? deploymentById.get(k.deployment_id) : null;
     const account = d ? accountById(db, Number(d.account_id)) : null;
     return k && d && account ? { key: toKeyInfo(k), deployment: toDeployment(d), account } : null;
+  }
+
+  function resolveNow(keyHash: string): KeyContext | null {
+    if (changed()) cache.clear();
+    let hit = cache.get(keyHash);
+    if (hit === undefined) {
+      hit = lookup(keyHash);
+      if (cache.size >= MAX_CACHED_KEYS) cache.clear();
+      cache.set(keyHash, hit);
+    }
+    return hit;
   }
 
   return {
@@ -52,20 +60,8 @@ export function createSqliteKeysRepo(db: Db): KeysStore {
     async setDisabled(deploymentId, disabled) {
       return db.run("UPDATE api_keys SET disabled = ? WHERE deployment_id = ?", [disabled ? 1 : 0, deploymentId]).changes > 0;
     },
-    async resolve(keyHash) {
-      const v = version.get();
-      const current = `${v?.c}:${v?.v}`;
-      if (current !== stamp) {
-        cache.clear();
-        stamp = current;
-      }
-      let hit = cache.get(keyHash);
-      if (hit === undefined) {
-        hit = lookup(keyHash);
-        if (cache.size >= MAX_CACHED_KEYS) cache.clear();
-        cache.set(keyHash, hit);
-      }
-      return hit;
-    },
+    resolve: async (keyHash) => resolveNow(keyHash),
+    // bun:sqlite answers on this thread: every lookup can be answered at once
+    peek: resolveNow,
   };
 }

@@ -1,5 +1,6 @@
-import type { ChatDayRow, ReportsStore, ServedCorrectionDbRow } from "../../contract/reports.contract.ts";
+import type { ChatDayRow, ReportRange, ReportsStore, ServedCorrectionDbRow } from "../../contract/reports.contract.ts";
 import { addRollups, mergeDays, toServedCorrection } from "../../contract/reports.contract.ts";
+import { CHAT_DAY_COUNTS, ROLLUP_DAY_SUMS } from "../../shared/reports-sql.ts";
 import type { Db } from "../db.ts";
 
 // SQLite's date() over epoch seconds shifted into the owner's time zone.
@@ -7,35 +8,26 @@ const DAY = "date(created_at / 1000 + ?, 'unixepoch')";
 
 /** Read-only aggregations over chat_logs, leads and corrections for the owner's reports and screens. */
 export function createSqliteReportsRepo(db: Db): ReportsStore {
+  /** A query of one row per day of a report's range; it binds the zone shift (seconds), deployment, from and to. */
+  const perDay = <R>(text: string) => {
+    const q = db.query<R, [number, string, number, number]>(text);
+    return (r: ReportRange) => q.all(r.offsetMinutes * 60, r.deploymentId, r.fromMs, r.toMs);
+  };
+  const chatDays = perDay<ChatDayRow>(
+    `SELECT ${DAY} AS day, ${CHAT_DAY_COUNTS}
+       FROM chat_logs WHERE deployment_id = ? AND created_at >= ? AND created_at < ? AND rolled_up = 0 GROUP BY day`,
+  );
+  // what the retention purge and erasures counted before removing the turns
+  const rolledDays = perDay<ChatDayRow>(
+    `SELECT date(bucket / 1000 + ?, 'unixepoch') AS day, ${ROLLUP_DAY_SUMS}
+       FROM report_rollups WHERE deployment_id = ? AND bucket >= ? AND bucket < ? GROUP BY day`,
+  );
+  const leadDays = perDay<{ day: string; n: number }>(
+    `SELECT ${DAY} AS day, COUNT(*) AS n FROM leads WHERE deployment_id = ? AND created_at >= ? AND created_at < ? GROUP BY day`,
+  );
   return {
     async days(r) {
-      const shift = r.offsetMinutes * 60;
-      const chat = db
-        .query<ChatDayRow, [number, string, number, number]>(
-          `SELECT ${DAY} AS day, COUNT(*) AS questions,
-                  COUNT(CASE WHEN refused = 0 THEN 1 END) AS answers, COUNT(CASE WHEN refused = 1 THEN 1 END) AS refusals,
-                  SUM(prompt_tokens + completion_tokens) AS tokens,
-                  COUNT(CASE WHEN rating = 1 THEN 1 END) AS rated_up, COUNT(CASE WHEN rating = 0 THEN 1 END) AS rated_down,
-                  COUNT(correction_id) AS corrections_served
-             FROM chat_logs WHERE deployment_id = ? AND created_at >= ? AND created_at < ? AND rolled_up = 0
-            GROUP BY day`,
-        )
-        .all(shift, r.deploymentId, r.fromMs, r.toMs);
-      // what the retention purge and erasures counted before removing the turns
-      const rolled = db
-        .query<ChatDayRow, [number, string, number, number]>(
-          `SELECT date(bucket / 1000 + ?, 'unixepoch') AS day, SUM(questions) AS questions, SUM(answers) AS answers,
-                  SUM(refusals) AS refusals, SUM(tokens) AS tokens, SUM(rated_up) AS rated_up, SUM(rated_down) AS rated_down,
-                  SUM(corrections_served) AS corrections_served
-             FROM report_rollups WHERE deployment_id = ? AND bucket >= ? AND bucket < ? GROUP BY day`,
-        )
-        .all(shift, r.deploymentId, r.fromMs, r.toMs);
-      const leads = db
-        .query<{ day: string; n: number }, [number, string, number, number]>(
-          `SELECT ${DAY} AS day, COUNT(*) AS n FROM leads WHERE deployment_id = ? AND created_at >= ? AND created_at < ? GROUP BY day`,
-        )
-        .all(shift, r.deploymentId, r.fromMs, r.toMs);
-      return mergeDays(addRollups(chat, rolled), leads);
+      return mergeDays(addRollups(chatDays(r), rolledDays(r)), leadDays(r));
     },
     async topQuestions(r, opts) {
       return db

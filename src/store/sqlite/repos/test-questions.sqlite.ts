@@ -1,12 +1,5 @@
-import {
-  type NewTestQuestion,
-  type TestQuestionsStore,
-  type TestResult,
-  type TestRun,
-  toResult,
-  toRun,
-  toTestQuestion,
-} from "../../contract/owner-insight.contract.ts";
+import type { NewTestQuestion, TestQuestionsStore, TestResult, TestRun } from "../../contract/owner-insight.contract.ts";
+import { toResult, toRun, toTestQuestion } from "../../contract/owner-insight.contract.ts";
 import type { Db } from "../db.ts";
 
 /** A deployment's test questions, their runs and each run's results; every lookup takes the deployment id. */

@@ -1,14 +1,5 @@
-import {
-  defaultPolicy,
-  type ErasureCounts,
-  type ErasureInput,
-  mergePolicy,
-  type PolicyPatch,
-  type PolicyRow,
-  toErasure,
-  toPolicy,
-  type VisitorDataStore,
-} from "../../contract/owner-insight.contract.ts";
+import type { ErasureCounts, ErasureInput, PolicyPatch, PolicyRow, VisitorDataStore } from "../../contract/owner-insight.contract.ts";
+import { defaultPolicy, mergePolicy, toErasure, toPolicy } from "../../contract/owner-insight.contract.ts";
 import { HAS_TRANSCRIPT, rollupSql, SCRUB_ANCHOR, SCRUB_TRANSCRIPT } from "../../shared/owner-insight-sql.ts";
 import type { Db } from "../db.ts";
 

@@ -1,18 +1,5 @@
-import {
-  type ClaimedDelivery,
-  type DeliveryRow,
-  type EndpointRow,
-  ERROR_MAX,
-  endpointColumns,
-  type NewWebhookEndpoint,
-  type NewWebhookEvent,
-  toDelivery,
-  toEndpoint,
-  type WebhookDelivery,
-  type WebhookEndpoint,
-  type WebhookEndpointPatch,
-  type WebhooksStore,
-} from "../../contract/webhooks.contract.ts";
+import type { DeliveryRow, EndpointRow, WebhookEndpoint, WebhookEndpointPatch, WebhooksStore } from "../../contract/webhooks.contract.ts";
+import { ERROR_MAX, endpointColumns, toDelivery, toEndpoint } from "../../contract/webhooks.contract.ts";
 import type { Db } from "../db.ts";
 
 /**
@@ -34,7 +21,7 @@ export function createSqliteWebhooksRepo(db: Db): WebhooksStore {
     return r ? toEndpoint(r) : null;
   };
   return {
-    async createEndpoint(e: NewWebhookEndpoint, at = Date.now()): Promise<WebhookEndpoint> {
+    async createEndpoint(e, at = Date.now()) {
       const row = db
         .query<EndpointRow, [string, string, string, string, string, string, number, number]>(
           `INSERT INTO webhook_endpoints (id, deployment_id, url, secret, events, description, created_at, updated_at)
@@ -43,14 +30,14 @@ export function createSqliteWebhooksRepo(db: Db): WebhooksStore {
         .get(e.id, e.deploymentId, e.url, e.secret, JSON.stringify(e.events), e.description, at, at) as EndpointRow;
       return toEndpoint(row);
     },
-    async listEndpoints(deploymentId: string): Promise<WebhookEndpoint[]> {
+    async listEndpoints(deploymentId) {
       return db
         .query<EndpointRow, [string]>("SELECT * FROM webhook_endpoints WHERE deployment_id = ? ORDER BY created_at, id")
         .all(deploymentId)
         .map(toEndpoint);
     },
     findEndpoint,
-    async updateEndpoint(deploymentId: string, id: string, patch: WebhookEndpointPatch, at = Date.now()): Promise<WebhookEndpoint | null> {
+    async updateEndpoint(deploymentId, id, patch, at = Date.now()) {
       const sets: string[] = ["updated_at = ?"];
       const values: (string | number)[] = [at];
       for (const [k, v] of Object.entries(patch)) {
@@ -62,7 +49,7 @@ export function createSqliteWebhooksRepo(db: Db): WebhooksStore {
       db.run(`UPDATE webhook_endpoints SET ${sets.join(", ")} WHERE id = ? AND deployment_id = ?`, [...values, id, deploymentId]);
       return findEndpoint(deploymentId, id);
     },
-    async removeEndpoint(deploymentId: string, id: string): Promise<boolean> {
+    async removeEndpoint(deploymentId, id) {
       return db.run("DELETE FROM webhook_endpoints WHERE id = ? AND deployment_id = ?", [id, deploymentId]).changes > 0;
     },
     /**
@@ -70,7 +57,7 @@ export function createSqliteWebhooksRepo(db: Db): WebhooksStore {
      * named), in one statement. An event id already queued for an endpoint is skipped: emitting twice delivers once.
      * Returns how many deliveries were queued.
      */
-    async enqueue(ev: NewWebhookEvent, at = Date.now()): Promise<number> {
+    async enqueue(ev, at = Date.now()) {
       const insert = `INSERT INTO webhook_deliveries (endpoint_id, deployment_id, event_id, event_type, payload, next_attempt_at, created_at)
         SELECT id, deployment_id, ?, ?, ?, ?, ? FROM webhook_endpoints`;
       const values = [ev.eventId, ev.type, ev.payload, at, at];
@@ -88,23 +75,23 @@ export function createSqliteWebhooksRepo(db: Db): WebhooksStore {
       return r.changes;
     },
     /** Atomically takes the next due delivery of an enabled endpoint and leases it until `leaseUntil`. */
-    async claimNext(now: number, leaseUntil: number): Promise<ClaimedDelivery | null> {
+    async claimNext(now, leaseUntil) {
       const r = claim.get(leaseUntil, now);
       return r ? { ...toDelivery(r), url: r.url, secret: r.secret } : null;
     },
-    async markDelivered(id: number, httpStatus: number, at = Date.now()): Promise<void> {
+    async markDelivered(id, httpStatus, at = Date.now()) {
       db.run(
         "UPDATE webhook_deliveries SET status = 'delivered', last_status = ?, last_error = NULL, last_attempt_at = ?, delivered_at = ? WHERE id = ?",
         [httpStatus, at, at, id],
       );
     },
-    async markRetry(id: number, o: { nextAttemptAt: number; httpStatus: number | null; error: string; at: number }): Promise<void> {
+    async markRetry(id, o) {
       db.run(
         "UPDATE webhook_deliveries SET status = 'pending', next_attempt_at = ?, last_status = ?, last_error = ?, last_attempt_at = ? WHERE id = ?",
         [o.nextAttemptAt, o.httpStatus, o.error.slice(0, ERROR_MAX), o.at, id],
       );
     },
-    async markDead(id: number, o: { httpStatus: number | null; error: string; at: number }): Promise<void> {
+    async markDead(id, o) {
       db.run("UPDATE webhook_deliveries SET status = 'dead', last_status = ?, last_error = ?, last_attempt_at = ? WHERE id = ?", [
         o.httpStatus,
         o.error.slice(0, ERROR_MAX),
@@ -113,7 +100,7 @@ export function createSqliteWebhooksRepo(db: Db): WebhooksStore {
       ]);
     },
     /** Newest first, a page at a time (id < beforeId); one endpoint's or the whole deployment's. */
-    async listDeliveries(deploymentId: string, o: { endpointId?: string; limit: number; beforeId?: number }): Promise<WebhookDelivery[]> {
+    async listDeliveries(deploymentId, o) {
       const before = o.beforeId ?? Number.MAX_SAFE_INTEGER;
       const rows = o.endpointId
         ? db
@@ -128,14 +115,14 @@ export function createSqliteWebhooksRepo(db: Db): WebhooksStore {
             .all(deploymentId, before, o.limit);
       return rows.map(toDelivery);
     },
-    async findDelivery(deploymentId: string, id: number): Promise<WebhookDelivery | null> {
+    async findDelivery(deploymentId, id) {
       const r = db
         .query<DeliveryRow, [number, string]>("SELECT * FROM webhook_deliveries WHERE id = ? AND deployment_id = ?")
         .get(id, deploymentId);
       return r ? toDelivery(r) : null;
     },
     /** Sends a delivered or dead-lettered event again (same webhook-id), with a fresh attempt budget. */
-    async redeliver(deploymentId: string, id: number, at = Date.now()): Promise<boolean> {
+    async redeliver(deploymentId, id, at = Date.now()) {
       return (
         db.run(
           "UPDATE webhook_deliveries SET status = 'pending', attempts = 0, next_attempt_at = ? WHERE id = ? AND deployment_id = ? AND status IN ('delivered', 'dead')",
@@ -144,7 +131,7 @@ export function createSqliteWebhooksRepo(db: Db): WebhooksStore {
       );
     },
     /** Deliveries waiting (pending or in flight), for the metrics gauge. */
-    async depth(): Promise<number> {
+    async depth() {
       return (
         db.query<{ n: number }, []>("SELECT COUNT(*) AS n FROM webhook_deliveries WHERE status IN ('pending', 'sending')").get()?.n ?? 0
       );
