@@ -9,6 +9,7 @@ import { createUploadAdmission } from "./documents/upload-admission.ts";
 import { checkVectorIndex, recordedEmbedder } from "./documents/vector-index.ts";
 import { createEvalService } from "./eval/eval.service.ts";
 import { DEFAULT_CHUNK_OPTIONS } from "./ingest/chunk.ts";
+import { createBatchingPrepare } from "./ingest/parse-batching.ts";
 import { createParsePool } from "./ingest/parse-pool.ts";
 import { createLlmBackend } from "./llm/create-backend.ts";
 import { createLogger, type Logger } from "./log.ts";
@@ -221,6 +222,7 @@ export async function createServices(config: Config, opts: { log?: Logger } = {}
       trainingStore: repos.training,
       training,
       prepare: parsePool.prepare,
+      prepareBulk: createBatchingPrepare(parsePool),
       spoolDir,
     }),
     /** Upload admission: spool budget and per-account backlog on arrival, then fair slots to parse and store. */

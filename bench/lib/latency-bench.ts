@@ -1,17 +1,25 @@
 /**
  * Retrieval latency at scale: synthetic chunks (sentences of SciFact abstracts recombined, ~90 words each) in ONE
  * deployment, queried with SciFact claims through the product's retrieve(): keyword-only (the default without an
- * embedder) and hybrid with random unit vectors (sqlite-vec cost does not depend on what the vectors mean; the
- * query embedding itself is excluded and measured by the embedders benchmark).
+ * embedder), hybrid as the product searches vectors (exact up to EXACT_MAX chunks, binary codes + rescoring
+ * above), and hybrid with exact KNN always (the path before codes), in the same run. Vectors: the hashed
+ * bag-of-words embedder (real, if weak, structure: what quantization's recall depends on), 384-d; the query
+ * embedding itself is excluded. Recall@10 of the product's vector search against exact search, same queries.
  */
 
+import type { ChunkIndexStore } from "../../src/store/contract/index.ts";
+import { createVectorStore } from "../../src/store/sqlite/vector-search.sqlite.ts";
+import { sqliteDb } from "../../test/helpers/test-sql.ts";
+import { createHashedEmbedder } from "./hashed-embedder.ts";
 import { percentile } from "./percentiles.ts";
 import { benchRetriever, loadPassages, openBenchDeployment, precomputedEmbedder } from "./product-index.ts";
 import type { Dataset } from "./scifact.dataset.ts";
 
 export interface LatencyRow {
   chunks: number;
-  mode: "keyword" | "hybrid";
+  mode: "keyword" | "hybrid" | "hybrid-exact" | "vector" | "vector-exact";
+  /** vector rows: recall@10 against exact search */
+  recall10?: number;
   p50: number;
   p95: number;
   mean: number;
@@ -56,40 +64,71 @@ export async function retrievalLatency(
   const synth = synthesiser(ds, next);
   const b = await openBenchDeployment();
   const rows: LatencyRow[] = [];
+  const stats = (times: number[]) => ({
+    p50: percentile(times, 50),
+    p95: percentile(times, 95),
+    mean: times.reduce((a, x) => a + x, 0) / times.length,
+  });
   try {
     const queries = ds.queries.slice(0, opts.queries);
-    const qv = new Map(queries.map((q) => [q.text, unitVector(opts.dimension, next)]));
-    const embedder = precomputedEmbedder("bench-random", opts.dimension, qv);
+    const hashed = createHashedEmbedder(opts.dimension);
+    const qv = new Map(queries.map((q, i) => [q.text, i]));
+    const queryVectors = await hashed.embedDocuments(queries.map((q) => q.text));
+    const embedder = precomputedEmbedder(hashed.id, opts.dimension, new Map([...qv].map(([t, i]) => [t, queryVectors[i] as Float32Array])));
+    const product = b.services.repos.chunkIndex;
+    const vectors = createVectorStore(sqliteDb(b.services));
+    // the same index with exact KNN at every size: the path before binary codes
+    const exactIndex: ChunkIndexStore = {
+      ...product,
+      vectorSearch: async (d, q, k) => vectors.exact(d, q, k),
+    };
     let loaded = 0;
-    await b.services.repos.chunkIndex.createVectorTable(opts.dimension);
+    await product.createVectorTable(opts.dimension);
     for (const size of sizes) {
       const t0 = performance.now();
-      const passages = Array.from({ length: size - loaded }, (_, i) => ({
-        source: `synthetic-${loaded + i}`,
-        text: synth(),
-        vector: unitVector(opts.dimension, next),
-      }));
+      const texts = Array.from({ length: size - loaded }, () => synth());
+      const passages = [];
+      for (let i = 0; i < texts.length; i += 1000) {
+        const part = texts.slice(i, i + 1000);
+        const vs = await hashed.embedDocuments(part);
+        passages.push(...part.map((text, j) => ({ source: `synthetic-${loaded + i + j}`, text, vector: vs[j] })));
+      }
       await loadPassages(b, passages);
       loaded = size;
       opts.log?.({ loaded, loadSeconds: Math.round((performance.now() - t0) / 1000) });
-      for (const mode of ["keyword", "hybrid"] as const) {
-        const r = benchRetriever(b, { embedder: mode === "hybrid" ? embedder : null, vectorWeight: 1 });
-        for (const q of queries.slice(0, 10)) await r.retrieve({ deploymentId: b.deploymentId, query: q.text, topK: 5, mode }); // warm-up
+      for (const mode of ["keyword", "hybrid", "hybrid-exact"] as const) {
+        const r = benchRetriever(b, {
+          embedder: mode === "keyword" ? null : embedder,
+          vectorWeight: 1,
+          index: mode === "hybrid-exact" ? exactIndex : product,
+        });
+        const m = mode === "hybrid-exact" ? "hybrid" : mode;
+        for (const q of queries.slice(0, 10)) await r.retrieve({ deploymentId: b.deploymentId, query: q.text, topK: 5, mode: m }); // warm-up
         const times: number[] = [];
         for (const q of queries) {
           const t = performance.now();
-          await r.retrieve({ deploymentId: b.deploymentId, query: q.text, topK: 5, mode });
+          await r.retrieve({ deploymentId: b.deploymentId, query: q.text, topK: 5, mode: m });
           times.push(performance.now() - t);
         }
-        rows.push({
-          chunks: size,
-          mode,
-          p50: percentile(times, 50),
-          p95: percentile(times, 95),
-          mean: times.reduce((a, x) => a + x, 0) / times.length,
-        });
+        rows.push({ chunks: size, mode, ...stats(times) });
         opts.log?.(rows.at(-1));
       }
+      // the vector search alone (50 candidates, as retrieval asks), and recall@10 against exact search
+      const tProduct: number[] = [];
+      const tExact: number[] = [];
+      let found = 0;
+      for (const v of queryVectors) {
+        let t = performance.now();
+        const exact = vectors.exact(b.deploymentId, v, 50);
+        tExact.push(performance.now() - t);
+        t = performance.now();
+        const got = new Set((await product.vectorSearch(b.deploymentId, v, 50)).slice(0, 10).map((h) => h.id));
+        tProduct.push(performance.now() - t);
+        found += exact.slice(0, 10).filter((h) => got.has(h.id)).length;
+      }
+      rows.push({ chunks: size, mode: "vector", recall10: found / (10 * queryVectors.length), ...stats(tProduct) });
+      rows.push({ chunks: size, mode: "vector-exact", recall10: 1, ...stats(tExact) });
+      opts.log?.(rows.at(-2));
     }
   } finally {
     await b.close();

@@ -13,7 +13,7 @@ import { calibrationFor } from "../../src/rag/cosine-calibration.ts";
 import type { Embedder } from "../../src/rag/embedder.ts";
 import type { CosineCalibration } from "../../src/rag/grounding-gate.ts";
 import { createRetriever, type Retriever } from "../../src/rag/retrieve.ts";
-import type { NewChunk } from "../../src/store/contract/index.ts";
+import type { ChunkIndexStore, NewChunk } from "../../src/store/contract/index.ts";
 import { createChunkIndexWriter } from "../../src/store/sqlite/chunk-index.sqlite.ts";
 import { markCompleted } from "../../src/store/sqlite/repos/documents.sqlite.ts";
 import { createSqliteTermStats } from "../../src/store/sqlite/term-stats.sqlite.ts";
@@ -132,10 +132,12 @@ export function benchRetriever(
     calibration?: CosineCalibration | null;
     candidates?: number;
     minIdfCorpus?: number;
+    /** another view of the same index (a benchmark's exact-KNN baseline) */
+    index?: ChunkIndexStore;
   },
 ): Retriever {
   return createRetriever({
-    index: b.services.repos.chunkIndex,
+    index: opts.index ?? b.services.repos.chunkIndex,
     stats: createSqliteTermStats(sqliteDb(b.services)),
     embedder: async () => opts.embedder,
     settings: {

@@ -72,6 +72,7 @@ export function checkInvariants(dbPath: string, vecLib: string | null, acknowled
       }
     }
     const hasVec = db.query("SELECT 1 FROM sqlite_master WHERE name = 'chunks_vec'").get() !== null;
+    const hasCodes = db.query("SELECT 1 FROM sqlite_master WHERE name = 'chunks_vec_codes'").get() !== null;
     const docs = db
       .query<{ id: string; deployment_id: string; status: string; error_code: string | null; chunk_count: number }, []>(
         "SELECT id, deployment_id, status, error_code, chunk_count FROM documents",
@@ -101,7 +102,16 @@ export function checkInvariants(dbPath: string, vecLib: string | null, acknowled
             )
             .get(d.id)?.n ?? 0)
         : chunks;
-      if (chunks !== fts || chunks !== vec) problems.push(`document ${d.id}: chunks=${chunks} fts=${fts} vec=${vec}`);
+      // every vector has its binary code (vector-search.sqlite.ts), written in the same transaction
+      const codes = hasCodes
+        ? (db
+            .query<{ n: number }, [string]>(
+              "SELECT COUNT(*) AS n FROM chunks_vec_codes WHERE rowid IN (SELECT id FROM chunks WHERE document_id = ?)",
+            )
+            .get(d.id)?.n ?? 0)
+        : vec;
+      if (chunks !== fts || chunks !== vec || codes !== vec)
+        problems.push(`document ${d.id}: chunks=${chunks} fts=${fts} vec=${vec} codes=${codes}`);
       if (d.status === "completed" && chunks !== d.chunk_count)
         problems.push(`document ${d.id}: completed with ${chunks} chunks, recorded ${d.chunk_count}`);
       // a large document's staged rows (deployment "~staging:<id>") are written before it is published and match no search

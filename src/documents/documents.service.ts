@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import type { Config } from "../config/index.ts";
 import { appError } from "../errors/index.ts";
+import { BATCH_DOCUMENTS } from "../ingest/parse-batching.ts";
 import { discardPrepared, type PreparedDocument, type PrepareRequest, preparedParts } from "../ingest/parse-pool.ts";
 import { yieldToLoop } from "../shared/yield-to-loop.ts";
 import type {
@@ -11,6 +12,7 @@ import type {
   NewDocument,
   TrainingStore,
 } from "../store/contract/index.ts";
+import { type Admitted, createQuotaLedger, type QuotaLedger } from "./quota-ledger.ts";
 import { waitUntilSettled } from "./settled.ts";
 import type { TrainingWorker } from "./training.worker.ts";
 import { createUploadProgress, type ProgressFn } from "./upload-progress.ts";
@@ -46,12 +48,14 @@ const NAME_MAX = 255;
 /** Up to this, a document's bytes and chunks go inline with its row; above, in parts, each its own short write. */
 const INLINE_MAX = 512 * 1024;
 const PART_BYTES = 128 * 1024;
-/** Rows of a bulk load committed together. */
-const BULK_GROUP = 64;
+/** Rows of a bulk load committed together (each commit is an fsync). */
+const BULK_GROUP = 256;
 
 /** A document read and prepared, its large parts written: only its row is left to insert. */
 interface Staged {
   record: NewDocument;
+  /** a bulk load's quota token, settled once the row is written */
+  admitted?: Admitted;
 }
 
 /** Keeps the last path segment and refuses control characters; the name becomes the citation source. */
@@ -76,6 +80,8 @@ export function createDocumentsService(deps: {
   trainingStore: TrainingStore;
   training: TrainingWorker;
   prepare: PrepareFn;
+  /** bulk loads: small files batched into one parse job (parse-batching.ts); default `prepare` */
+  prepareBulk?: PrepareFn;
   /** private folder for uploads in flight */
   spoolDir: string;
 }) {
@@ -168,13 +174,25 @@ export function createDocumentsService(deps: {
    * document row itself is left to the caller so a bulk load can commit many rows at once. A file that can't be
    * read is refused here and leaves nothing behind.
    */
-  async function read(input: PushInput, file: FileRange): Promise<Staged | PushResult> {
+  async function read(input: PushInput, file: FileRange, bulk?: { ledger: QuotaLedger; prepare: PrepareFn }): Promise<Staged | PushResult> {
+    const ledger = bulk?.ledger;
     const name = cleanDocumentName(input.name);
     const { hash, small, size } = await fingerprint(file);
     const unchanged = await findUnchanged(input, name, hash);
     if (unchanged) return unchanged;
-    await checkQuota(input, name, size);
-    const prepared = await deps.prepare({ ...file, filename: name, onProgress: input.onProgress });
+    const exact = () => checkQuota(input, name, size);
+    // a key's pushes count against the deployment's push share, checked exactly; the ledger is the account's
+    const admitted = ledger && input.origin !== "key" ? await ledger.admit(input.deploymentId, size, exact) : await exact();
+    const settle = () => {
+      if (admitted) ledger?.settle([admitted]);
+    };
+    let prepared: PreparedDocument;
+    try {
+      prepared = await (bulk?.prepare ?? deps.prepare)({ ...file, filename: name, onProgress: input.onProgress });
+    } catch (error) {
+      settle();
+      throw error;
+    }
     try {
       const { meta } = prepared;
       const record: NewDocument = {
@@ -192,10 +210,14 @@ export function createDocumentsService(deps: {
         ocrConfidence: meta.ocrConfidence,
         notes: meta.notes,
       };
+      const token = admitted ? { admitted } : {};
       if (small && prepared.inline !== undefined && size + prepared.inline.length <= INLINE_MAX)
-        return { record: { ...record, bytes: small, chunks: prepared.inline } };
+        return { record: { ...record, bytes: small, chunks: prepared.inline }, ...token };
       await writeParts(record.id, prepared, file);
-      return { record };
+      return { record, ...token };
+    } catch (error) {
+      settle();
+      throw error;
     } finally {
       await discardPrepared(prepared);
     }
@@ -262,8 +284,13 @@ export function createDocumentsService(deps: {
       },
     ): Promise<void> {
       let next = 0;
-      let pending: { index: number; record: NewDocument }[] = [];
+      let pending: { index: number; record: NewDocument; admitted?: Admitted }[] = [];
       const deployments = new Set<string>();
+      const ledger = createQuotaLedger({
+        limits: { documents: config.accountMaxDocuments, bytes: config.accountMaxBytes },
+        accountOf: async (id) => (await deps.deployments.findById(id))?.accountId,
+        usage: (accountId) => documents.accountUsage(accountId, null),
+      });
       /** Store: a group of read documents' rows in one write. */
       const storeGroup = async () => {
         if (pending.length === 0) return;
@@ -278,6 +305,8 @@ export function createDocumentsService(deps: {
           }
         } catch (error) {
           for (const g of group) opts.onResult(g.index, { ok: false, error });
+        } finally {
+          ledger.settle(group.flatMap((g) => (g.admitted ? [g.admitted] : [])));
         }
       };
       /** Read: one reader takes the next file until none is left. */
@@ -286,10 +315,10 @@ export function createDocumentsService(deps: {
           const index = next++;
           const input = inputs[index] as PushInput;
           try {
-            const staged = await spool.withFile(input, (file) => read(input, file));
+            const staged = await spool.withFile(input, (file) => read(input, file, { ledger, prepare: deps.prepareBulk ?? deps.prepare }));
             if (!("record" in staged)) opts.onResult(index, { ok: true, result: staged });
             else {
-              pending.push({ index, record: staged.record });
+              pending.push({ index, record: staged.record, admitted: staged.admitted });
               if (pending.length >= BULK_GROUP) await storeGroup();
             }
           } catch (error) {
@@ -306,7 +335,9 @@ export function createDocumentsService(deps: {
           await Bun.sleep(20);
         }
       })();
-      await Promise.all(Array.from({ length: Math.max(1, opts.concurrency) }, reader));
+      // with batching, each of the caller's parse slots carries a batch of small files
+      const inFlight = Math.max(1, opts.concurrency) * (deps.prepareBulk ? BATCH_DOCUMENTS : 1);
+      await Promise.all(Array.from({ length: inFlight }, reader));
       await storeGroup();
       loading = false;
       await trainer;

@@ -23,8 +23,8 @@ const WAIT_MAX_MS = 30_000;
 
 /** The code of a failure that means "the model server is away", not "this document is bad" (model-server.ts). */
 const isServerAway = (e: unknown) => (e as { code?: string } | null)?.code === "model_server_unavailable";
-/** Small documents are trained together, one transaction per batch (bulk loads). */
-const BATCH_DOCS = 64;
+/** Small documents are trained together, one transaction per batch (bulk loads): each commit is an fsync. */
+const BATCH_DOCS = 128;
 const BATCH_BYTES = 512 * 1024;
 /** After this many documents, the FTS index is merged when the queue runs dry. */
 const MERGE_AFTER_DOCS = 100;

@@ -111,7 +111,16 @@ interface Pending {
   request: PrepareRequest;
   resolve: (v: PreparedDocument) => void;
   reject: (e: unknown) => void;
+  /** a batched job (prepareBatch): one outcome per document */
+  resolveBatch?: (v: BatchOutcome[]) => void;
 }
+
+/** A document's outcome in a batch: prepared, or the error it alone failed with. */
+export type BatchOutcome = { ok: true; prepared: PreparedDocument } | { ok: false; error: unknown };
+
+/** A document the worker refused: its code (and the parser's own wording, when it said more). */
+const failedWith = (code: string, message?: string) =>
+  code in errorCatalogue ? appError(code as keyof typeof errorCatalogue, message ? { message } : {}) : appError("document_unreadable");
 
 interface Slot {
   proc: Subprocess;
@@ -183,8 +192,16 @@ export function createParsePool(opts: ParsePoolOptions) {
       return;
     }
     finishJob(slot);
-    if (!m.ok)
-      p.reject(m.code in errorCatalogue ? appError(m.code, m.message ? { message: m.message } : {}) : appError("document_unreadable"));
+    if (m.type === "batch") {
+      const outputs = [p.job.output, ...(p.job.more ?? []).map((i) => i.output)];
+      p.resolveBatch?.(
+        m.results.map((r, i): BatchOutcome => {
+          if (!r.ok) return { ok: false, error: failedWith(r.code, r.message) };
+          if (r.inline !== undefined) return { ok: true, prepared: { meta: r.meta, inline: r.inline } };
+          return { ok: true, prepared: { meta: r.meta, file: { path: outputs[i] as string, offsets: r.offsets ?? [0] } } };
+        }),
+      );
+    } else if (!m.ok) p.reject(failedWith(m.code, m.message));
     else if (m.inline !== undefined) p.resolve({ meta: m.meta, inline: m.inline });
     else p.resolve({ meta: m.meta, file: { path: p.job.output, offsets: m.offsets ?? [0] } });
     afterJob(slot);
@@ -278,6 +295,23 @@ export function createParsePool(opts: ParsePoolOptions) {
     }
   }
 
+  function jobFor(request: PrepareRequest): PrepareJob {
+    const id = ++seq;
+    return {
+      type: "job",
+      id,
+      input: request.path,
+      start: request.start ?? 0,
+      end: request.end ?? Number.MAX_SAFE_INTEGER,
+      output: join(opts.spoolDir, `reply-${process.pid}-${id}-${Date.now()}.jsonl`),
+      filename: request.filename,
+      maxPages: opts.maxPages,
+      maxInflatedBytes: opts.maxInflatedBytes,
+      chunking: opts.chunking,
+      ocr: opts.ocr,
+    };
+  }
+
   return {
     size,
     /** how many worker processes were started so far (tests: a killed worker is replaced) */
@@ -287,22 +321,27 @@ export function createParsePool(opts: ParsePoolOptions) {
     busyPids: () => [...slots].filter((s) => s.current).map((s) => s.proc.pid),
     prepare(request: PrepareRequest): Promise<PreparedDocument> {
       if (closed) return Promise.reject(parseError({ code: "parse_failed", reason: "the parse pool is closed" }));
-      const id = ++seq;
-      const job: PrepareJob = {
-        type: "job",
-        id,
-        input: request.path,
-        start: request.start ?? 0,
-        end: request.end ?? Number.MAX_SAFE_INTEGER,
-        output: join(opts.spoolDir, `reply-${process.pid}-${id}-${Date.now()}.jsonl`),
-        filename: request.filename,
-        maxPages: opts.maxPages,
-        maxInflatedBytes: opts.maxInflatedBytes,
-        chunking: opts.chunking,
-        ocr: opts.ocr,
-      };
+      const job = jobFor(request);
       return new Promise<PreparedDocument>((resolve, reject) => {
         queue.push({ job, request, resolve, reject });
+        dispatch();
+      });
+    },
+    /**
+     * Several small documents in ONE job (one round trip to a worker, one slot of the queue): an outcome per
+     * document, in order. Rejects as a whole when the worker fails (dies, times out): the caller then prepares
+     * them one by one, so a file that kills its worker fails alone (parse-batching.ts).
+     */
+    prepareBatch(requests: PrepareRequest[]): Promise<BatchOutcome[]> {
+      const [first, ...rest] = requests;
+      if (closed || !first) return Promise.reject(parseError({ code: "parse_failed", reason: "the parse pool is closed" }));
+      const job = jobFor(first);
+      job.more = rest.map((r) => {
+        const j = jobFor(r);
+        return { input: j.input, start: j.start, end: j.end, output: j.output, filename: j.filename };
+      });
+      return new Promise<BatchOutcome[]>((resolveBatch, reject) => {
+        queue.push({ job, request: first, resolve: () => {}, resolveBatch, reject });
         dispatch();
       });
     },

@@ -24,7 +24,20 @@ export interface PrepareJob {
   maxInflatedBytes: number;
   chunking: ChunkOptions;
   ocr: OcrOptions;
+  /**
+   * More documents in the same job (a bulk load's small files: one round trip for many). Each is prepared as
+   * the job's own document would be, and the reply is one `batch` message with a result per document, in order.
+   */
+  more?: PrepareItem[];
 }
+
+/** One more document of a batched job: where its bytes are and where a large reply would go. */
+export type PrepareItem = Pick<PrepareJob, "input" | "start" | "end" | "output" | "filename">;
+
+/** A document's outcome inside a `batch` reply (a `done` message without type and id). */
+export type PreparedResult =
+  | { ok: true; meta: PreparedMeta; inline?: string; offsets?: number[] }
+  | { ok: false; code: ErrorCode; message?: string };
 
 export interface PreparedMeta {
   kind: DocumentKind;
@@ -46,4 +59,6 @@ export type WorkerMessage =
    */
   | { type: "done"; id: number; ok: true; meta: PreparedMeta; inline?: string; offsets?: number[] }
   /** `message`: the parser's own wording for the visitor, when it said more than the code's default */
-  | { type: "done"; id: number; ok: false; code: ErrorCode; message?: string };
+  | { type: "done"; id: number; ok: false; code: ErrorCode; message?: string }
+  /** a batched job's results: the job's own document first, then `more` in order */
+  | { type: "batch"; id: number; results: PreparedResult[] };

@@ -1,5 +1,5 @@
 import { isAppError } from "../errors/index.ts";
-import type { PrepareJob, WorkerMessage } from "./parse-worker-protocol.ts";
+import type { PreparedResult, PrepareJob, WorkerMessage } from "./parse-worker-protocol.ts";
 import { PART_CHARS, prepareDocument, splitPreparedLines } from "./prepare.ts";
 
 export { PARSE_WORKER_COMMAND } from "./parse-worker-protocol.ts";
@@ -31,26 +31,36 @@ export async function runParseWorker(): Promise<never> {
 }
 
 async function runJob(job: PrepareJob, reply: (m: WorkerMessage) => void): Promise<void> {
+  if (job.more) {
+    const results: PreparedResult[] = [];
+    for (const item of [job, ...job.more]) results.push(await prepareOne({ ...job, ...item }));
+    reply({ type: "batch", id: job.id, results });
+    return;
+  }
+  const result = await prepareOne(job, (done, total, phase) => reply({ type: "progress", id: job.id, done, total, ocr: phase === "ocr" }));
+  reply({ type: "done", id: job.id, ...result });
+}
+
+/** One document: parsed and chunked; its chunks inline when small, else in the job's output file, in parts. */
+async function prepareOne(
+  job: PrepareJob,
+  onProgress?: (done: number, total: number, phase?: "ocr") => void,
+): Promise<PreparedResult> {
   try {
     const bytes = new Uint8Array(await Bun.file(job.input).slice(job.start, job.end).arrayBuffer());
-    const prepared = await prepareDocument(bytes, job, (done, total, phase) =>
-      reply({ type: "progress", id: job.id, done, total, ocr: phase === "ocr" }),
-    );
-    if (prepared.lines.length <= INLINE_LIMIT) {
-      reply({ type: "done", id: job.id, ok: true, meta: prepared.meta, inline: prepared.lines });
-      return;
-    }
+    const prepared = await prepareDocument(bytes, job, onProgress);
+    if (prepared.lines.length <= INLINE_LIMIT) return { ok: true, meta: prepared.meta, inline: prepared.lines };
     const parts = splitPreparedLines(prepared.lines, PART_CHARS).map((p) => Buffer.from(p));
     const offsets = [0];
     for (const p of parts) offsets.push((offsets.at(-1) as number) + p.byteLength);
     await Bun.write(job.output, Buffer.concat(parts));
-    reply({ type: "done", id: job.id, ok: true, meta: prepared.meta, offsets });
+    return { ok: true, meta: prepared.meta, offsets };
   } catch (error) {
     if (!isAppError(error)) console.error(error);
     // running out of memory or stack is the document asking too much, not a file that can't be read
     const exhausted = /out of memory|allocation failed|maximum call stack/i.test(String((error as Error)?.message ?? error));
     const code = isAppError(error) ? error.code : exhausted ? "document_too_complex" : "document_unreadable";
-    reply({ type: "done", id: job.id, ok: false, code, ...(isAppError(error) ? { message: error.message } : {}) });
+    return { ok: false, code, ...(isAppError(error) ? { message: error.message } : {}) };
   }
 }
 

@@ -120,15 +120,15 @@ export function createRetriever(deps: {
     async retrieve(input: RetrieveInput): Promise<Retrieval> {
       const mode = input.mode ?? "hybrid";
       const pool = isQuestion(input.query) ? Math.max(input.topK, settings.questionPool ?? QUESTION_POOL) : input.topK;
+      // the query's embedding and vector search run while the keyword side does (it never rejects: see vectorRanking)
+      const vectorSide =
+        mode === "keyword" || (mode === "hybrid" && settings.vectorWeight <= 0) ? null : vectorRanking(input.deploymentId, input.query);
       const q = await analyzeForSearch(deps.stats, input.deploymentId, input.query, { languages: input.languages });
       const { stats, words: terms } = q;
       const searched = mode === "vector" ? [] : searchTerms(q.forms, stats.documentFrequencies(input.deploymentId, q.forms), SEARCH_TERMS);
       const keyword =
         searched.length > 0 ? (await index.keywordSearch(input.deploymentId, searched, settings.candidates)).map((r) => r.id) : [];
-      const vector =
-        mode === "keyword" || (mode === "hybrid" && settings.vectorWeight <= 0)
-          ? null
-          : await vectorRanking(input.deploymentId, input.query);
+      const vector = vectorSide ? await vectorSide : null;
       const reranker = await activeReranker();
       const fused = fuseByRank([
         { ids: keyword, weight: mode === "vector" ? 0 : settings.keywordWeight },

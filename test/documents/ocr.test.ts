@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { parseDocument } from "../../src/ingest/parse.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
 import { writePdf } from "../ingest/helpers/pdf-writer.ts";
+import { scanPdf } from "../ingest/helpers/scanned-pdf.ts";
 
 const SCANNED = join(import.meta.dir, "../../../shared/data/docs/pdf/scanned");
 let srv: TestServer;
@@ -76,3 +77,22 @@ test("an image-only page that yields no text is reported, and pages past the OCR
   ]);
   expect(parsed.ocr).toBeUndefined();
 }, 60_000);
+
+test("a scanned two-column page is read column by column, not line by line across the columns", async () => {
+  const left = ["The harbour ferry leaves pier four", "at noon on every weekday and", "returns to the old town at six.", "Tickets are sold on board only,", "and bicycles travel for free."];
+  const right = ["The museum opens its west wing", "on the first Sunday of spring.", "Guided tours start in the lobby", "every hour from ten until four,", "and children enter without charge."];
+  // side by side on the same baselines: reading straight across would interleave them
+  const placed = [...left.map((text, i) => ({ x: 72, y: 700 - i * 16, text })), ...right.map((text, i) => ({ x: 330, y: 700 - i * 16, text }))];
+  const scanned = await scanPdf(writePdf([{ placed }]));
+  const parsed = await parseDocument(scanned, {
+    maxPages: 5,
+    maxInflatedBytes: 1 << 26,
+    ocr: { enabled: true, maxPages: 5, timeoutMs: 120_000 },
+  });
+  expect(parsed.ocr?.pages).toBe(1);
+  const text = parsed.blocks.map((b) => b.text).join("\n");
+  const at = (word: string) => text.indexOf(word);
+  const order = ["harbour", "weekday", "Tickets", "bicycles", "museum", "Sunday", "lobby", "children"];
+  for (const w of order) expect(at(w)).toBeGreaterThanOrEqual(0);
+  expect(order.map(at)).toEqual(order.map(at).sort((a, b) => a - b));
+}, 120_000);

@@ -1,11 +1,11 @@
-import { createRequire } from "node:module";
 import type { PDFParse } from "pdf-parse";
 import type { OcrOptions, PageNote } from "../types.ts";
+import { ocrThreads, readPageImage } from "./pdf-ocr-engine.ts";
+import { renderWidth, scanDpi } from "./pdf-ocr-resolution.ts";
+import { loadPdfjs } from "./pdf-runtime.ts";
 
 /** Below this mean word confidence (0..100) a page is kept but flagged. */
 export const LOW_CONFIDENCE = 60;
-/** Rendered width for OCR: about 240 dpi for a letter-size page. */
-const OCR_WIDTH = 2000;
 /** A page whose thumbnail is this close to all white is blank, not scanned. */
 const INK_RATIO = 0.002;
 
@@ -15,67 +15,88 @@ export interface OcrPage {
   confidence: number;
 }
 
-type Recognizer = { recognize(image: Buffer): Promise<{ data: { text: string; confidence: number } }> };
-let recognizer: Promise<Recognizer> | undefined;
+type PdfDoc = { getPage(n: number): Promise<Parameters<typeof scanDpi>[0] & { cleanup(): void }> };
 
 /**
- * Tesseract (tesseract.js, WebAssembly) with the English model shipped in @tesseract.js-data/eng: read from
- * node_modules, never fetched, never cached elsewhere. One per parse process, reused across documents.
- */
-function getRecognizer(): Promise<Recognizer> {
-  recognizer ??= (async () => {
-    const require = createRequire(import.meta.url);
-    const eng = require("@tesseract.js-data/eng") as { langPath: string };
-    const Tesseract = await import("tesseract.js");
-    return (await Tesseract.createWorker("eng", 1, {
-      langPath: eng.langPath,
-      gzip: true,
-      cacheMethod: "none",
-      logger: () => {},
-    })) as unknown as Recognizer;
-  })();
-  recognizer.catch(() => {
-    recognizer = undefined;
-  });
-  return recognizer;
-}
-
-/**
- * Reads image-only pages: each is rendered by pdf.js onto @napi-rs/canvas and read by Tesseract, within
- * `opts.maxPages` pages and `opts.timeoutMs` for the document. Blank pages are passed over silently; a page
- * that yields no text, reads with low confidence, or is not reached is reported in `notes`.
+ * Reads image-only pages: each is rendered by pdf.js onto @napi-rs/canvas at its scan's resolution
+ * (pdf-ocr-resolution.ts) and read by Tesseract (pdf-ocr-engine.ts), within `opts.maxPages` pages and
+ * `opts.timeoutMs` for the document. Pages are rendered one after another on this thread while earlier ones are
+ * being read on the engine's threads, so every core reads a page; a page or two is rendered ahead, no more (each
+ * is megabytes). Blank pages are passed over silently; a page that yields no text, reads with low confidence,
+ * or is not reached is reported in `notes`.
  */
 export async function ocrPages(
   parser: PDFParse,
   pages: number[],
-  opts: OcrOptions,
+  opts: OcrOptions & { bytes?: Uint8Array },
   onPage?: (done: number) => void,
 ): Promise<{ read: OcrPage[]; notes: PageNote[] }> {
   const read: OcrPage[] = [];
   const notes: PageNote[] = [];
   const deadline = performance.now() + opts.timeoutMs;
-  let done = 0;
+  const ahead = ocrThreads() + 1;
+  const reading = new Set<Promise<void>>();
+  // pdf.js's own view of the document, for the scans' resolutions: opened at the first page that is not blank
+  let task: { promise: Promise<unknown>; destroy(): Promise<void> } | null = null;
+  let ops: Record<string, number> = {};
+  const pageDoc = async (): Promise<PdfDoc | undefined> => {
+    if (!opts.bytes) return undefined;
+    if (!task) {
+      const pdfjs = await loadPdfjs();
+      ops = pdfjs.OPS;
+      task = pdfjs.getDocument({ data: opts.bytes.slice(), isEvalSupported: false, verbosity: 0 });
+    }
+    return (await task.promise) as PdfDoc;
+  };
+  let started = 0;
+  let finished = 0;
   onPage?.(0);
-  for (const page of pages) {
-    if (done >= opts.maxPages || performance.now() > deadline) {
-      notes.push({ page, code: "ocr_skipped" });
-      continue;
+  try {
+    for (const page of pages) {
+      if (started >= opts.maxPages || performance.now() > deadline) {
+        notes.push({ page, code: "ocr_skipped" });
+        continue;
+      }
+      if (await isBlank(parser, page)) continue;
+      started++;
+      const doc = await pageDoc();
+      const desiredWidth = doc ? await widthFor(doc, page, ops) : renderWidth(612, 792, null);
+      const shot = await parser.getScreenshot({ partial: [page], desiredWidth, imageDataUrl: false, imageBuffer: true });
+      const image = shot.pages[0]?.data;
+      while (reading.size >= ahead) await Promise.race(reading);
+      const job = (async () => {
+        const result = image ? await readPageImage(Buffer.from(image)) : null;
+        const text = result?.text ?? "";
+        const confidence = result?.confidence ?? 0;
+        if (!/[\p{L}\p{N}]{2,}/u.test(text)) notes.push({ page, code: "ocr_no_text" });
+        else {
+          read.push({ page, text, confidence });
+          if (confidence < LOW_CONFIDENCE) notes.push({ page, code: "ocr_low_confidence", confidence });
+        }
+        onPage?.(++finished);
+      })();
+      reading.add(job);
+      void job.finally(() => reading.delete(job)).catch(() => {});
     }
-    if (await isBlank(parser, page)) continue;
-    done++;
-    const shot = await parser.getScreenshot({ partial: [page], desiredWidth: OCR_WIDTH, imageDataUrl: false, imageBuffer: true });
-    const image = shot.pages[0]?.data;
-    const result = image ? await (await getRecognizer()).recognize(Buffer.from(image)) : null;
-    const text = result?.data.text.trim() ?? "";
-    const confidence = result?.data.confidence ?? 0;
-    if (!/[\p{L}\p{N}]{2,}/u.test(text)) notes.push({ page, code: "ocr_no_text" });
-    else {
-      read.push({ page, text, confidence });
-      if (confidence < LOW_CONFIDENCE) notes.push({ page, code: "ocr_low_confidence", confidence });
-    }
-    onPage?.(done);
+    await Promise.all(reading);
+  } finally {
+    await (task as { destroy(): Promise<void> } | null)?.destroy().catch(() => {});
   }
+  // pages finish in any order; they are reported in page order
+  read.sort((a, b) => a.page - b.page);
+  notes.sort((a, b) => a.page - b.page);
   return { read, notes };
+}
+
+/** The width to render `page` at: its scan's resolution, within bounds. */
+async function widthFor(doc: PdfDoc, num: number, ops: Record<string, number>): Promise<number> {
+  const page = await doc.getPage(num);
+  try {
+    const { width, height } = page.getViewport({ scale: 1 });
+    return renderWidth(width, height, await scanDpi(page, ops).catch(() => null));
+  } finally {
+    page.cleanup();
+  }
 }
 
 /** A 200-pixel-wide render with almost no dark pixels: an empty page, nothing to read. */

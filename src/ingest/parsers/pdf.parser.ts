@@ -55,7 +55,7 @@ async function readImagePages(bytes: Uint8Array, pages: ExtractedPage[], opts: P
   const PDFParse = await loadPdfParse();
   const parser = new PDFParse({ data: bytes.slice(), isEvalSupported: false, stopAtErrors: false });
   try {
-    const result = await ocrPages(parser, candidates, opts.ocr, (done) => opts.onProgress?.(done, candidates.length, "ocr"));
+    const result = await ocrPages(parser, candidates, { ...opts.ocr, bytes }, (done) => opts.onProgress?.(done, candidates.length, "ocr"));
     const read = new Set(result.read.map((r) => r.page));
     // the few stray characters of a read page would otherwise come before its OCR text
     for (const p of pages) if (read.has(p.num)) p.frags = [];

@@ -13,12 +13,10 @@ import {
   LEGACY_ANALYZER,
   rebuilding,
 } from "./keyword-tables.ts";
-
-const VEC_TABLE = "chunks_vec";
+import { createVectorStore } from "./vector-search.sqlite.ts";
 
 const INSERT_CHUNK = `INSERT INTO chunks (deployment_id, document_id, ord, source, text, heading_path, page_start, page_end, row_start, row_end, token_count, text_hash, lang, staged_terms, staged_heading_terms)
   VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`;
-const INSERT_VECTOR = `INSERT INTO ${VEC_TABLE} (rowid, deployment_id, embedding) VALUES (?, ?, ?)`;
 
 /**
  * The hybrid index's writes: chunk rows, their FTS5 rows (in the deployment's own keyword table) and their vec0
@@ -26,7 +24,7 @@ const INSERT_VECTOR = `INSERT INTO ${VEC_TABLE} (rowid, deployment_id, embedding
  * transactions (training.sqlite.ts) and retrieval never sees a half-indexed document.
  */
 export function createChunkIndexWriter(db: Db) {
-  let vec = db.query("SELECT 1 FROM sqlite_master WHERE name = ?").get(VEC_TABLE) !== null;
+  const vectors = createVectorStore(db);
   // a staged chunk keeps its analyzed terms until it is published into the keyword table
   const insertRow = (deploymentId: string, documentId: string, c: NewChunk, staged = false): number =>
     (
@@ -64,16 +62,12 @@ export function createChunkIndexWriter(db: Db) {
     return (id: number, terms: string, heading: string) => q.run(id, terms, heading);
   };
   return {
-    hasVectors: () => vec,
-    /** (Re)creates the vec0 table for `dimension`; drops any previous one (reindex). */
+    hasVectors: vectors.hasVectors,
+    /** The vector tables (vector-search.sqlite.ts): exact and quantized KNN. */
+    vectors,
+    /** (Re)creates the vector tables for `dimension`; drops any previous ones (reindex). */
     createVectorTable(dimension: number | null): void {
-      db.run(`DROP TABLE IF EXISTS ${VEC_TABLE}`);
-      if (dimension !== null) {
-        db.run(
-          `CREATE VIRTUAL TABLE ${VEC_TABLE} USING vec0(deployment_id TEXT PARTITION KEY, embedding float[${dimension}] distance_metric=cosine)`,
-        );
-      }
-      vec = dimension !== null;
+      vectors.create(dimension);
     },
     insert(deploymentId: string, documentId: string, chunks: NewChunk[]): number[] {
       const ids: number[] = [];
@@ -82,7 +76,7 @@ export function createChunkIndexWriter(db: Db) {
       for (const c of chunks) {
         const id = insertRow(deploymentId, documentId, c);
         insertFts(id, c.terms, c.headingTerms, c.text, c.headingPath);
-        if (vec && c.vector) db.run(INSERT_VECTOR, [id, deploymentId, c.vector]);
+        if (c.vector) vectors.insert(id, deploymentId, c.vector);
         ids.push(id);
       }
       return ids;
@@ -115,11 +109,11 @@ export function createChunkIndexWriter(db: Db) {
       return rows.length;
     },
     /** Vectors of chunks already inserted (a staged document's, at publish); nothing without a vector table. */
-    insertVectors(deploymentId: string, vectors: ChunkVector[]): void {
-      if (vec) for (const v of vectors) db.run(INSERT_VECTOR, [v.id, deploymentId, v.vector]);
+    insertVectors(deploymentId: string, list: ChunkVector[]): void {
+      for (const v of list) vectors.insert(v.id, deploymentId, v.vector);
     },
     setVector(id: number, deploymentId: string, v: Float32Array): void {
-      db.run(INSERT_VECTOR, [id, deploymentId, v]);
+      vectors.insert(id, deploymentId, v);
     },
     /**
      * Removes a document's chunks from all three places: the keyword table of the deployment the rows are in (a
@@ -139,7 +133,7 @@ export function createChunkIndexWriter(db: Db) {
         const next = rebuilding(db, d);
         if (next) deleteKeywordRows(db, next, mine);
       }
-      if (vec) for (const r of rows) db.run(`DELETE FROM ${VEC_TABLE} WHERE rowid = ?`, [r.id]);
+      for (const r of rows) vectors.remove(r.id);
       db.run("DELETE FROM chunks WHERE document_id = ?", [documentId]);
     },
     cacheVector(embedderId: string, textHash: string, v: Float32Array): void {
@@ -188,14 +182,7 @@ export function createSqliteChunkIndex(db: Db, writer: ChunkIndexWriter = create
         )
         .all(match, limit);
     },
-    async vectorSearch(deploymentId, query, k) {
-      if (!writer.hasVectors()) return [];
-      return db
-        .query<{ id: number; distance: number }, [Float32Array, number, string]>(
-          `SELECT rowid AS id, distance FROM ${VEC_TABLE} WHERE embedding MATCH ? AND k = ? AND deployment_id = ?`,
-        )
-        .all(query, k, deploymentId);
-    },
+    vectorSearch: async (deploymentId, query, k) => writer.vectors.search(deploymentId, query, k),
     async getChunks(ids) {
       if (ids.length === 0) return [];
       return db
@@ -220,7 +207,7 @@ export function createSqliteChunkIndex(db: Db, writer: ChunkIndexWriter = create
       for (const { id } of rows) {
         // the table keeps no text copy; FTS5's docsize row says the rowid is indexed
         if (kw && db.query(`SELECT 1 FROM ${kw.fts}_docsize WHERE id = ?`).get(id)) fts++;
-        if (writer.hasVectors() && db.query(`SELECT 1 FROM ${VEC_TABLE} WHERE rowid = ?`).get(id)) v++;
+        if (writer.vectors.has(id)) v++;
       }
       return { chunks: rows.length, fts, vec: v };
     },

@@ -50,17 +50,20 @@ export function createSqliteTrainingStore(db: Db, index: ChunkIndexWriter): Trai
 
   return {
     async claim(_worker, limit) {
-      // the oldest queued documents in one statement (bulk loads: not one per document)
-      const claimed = db
-        .query<DocumentRow, [number, number]>(
-          `UPDATE documents SET status = 'processing', attempts = attempts + 1, updated_at = ?
-            WHERE id IN (SELECT id FROM documents WHERE status = 'queued' ORDER BY queued_at, id LIMIT ?) RETURNING *`,
-        )
-        .all(Date.now(), limit)
-        .map(toDocumentRecord)
-        .sort(byCreation);
-      if (claimed.length > 0) immediate(() => new Set(claimed.map((d) => d.deploymentId)).forEach(refresh));
-      return claimed;
+      // the oldest queued documents in one statement (bulk loads: not one per document), and their deployments'
+      // status, in one commit (each commit is an fsync)
+      return immediate(() => {
+        const claimed = db
+          .query<DocumentRow, [number, number]>(
+            `UPDATE documents SET status = 'processing', attempts = attempts + 1, updated_at = ?
+              WHERE id IN (SELECT id FROM documents WHERE status = 'queued' ORDER BY queued_at, id LIMIT ?) RETURNING *`,
+          )
+          .all(Date.now(), limit)
+          .map(toDocumentRecord)
+          .sort(byCreation);
+        for (const d of new Set(claimed.map((c) => c.deploymentId))) refresh(d);
+        return claimed;
+      });
     },
     async renew(_worker, ids) {
       return ids.filter((id) => !stillMine(id));

@@ -5,6 +5,7 @@ import m004 from "./004_owner_insight.sql" with { type: "text" };
 import m005 from "./005_agents.sql" with { type: "text" };
 import m006 from "./006_tenant_bounds.sql" with { type: "text" };
 import m007 from "./007_languages.sql" with { type: "text" };
+import m008 from "./008_status_counts.sql" with { type: "text" };
 
 /** PostgreSQL's own migrations (numbered apart from SQLite's). Imported as text so they ship inside the binary. Append only. */
 export const pgMigrations: { version: number; name: string; sql: string }[] = [
@@ -15,4 +16,5 @@ export const pgMigrations: { version: number; name: string; sql: string }[] = [
   { version: 5, name: "agents", sql: m005 },
   { version: 6, name: "tenant_bounds", sql: m006 },
   { version: 7, name: "languages", sql: m007 },
+  { version: 8, name: "status_counts", sql: m008 },
 ];

@@ -12,6 +12,7 @@ import m011 from "./011_owner_insight.sql" with { type: "text" };
 import m012 from "./012_agents.sql" with { type: "text" };
 import m013 from "./013_tenant_bounds.sql" with { type: "text" };
 import m014 from "./014_languages.sql" with { type: "text" };
+import m015 from "./015_status_counts.sql" with { type: "text" };
 
 /** Imported as text so they ship inside the compiled binary. Append only; never edit a released one. */
 export const migrations: { version: number; name: string; sql: string }[] = [
@@ -29,4 +30,5 @@ export const migrations: { version: number; name: string; sql: string }[] = [
   { version: 12, name: "agents", sql: m012 },
   { version: 13, name: "tenant_bounds", sql: m013 },
   { version: 14, name: "languages", sql: m014 },
+  { version: 15, name: "status_counts", sql: m015 },
 ];

@@ -2,6 +2,7 @@ import type { DeploymentRow, DeploymentsStore, TrainingStatus } from "../../cont
 import { deploymentOrNull, ownedBy, patchColumns, toDeployment } from "../../contract/deployments.contract.ts";
 import type { Db } from "../db.ts";
 import { dropKeywordTable } from "../keyword-tables.ts";
+import { deleteDeploymentVectors } from "../vector-search.sqlite.ts";
 
 /** Inside a caller's transaction too (the training store's status refresh). */
 export function setTrainingStatus(db: Db, id: string, status: TrainingStatus, at = Date.now()): void {
@@ -43,9 +44,7 @@ export function createSqliteDeploymentsRepo(db: Db): DeploymentsStore {
     async remove(id) {
       db.transaction(() => {
         dropKeywordTable(db, id);
-        // vec0 rows have no foreign key to cascade through
-        if (db.query("SELECT 1 FROM sqlite_master WHERE name = 'chunks_vec'").get())
-          db.run("DELETE FROM chunks_vec WHERE deployment_id = ?", [id]);
+        deleteDeploymentVectors(db, id);
         db.run("DELETE FROM deployments WHERE id = ?", [id]);
       }).immediate();
     },

@@ -1,0 +1,202 @@
+import type { Database as Db } from "bun:sqlite";
+import { CODE_BITS, CODE_SCHEME, vectorCoder } from "./vector-codes.ts";
+
+/**
+ * The vectors on SQLite: two sqlite-vec tables, both partitioned by deployment (a search never reads another
+ * tenant's rows) and written in the same transaction as their chunk:
+ * - chunks_vec: the full float vectors (cosine), searched exactly while that is cheap;
+ * - chunks_vec_codes: a 2,048-bit code per vector (vector-codes.ts), with a copy of the vector beside it (an
+ *   auxiliary column: a plain row read by rowid). Past EXACT_MAX vectors a search takes about OVERSAMPLE·k
+ *   nearest codes by Hamming distance and ranks those by their exact cosine distance, in the same statement.
+ *   The copy doubles the space vectors take; reading each candidate's vector from chunks_vec instead cost
+ *   20–300 ms a search (sqlite-vec reads a vector through its 1,024-vector chunk).
+ * sqlite-vec's KNN costs (vectors scanned) × k: the codes of a deployment are spread over SHARDS partitions
+ * (rowid mod SHARDS) and each is asked for its OVERSAMPLE·k/SHARDS nearest, which scans every code once at the
+ * cost of a k/5 search instead of a 3·k one. The union holds the deployment's nearest codes all the same (each
+ * lies in some shard, near the top of it): recall@10 0.981 for 16 shards × 10 against 0.976 for one × 150, in
+ * 40 % of the time (100k vectors).
+ */
+export const VEC_TABLE = "chunks_vec";
+export const CODES_TABLE = "chunks_vec_codes";
+/**
+ * Up to this many chunks in a deployment, KNN is exact: there it costs about what the codes do (BENCHMARKS.md,
+ * "Retrieval latency (one deployment)": recall@10 against exact search and time on both sides of it).
+ */
+export const EXACT_MAX = 10_000;
+/** Code candidates per result wanted: recall@10 0.96 at 2 and 0.99 at 4 on 100k hashed bag-of-words vectors. */
+export const OVERSAMPLE = 3;
+export const SHARDS = 16;
+/** The partition of a chunk's code: its deployment and shard. */
+const shardKey = (deploymentId: string, id: number) => `${deploymentId}#${id % SHARDS}`;
+/** index_meta keys: the code recipe of a complete codes table; the one being built, and how far. */
+const READY = "vector_codes";
+const BUILDING = "vector_codes_building";
+const CURSOR = "vector_codes_cursor";
+const COUNT_CACHE_MS = 5000;
+
+const exists = (db: Db, name: string) => db.query("SELECT 1 FROM sqlite_master WHERE name = ?").get(name) !== null;
+const meta = (db: Db, key: string) =>
+  db.query<{ value: string }, [string]>("SELECT value FROM index_meta WHERE key = ?").get(key)?.value ?? null;
+const setMeta = (db: Db, key: string, value: string) =>
+  db.run("INSERT INTO index_meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value", [key, value]);
+const dropMeta = (db: Db, ...keys: string[]) => {
+  for (const k of keys) db.run("DELETE FROM index_meta WHERE key = ?", [k]);
+};
+const createCodesTable = (db: Db) =>
+  db.run(`CREATE VIRTUAL TABLE ${CODES_TABLE} USING vec0(deployment_id TEXT PARTITION KEY, code bit[${CODE_BITS}], +vector blob)`);
+const INSERT_CODE = `INSERT INTO ${CODES_TABLE} (rowid, deployment_id, code, vector) VALUES (?, ?, vec_bit(?), ?)`;
+
+export interface VectorHit {
+  id: number;
+  distance: number;
+}
+
+export function createVectorStore(db: Db, opts: { exactMax?: number } = {}) {
+  const exactMax = opts.exactMax ?? EXACT_MAX;
+  let vec = exists(db, VEC_TABLE);
+  let ready = false;
+  let readyCheckedAt = Number.NEGATIVE_INFINITY;
+  /** Codes are only trusted once complete (a data dir being migrated is searched exactly meanwhile). */
+  const codesReady = () => {
+    if (!ready && performance.now() - readyCheckedAt > COUNT_CACHE_MS) {
+      readyCheckedAt = performance.now();
+      ready = vec && meta(db, READY) === CODE_SCHEME && exists(db, CODES_TABLE);
+    }
+    return ready;
+  };
+  const counts = new Map<string, { n: number; at: number }>();
+  const chunkCount = (deploymentId: string) => {
+    const hit = counts.get(deploymentId);
+    if (hit && performance.now() - hit.at <= COUNT_CACHE_MS) return hit.n;
+    const n =
+      db.query<{ n: number }, [string]>("SELECT count(*) AS n FROM chunks WHERE deployment_id = ?").get(deploymentId)?.n ?? 0;
+    if (counts.size > 10_000) counts.clear();
+    counts.set(deploymentId, { n, at: performance.now() });
+    return n;
+  };
+  const hasCodes = () => exists(db, CODES_TABLE);
+  let codes = vec && hasCodes();
+
+  function exact(deploymentId: string, query: Float32Array, k: number): VectorHit[] {
+    return db
+      .query<VectorHit, [Float32Array, number, string]>(
+        `SELECT rowid AS id, distance FROM ${VEC_TABLE} WHERE embedding MATCH ? AND k = ? AND deployment_id = ?`,
+      )
+      .all(query, k, deploymentId);
+  }
+
+  function quantized(deploymentId: string, query: Float32Array, k: number): VectorHit[] {
+    const code = vectorCoder(query.length).encode(query);
+    const nearest = db.query<VectorHit, [Float32Array, Uint8Array, number, string]>(
+      `SELECT rowid AS id, vec_distance_cosine(vector, ?) AS distance FROM ${CODES_TABLE} WHERE code MATCH vec_bit(?) AND k = ? AND deployment_id = ?`,
+    );
+    const perShard = Math.max(4, Math.ceil((k * OVERSAMPLE) / SHARDS));
+    const hits = Array.from({ length: SHARDS }, (_, s) => nearest.all(query, code, perShard, `${deploymentId}#${s}`)).flat();
+    return hits.sort((a, b) => a.distance - b.distance || a.id - b.id).slice(0, k);
+  }
+
+  return {
+    hasVectors: () => vec,
+    /** (Re)creates both tables for `dimension` (null: none); drops any previous ones (reindex). */
+    create(dimension: number | null): void {
+      db.run(`DROP TABLE IF EXISTS ${CODES_TABLE}`);
+      db.run(`DROP TABLE IF EXISTS ${VEC_TABLE}`);
+      dropMeta(db, READY, BUILDING, CURSOR);
+      if (dimension !== null) {
+        db.run(
+          `CREATE VIRTUAL TABLE ${VEC_TABLE} USING vec0(deployment_id TEXT PARTITION KEY, embedding float[${dimension}] distance_metric=cosine)`,
+        );
+        createCodesTable(db);
+        setMeta(db, READY, CODE_SCHEME);
+      }
+      vec = dimension !== null;
+      codes = vec;
+      ready = vec;
+    },
+    /** A chunk's vector and its code; call inside the writing transaction. */
+    insert(id: number, deploymentId: string, v: Float32Array): void {
+      if (!vec) return;
+      db.run(`INSERT INTO ${VEC_TABLE} (rowid, deployment_id, embedding) VALUES (?, ?, ?)`, [id, deploymentId, v]);
+      if (codes) db.run(INSERT_CODE, [id, shardKey(deploymentId, id), vectorCoder(v.length).encode(v), v]);
+    },
+    remove(id: number): void {
+      if (!vec) return;
+      db.run(`DELETE FROM ${VEC_TABLE} WHERE rowid = ?`, [id]);
+      if (codes) db.run(`DELETE FROM ${CODES_TABLE} WHERE rowid = ?`, [id]);
+    },
+    has(id: number): boolean {
+      return vec && db.query(`SELECT 1 FROM ${VEC_TABLE} WHERE rowid = ?`).get(id) !== null;
+    },
+    /** The deployment's k nearest by cosine distance: exact while the deployment is small, else codes + rescoring. */
+    search(deploymentId: string, query: Float32Array, k: number): VectorHit[] {
+      if (!vec) return [];
+      if (!codesReady() || chunkCount(deploymentId) <= exactMax) return exact(deploymentId, query, k);
+      return quantized(deploymentId, query, k);
+    },
+    exact,
+    quantized,
+  };
+}
+
+export type VectorStore = ReturnType<typeof createVectorStore>;
+
+/** vec0 rows have no foreign key to cascade through: a deleted deployment's vectors go explicitly. */
+export function deleteDeploymentVectors(db: Db, deploymentId: string): void {
+  if (exists(db, VEC_TABLE)) db.run(`DELETE FROM ${VEC_TABLE} WHERE deployment_id = ?`, [deploymentId]);
+  if (exists(db, CODES_TABLE))
+    for (let s = 0; s < SHARDS; s++) db.run(`DELETE FROM ${CODES_TABLE} WHERE deployment_id = ?`, [`${deploymentId}#${s}`]);
+}
+
+/**
+ * Builds the codes of a data dir whose vectors predate them (or another code recipe), in short transactions
+ * that each record how far they got: a kill -9 loses at most the batch in flight, and the next start resumes
+ * there. Chunks written meanwhile get their code from the writer (createVectorStore.insert) and are skipped.
+ * Returns the codes written.
+ */
+export function buildVectorCodes(db: Db, opts: { batch?: number } = {}): number {
+  if (!exists(db, VEC_TABLE)) {
+    if (exists(db, CODES_TABLE)) db.transaction(() => db.run(`DROP TABLE ${CODES_TABLE}`)).immediate();
+    return 0;
+  }
+  if (meta(db, READY) === CODE_SCHEME && exists(db, CODES_TABLE)) return 0;
+  db.transaction(() => {
+    if (meta(db, BUILDING) === CODE_SCHEME && exists(db, CODES_TABLE)) return;
+    db.run(`DROP TABLE IF EXISTS ${CODES_TABLE}`);
+    createCodesTable(db);
+    dropMeta(db, READY);
+    setMeta(db, BUILDING, CODE_SCHEME);
+    setMeta(db, CURSOR, "0");
+  }).immediate();
+  const batch = opts.batch ?? 2000;
+  const page = db.query<{ id: number; deployment_id: string }, [number, number]>(
+    "SELECT id, deployment_id FROM chunks WHERE id > ? ORDER BY id LIMIT ?",
+  );
+  const vector = db.query<{ embedding: Uint8Array }, [number]>(`SELECT embedding FROM ${VEC_TABLE} WHERE rowid = ?`);
+  const coded = db.query(`SELECT 1 FROM ${CODES_TABLE} WHERE rowid = ?`);
+  const insert = db.query(INSERT_CODE);
+  let written = 0;
+  for (;;) {
+    const done = db
+      .transaction(() => {
+        // re-read inside the write lock: another process on the same data dir may be building too
+        if (meta(db, READY) === CODE_SCHEME) return true;
+        const rows = page.all(Number(meta(db, CURSOR) ?? 0), batch);
+        if (rows.length === 0) {
+          setMeta(db, READY, CODE_SCHEME);
+          dropMeta(db, BUILDING, CURSOR);
+          return true;
+        }
+        for (const r of rows) {
+          const v = vector.get(r.id);
+          if (!v || coded.get(r.id)) continue;
+          const f = new Float32Array(v.embedding.buffer.slice(v.embedding.byteOffset, v.embedding.byteOffset + v.embedding.byteLength));
+          insert.run(r.id, shardKey(r.deployment_id, r.id), vectorCoder(f.length).encode(f), f);
+          written++;
+        }
+        setMeta(db, CURSOR, String((rows.at(-1) as { id: number }).id));
+        return false;
+      })
+      .immediate();
+    if (done) return written;
+  }
+}

@@ -1,0 +1,178 @@
+/**
+ * Vector search on SQLite past the exact threshold: binary codes (vector-codes.ts) pick candidates, the full
+ * vectors rank them. And a data dir whose vectors predate the codes gets them when opened, even across a kill -9.
+ */
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { rmSync } from "node:fs";
+import { join } from "node:path";
+import { configFor, createServices, type Services } from "../../src/app.ts";
+import { closeDatabase, openDatabase, openDatabaseFile } from "../../src/store/sqlite/db.ts";
+import { CODE_SCHEME, vectorCoder } from "../../src/store/sqlite/vector-codes.ts";
+import { CODES_TABLE, createVectorStore, VEC_TABLE } from "../../src/store/sqlite/vector-search.sqlite.ts";
+import { withTerms } from "../helpers/analyzed.ts";
+import { tempDir } from "../helpers/server.ts";
+import { sqliteDb } from "../helpers/test-sql.ts";
+
+const DIM = 48;
+let seed = 12345;
+const random = () => {
+  seed = (seed * 1664525 + 1013904223) >>> 0;
+  return seed / 2 ** 32 - 0.5;
+};
+const unit = (v: Float32Array) => v.map((x) => x / Math.hypot(...v));
+const randomUnit = () => unit(Float32Array.from({ length: DIM }, random));
+const nudged = (v: Float32Array, by: number) => unit(v.map((x) => x + by * random()));
+
+const dataDir = tempDir("docchat-vec-");
+let services: Services;
+let big: string;
+let small: string;
+const stored = new Map<number, Float32Array>();
+
+async function fill(deploymentId: string, n: number): Promise<void> {
+  const documentId = `doc_${deploymentId}`;
+  await services.repos.documents.insert({
+    id: documentId,
+    deploymentId,
+    name: "vectors.txt",
+    kind: "txt",
+    contentHash: documentId,
+    bytes: new Uint8Array([120]),
+    parsed: "{}",
+    pages: null,
+    queue: false,
+    replaceOnTrain: false,
+  });
+  const chunks = Array.from({ length: n }, (_, i) =>
+    withTerms({
+      ord: i,
+      source: "vectors",
+      text: `chunk ${i}`,
+      headingPath: "",
+      tokenCount: 2,
+      textHash: `${deploymentId}-${i}`,
+      vector: randomUnit(),
+    }),
+  );
+  const ids = await services.repos.chunkIndex.insert(deploymentId, documentId, chunks);
+  for (const [i, id] of ids.entries()) stored.set(id, chunks[i]?.vector as Float32Array);
+}
+
+beforeAll(async () => {
+  services = await createServices(configFor(dataDir, { DOCCHAT_EMBEDDER: "none" }));
+  const account = await services.accounts.create({ email: "vectors@example.com", tokens: 0 });
+  const dep = () => services.deployments.create({ accountId: account.id, name: "V", published: true });
+  big = (await dep()).deployment.id;
+  small = (await dep()).deployment.id;
+  await services.repos.chunkIndex.createVectorTable(DIM);
+  await fill(big, 3000);
+  await fill(small, 400);
+}, 60_000);
+afterAll(async () => {
+  await services.close();
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+test("the binary codes find the exact nearest chunk first, with its exact distance, and only the deployment's own", () => {
+  const vectors = createVectorStore(sqliteDb(services));
+  const bigIds = [...stored.keys()].filter((id) => id < Math.min(...[...stored.keys()]) + 3000);
+  for (let q = 0; q < 40; q++) {
+    // near a stored vector (a question close to one passage) or anywhere (a question close to none)
+    const query = q % 2 === 0 ? nudged(stored.get(bigIds[q * 61] as number) as Float32Array, 0.3) : randomUnit();
+    const exact = vectors.exact(big, query, 10);
+    const quantized = vectors.quantized(big, query, 10);
+    expect(quantized[0]?.id).toBe(exact[0]?.id as number);
+    expect(quantized[0]?.distance).toBeCloseTo(exact[0]?.distance as number, 5);
+    expect(quantized.every((h) => bigIds.includes(h.id))).toBe(true);
+  }
+});
+
+test("a deployment past the exact threshold is searched through the codes, a small one exactly", async () => {
+  const vectors = createVectorStore(sqliteDb(services), { exactMax: 1000 });
+  const query = randomUnit();
+  const viaCodes = vectors.search(big, query, 10);
+  expect(viaCodes.map((h) => h.id)).toEqual(vectors.quantized(big, query, 10).map((h) => h.id));
+  expect(vectors.search(small, query, 10)).toEqual(vectors.exact(small, query, 10));
+  // the product's index answers the same
+  expect((await services.repos.chunkIndex.vectorSearch(big, query, 10))[0]?.id).toBe(vectors.exact(big, query, 10)[0]?.id as number);
+});
+
+test("a data dir whose vectors predate the codes gets them when opened, even when a kill -9 interrupts the build", async () => {
+  const dir = tempDir("docchat-vec-upgrade-");
+  try {
+    // a data dir as an older version left it: vectors, no codes
+    const s = await createServices(configFor(dir, { DOCCHAT_EMBEDDER: "none" }));
+    const account = await s.accounts.create({ email: "old@example.com", tokens: 0 });
+    const { deployment } = await s.deployments.create({ accountId: account.id, name: "Old", published: true });
+    await s.repos.chunkIndex.createVectorTable(DIM);
+    await s.repos.documents.insert({
+      id: "doc_old",
+      deploymentId: deployment.id,
+      name: "old.txt",
+      kind: "txt",
+      contentHash: "old",
+      bytes: new Uint8Array([120]),
+      parsed: "{}",
+      pages: null,
+      queue: false,
+      replaceOnTrain: false,
+    });
+    const vectors = Array.from({ length: 2500 }, randomUnit);
+    await s.repos.chunkIndex.insert(
+      deployment.id,
+      "doc_old",
+      vectors.map((vector, i) =>
+        withTerms({ ord: i, source: "old", text: `t${i}`, headingPath: "", tokenCount: 1, textHash: `h${i}`, vector }),
+      ),
+    );
+    sqliteDb(s).run(`DROP TABLE ${CODES_TABLE}`);
+    sqliteDb(s).run("DELETE FROM index_meta WHERE key LIKE 'vector_codes%'");
+    await s.close();
+
+    // a process building the codes in small batches, killed while it works
+    const file = join(dir, "docchat.db");
+    const child = Bun.spawn(
+      [
+        process.execPath,
+        "-e",
+        `const { openDatabaseFile } = await import(${JSON.stringify(join(import.meta.dir, "../../src/store/sqlite/db.ts"))});
+         const { buildVectorCodes } = await import(${JSON.stringify(join(import.meta.dir, "../../src/store/sqlite/vector-search.sqlite.ts"))});
+         const db = await openDatabaseFile(${JSON.stringify(file)}, { vecDir: ${JSON.stringify(dir)} });
+         db.run("PRAGMA synchronous = FULL");
+         console.log("started");
+         buildVectorCodes(db, { batch: 20 });
+         console.log("finished");`,
+      ],
+      { stdout: "pipe", stderr: "inherit" },
+    );
+    const reader = (child.stdout as ReadableStream<Uint8Array>).getReader();
+    await reader.read(); // "started"
+    await Bun.sleep(150);
+    child.kill("SIGKILL");
+    await child.exited;
+
+    const peek = await openDatabaseFile(file, { vecDir: dir, readonly: true });
+    const partial = peek.query<{ n: number }, []>(`SELECT count(*) AS n FROM ${CODES_TABLE}`).get()?.n ?? 0;
+    peek.close();
+    expect(partial).toBeLessThanOrEqual(vectors.length);
+
+    const db = await openDatabase(dir);
+    try {
+      const rows = db
+        .query<{ id: number; embedding: Uint8Array }, []>(`SELECT rowid AS id, embedding FROM ${VEC_TABLE} ORDER BY rowid`)
+        .all();
+      expect(rows).toHaveLength(vectors.length);
+      const code = db.query<{ code: Uint8Array }, [number]>(`SELECT code FROM ${CODES_TABLE} WHERE rowid = ?`);
+      for (const r of rows) {
+        const v = new Float32Array(r.embedding.buffer.slice(r.embedding.byteOffset, r.embedding.byteOffset + r.embedding.byteLength));
+        expect(code.get(r.id)?.code).toEqual(vectorCoder(DIM).encode(v));
+      }
+      expect(db.query<{ n: number }, []>(`SELECT count(*) AS n FROM ${CODES_TABLE}`).get()?.n).toBe(vectors.length);
+      expect(db.query<{ value: string }, []>("SELECT value FROM index_meta WHERE key = 'vector_codes'").get()?.value).toBe(CODE_SCHEME);
+    } finally {
+      closeDatabase(db);
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}, 60_000);
