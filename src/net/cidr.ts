@@ -1,4 +1,6 @@
-import { isIP } from "node:net";
+// node:net is required on the first address parsed, not when the server starts: loading it cost every start ~ms
+let netIsIP: ((s: string) => number) | undefined;
+const isIP = (s: string): number => (netIsIP ??= (require("node:net") as typeof import("node:net")).isIP)(s);
 
 /** An address as a 128-bit BigInt (IPv4 mapped into ::ffff:0:0/96) so v4 and v6 compare alike. */
 export function parseAddress(input: string): bigint | null {
