@@ -1,5 +1,4 @@
 // Bun.SQL is read where a connection is made: importing it evaluates Bun's SQL module on every start (~5 ms before /health).
-import type { SQL } from "bun";
 import { pgMigrations } from "./migrations/index.ts";
 import { pgConnectOptions } from "./pg-url.ts";
 
