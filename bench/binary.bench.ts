@@ -3,13 +3,15 @@
  * existing data dir), idle RSS after start, and the HTTP throughput figures measured on the binary.
  *
  *   bun bench/binary.bench.ts [--no-build] [--runs 10] [--duration 10] [--connections 64] [--threads 1] [--write]
+ *                             [--startup-only] [--before PATH]
  *
  * The binary is copied alone into a temp dir and run from there (no node_modules near it). A compiled Bun
  * hello-world (Bun.serve answering /health, built with `bun build --compile` in the same run) is started the same way,
  * its runs interleaved with docchat's, so the start-up ratio compares like with like on a busy machine; so is a compiled
  * hello-world that answers /health through Elysia (the framework's own share of the start). Besides the clock, the
  * CPU time the process had used when /health first answered (all its threads, Linux) is reported: on a busy machine
- * the clock mostly measures the wait for a core.
+ * the clock mostly measures the wait for a core. --before PATH times another docchat binary (say, one built from main
+ * with `bun scripts/build-binary.ts --outdir DIR`) in the same interleaved runs.
  * --startup-only skips the throughput run. --write replaces the "Single binary" section of BENCHMARKS.md.
  */
 import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
@@ -36,6 +38,7 @@ const { values } = parseArgs({
     warmup: { type: "string" },
     write: { type: "boolean" },
     "startup-only": { type: "boolean" },
+    before: { type: "string" },
   },
 });
 const runs = Number(values.runs ?? 10);
@@ -117,34 +120,38 @@ try {
     if (b.exitCode !== 0) throw new Error(`${name} build failed: ${b.stderr.toString()}`);
   }
 
-  const fresh: number[] = [];
-  const existing: number[] = [];
-  const hello: number[] = [];
-  const elysia: number[] = [];
-  const cpu: Record<"hello" | "elysia" | "fresh" | "existing", number[]> = { hello: [], elysia: [], fresh: [], existing: [] };
+  // Every subject once per round, in this order, so that all of them meet the same moments of a busy machine.
+  const before = values.before ? join(work, "docchat-before") : null;
   const existingDir = join(work, "data-existing");
+  if (before) copyFileSync(values.before as string, before);
+  const subjects = [
+    { name: "hello", bin: join(work, "hello"), data: "none" },
+    { name: "elysia", bin: join(work, "hello-elysia"), data: "none" },
+    { name: "fresh", bin, data: "fresh" },
+    { name: "existing", bin, data: existingDir },
+    ...(before
+      ? [
+          { name: "before-fresh", bin: before, data: "fresh" },
+          { name: "before-existing", bin: before, data: join(work, "data-existing-before") },
+        ]
+      : []),
+  ];
+  const ms: Record<string, number[]> = Object.fromEntries(subjects.map((s) => [s.name, []]));
+  const cpu: Record<string, number[]> = Object.fromEntries(subjects.map((s) => [s.name, []]));
   for (let i = 0; i < runs; i++) {
-    for (const [name, into] of [
-      ["hello", hello],
-      ["elysia", elysia],
-    ] as const) {
-      const h = await timeToHealth(join(work, name === "hello" ? "hello" : "hello-elysia"), work, work, env);
-      into.push(h.ms);
-      cpu[name].push(h.cpu);
-      h.proc.kill("SIGTERM");
-      await h.proc.exited;
+    for (const s of subjects) {
+      const dir = s.data === "fresh" ? mkdtempSync(join(work, "fresh-")) : s.data === "none" ? work : s.data;
+      const r = await timeToHealth(s.bin, work, dir, env);
+      ms[s.name]?.push(r.ms);
+      cpu[s.name]?.push(r.cpu);
+      if (s.data === "none") {
+        r.proc.kill("SIGTERM");
+        await r.proc.exited;
+      } else await stop(r.proc);
+      if (s.data === "fresh") rmSync(dir, { recursive: true, force: true });
     }
-    const dir = mkdtempSync(join(work, "fresh-"));
-    const a = await timeToHealth(bin, work, dir, env);
-    fresh.push(a.ms);
-    cpu.fresh.push(a.cpu);
-    await stop(a.proc);
-    rmSync(dir, { recursive: true, force: true });
-    const b = await timeToHealth(bin, work, existingDir, env);
-    existing.push(b.ms);
-    cpu.existing.push(b.cpu);
-    await stop(b.proc);
   }
+  const [hello, fresh, existing] = [ms.hello ?? [], ms.fresh ?? [], ms.existing ?? []];
   const ratio = (xs: number[]) => (percentile(xs, 50) / percentile(hello, 50)).toFixed(1);
   log(
     `startup: hello-world median ${percentile(hello, 50).toFixed(0)} ms; docchat fresh ${percentile(fresh, 50).toFixed(0)} ms (${ratio(fresh)}x), existing ${percentile(existing, 50).toFixed(0)} ms (${ratio(existing)}x)`,
@@ -152,19 +159,26 @@ try {
   if (values["startup-only"]) {
     const q1 = (xs: number[]) => `${percentile(xs, 50).toFixed(0)} ms (min ${Math.min(...xs).toFixed(0)}, max ${Math.max(...xs).toFixed(0)})`;
     const c1 = (xs: number[]) => `${percentile(xs, 50).toFixed(1)} ms`;
-    const cr = (xs: number[]) => (percentile(xs, 50) / percentile(cpu.hello, 50)).toFixed(1);
-    const body = `Command: \`bun bench/binary.bench.ts --runs ${runs} --startup-only\` (builds with \`bun run build\`; runs interleaved: hello-world,
-Elysia hello-world, fresh data dir, existing data dir, ${runs} times; exec → first \`/health\` 200, polled every 2 ms; CPU: what all
-the process's threads had used when /health first answered, from /proc/<pid>/task/*/schedstat).
+    const cr = (xs: number[]) => (percentile(xs, 50) / percentile(cpu.hello ?? [], 50)).toFixed(1);
+    const row = (label: string, name: string) =>
+      `| ${label} | ${q1(ms[name] ?? [])} | ${ratio(ms[name] ?? [])} | ${c1(cpu[name] ?? [])} | ${cr(cpu[name] ?? [])} |`;
+    const body = `Command: \`bun bench/binary.bench.ts --runs ${runs} --startup-only${before ? " --before PATH" : ""}\` (builds with \`bun run build\`; runs interleaved:
+${subjects.map((s) => s.name).join(", ")}, ${runs} times; exec → first \`/health\` 200, polled every 2 ms; CPU: what all the process's
+threads had used when /health first answered, from /proc/<pid>/task/*/schedstat).
 
 Machine: ${describeMachine()}; load average ${startLoad.map((l) => l.toFixed(1)).join(" / ")} (1/5/15 min) when the run started.
 
 | Started | exec → first \`/health\` 200 (median of ${runs}) | × hello-world | CPU used by then (median) | × hello-world |
 |---|---|---|---|---|
-| compiled Bun hello-world (\`Bun.serve\`, nothing else) | ${q1(hello)} | 1 | ${c1(cpu.hello)} | 1 |
-| compiled Elysia hello-world (one route) | ${q1(elysia)} | ${ratio(elysia)} | ${c1(cpu.elysia)} | ${cr(cpu.elysia)} |
-| \`dist/docchat serve\`, fresh data dir | ${q1(fresh)} | ${ratio(fresh)} | ${c1(cpu.fresh)} | ${cr(cpu.fresh)} |
-| \`dist/docchat serve\`, existing data dir | ${q1(existing)} | ${ratio(existing)} | ${c1(cpu.existing)} | ${cr(cpu.existing)} |`;
+${[
+  row("compiled Bun hello-world (`Bun.serve`, nothing else)", "hello"),
+  row("compiled Elysia hello-world (one route)", "elysia"),
+  row("`dist/docchat serve`, fresh data dir", "fresh"),
+  row("`dist/docchat serve`, existing data dir", "existing"),
+  ...(before
+    ? [row("before (`--before` binary), fresh data dir", "before-fresh"), row("before (`--before` binary), existing data dir", "before-existing")]
+    : []),
+].join("\n")}`;
     console.log(body);
     if (values.write) await replaceSection(join(REPO, "BENCHMARKS.md"), "Single binary: start-up against a hello-world", body);
     rmSync(work, { recursive: true, force: true });
