@@ -3,13 +3,18 @@
  * existing data dir), idle RSS after start, and the HTTP throughput figures measured on the binary.
  *
  *   bun bench/binary.bench.ts [--no-build] [--runs 10] [--duration 10] [--connections 64] [--threads 1] [--write]
+ *                             [--startup-only] [--before PATH]
  *
  * The binary is copied alone into a temp dir and run from there (no node_modules near it). A compiled Bun
  * hello-world (Bun.serve answering /health, built with `bun build --compile` in the same run) is started the same way,
- * its runs interleaved with docchat's, so the start-up ratio compares like with like on a busy machine.
+ * its runs interleaved with docchat's, so the start-up ratio compares like with like on a busy machine; so is a compiled
+ * hello-world that answers /health through Elysia (the framework's own share of the start). Besides the clock, the
+ * CPU time the process had used when /health first answered (all its threads, Linux) is reported: on a busy machine
+ * the clock mostly measures the wait for a core. --before PATH times another docchat binary (say, one built from main
+ * with `bun scripts/build-binary.ts --outdir DIR`) in the same interleaved runs.
  * --startup-only skips the throughput run. --write replaces the "Single binary" section of BENCHMARKS.md.
  */
-import { copyFileSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
@@ -33,6 +38,7 @@ const { values } = parseArgs({
     warmup: { type: "string" },
     write: { type: "boolean" },
     "startup-only": { type: "boolean" },
+    before: { type: "string" },
   },
 });
 const runs = Number(values.runs ?? 10);
@@ -50,7 +56,21 @@ const HELLO = `const port = Number(process.argv[process.argv.indexOf("--port") +
 Bun.serve({ port, hostname: "127.0.0.1", fetch: () => Response.json({ status: "ok" }) });
 `;
 
-/** Spawns `serve` and resolves when /health first answers 200: [ms from exec, the process]. */
+/** The same through Elysia: what the framework alone adds to a start. */
+const HELLO_ELYSIA = `import { Elysia } from ${JSON.stringify(join(REPO, "node_modules/elysia/dist/index.mjs"))};
+const port = Number(process.argv[process.argv.indexOf("--port") + 1]);
+new Elysia().get("/health", () => ({ status: "ok" })).listen({ port, hostname: "127.0.0.1" });
+`;
+
+/** CPU time (ms) all of a process's threads have used so far (Linux: schedstat counts nanoseconds on a core). */
+function cpuMs(pid: number): number {
+  if (!existsSync(`/proc/${pid}/task`)) return Number.NaN;
+  let ns = 0;
+  for (const t of readdirSync(`/proc/${pid}/task`)) ns += Number(readFileSync(`/proc/${pid}/task/${t}/schedstat`, "utf8").split(" ")[0]);
+  return ns / 1e6;
+}
+
+/** Spawns `serve` and resolves when /health first answers 200: [ms from exec, CPU ms used by then, the process]. */
 async function timeToHealth(bin: string, cwd: string, dataDir: string, env: Record<string, string>) {
   const port = await freePort();
   const started = performance.now();
@@ -67,7 +87,7 @@ async function timeToHealth(bin: string, cwd: string, dataDir: string, env: Reco
       (r) => r.status === 200,
       () => false,
     );
-    if (ok) return { ms: performance.now() - started, proc };
+    if (ok) return { ms: performance.now() - started, cpu: cpuMs(proc.pid), proc };
     if (performance.now() - started > 30_000) throw new Error("serve did not answer /health within 30 s");
     await Bun.sleep(2);
   }
@@ -88,47 +108,77 @@ try {
   const size = Bun.file(bin).size;
   const env: Record<string, string> = { PATH: "/usr/bin:/bin", HOME: work, LANG: "C.UTF-8", DOCCHAT_LOG_LEVEL: "warn" };
 
-  await Bun.write(join(work, "hello.ts"), HELLO);
-  const helloBuild = Bun.spawnSync([process.execPath, "build", "--compile", join(work, "hello.ts"), "--outfile", join(work, "hello")], {
-    stdout: "ignore",
-    stderr: "pipe",
-  });
-  if (helloBuild.exitCode !== 0) throw new Error(`hello-world build failed: ${helloBuild.stderr.toString()}`);
-
-  const fresh: number[] = [];
-  const existing: number[] = [];
-  const hello: number[] = [];
-  const existingDir = join(work, "data-existing");
-  for (let i = 0; i < runs; i++) {
-    const h = await timeToHealth(join(work, "hello"), work, work, env);
-    hello.push(h.ms);
-    h.proc.kill("SIGTERM");
-    await h.proc.exited;
-    const dir = mkdtempSync(join(work, "fresh-"));
-    const a = await timeToHealth(bin, work, dir, env);
-    fresh.push(a.ms);
-    await stop(a.proc);
-    rmSync(dir, { recursive: true, force: true });
-    const b = await timeToHealth(bin, work, existingDir, env);
-    existing.push(b.ms);
-    await stop(b.proc);
+  for (const [name, source] of [
+    ["hello", HELLO],
+    ["hello-elysia", HELLO_ELYSIA],
+  ]) {
+    await Bun.write(join(work, `${name}.ts`), source as string);
+    const b = Bun.spawnSync([process.execPath, "build", "--compile", join(work, `${name}.ts`), "--outfile", join(work, name as string)], {
+      stdout: "ignore",
+      stderr: "pipe",
+    });
+    if (b.exitCode !== 0) throw new Error(`${name} build failed: ${b.stderr.toString()}`);
   }
+
+  // Every subject once per round, in this order, so that all of them meet the same moments of a busy machine.
+  const before = values.before ? join(work, "docchat-before") : null;
+  const existingDir = join(work, "data-existing");
+  if (before) copyFileSync(values.before as string, before);
+  const subjects = [
+    { name: "hello", bin: join(work, "hello"), data: "none" },
+    { name: "elysia", bin: join(work, "hello-elysia"), data: "none" },
+    { name: "fresh", bin, data: "fresh" },
+    { name: "existing", bin, data: existingDir },
+    ...(before
+      ? [
+          { name: "before-fresh", bin: before, data: "fresh" },
+          { name: "before-existing", bin: before, data: join(work, "data-existing-before") },
+        ]
+      : []),
+  ];
+  const ms: Record<string, number[]> = Object.fromEntries(subjects.map((s) => [s.name, []]));
+  const cpu: Record<string, number[]> = Object.fromEntries(subjects.map((s) => [s.name, []]));
+  for (let i = 0; i < runs; i++) {
+    for (const s of subjects) {
+      const dir = s.data === "fresh" ? mkdtempSync(join(work, "fresh-")) : s.data === "none" ? work : s.data;
+      const r = await timeToHealth(s.bin, work, dir, env);
+      ms[s.name]?.push(r.ms);
+      cpu[s.name]?.push(r.cpu);
+      if (s.data === "none") {
+        r.proc.kill("SIGTERM");
+        await r.proc.exited;
+      } else await stop(r.proc);
+      if (s.data === "fresh") rmSync(dir, { recursive: true, force: true });
+    }
+  }
+  const [hello, fresh, existing] = [ms.hello ?? [], ms.fresh ?? [], ms.existing ?? []];
   const ratio = (xs: number[]) => (percentile(xs, 50) / percentile(hello, 50)).toFixed(1);
   log(
     `startup: hello-world median ${percentile(hello, 50).toFixed(0)} ms; docchat fresh ${percentile(fresh, 50).toFixed(0)} ms (${ratio(fresh)}x), existing ${percentile(existing, 50).toFixed(0)} ms (${ratio(existing)}x)`,
   );
   if (values["startup-only"]) {
     const q1 = (xs: number[]) => `${percentile(xs, 50).toFixed(0)} ms (min ${Math.min(...xs).toFixed(0)}, max ${Math.max(...xs).toFixed(0)})`;
-    const body = `Command: \`bun bench/binary.bench.ts --runs ${runs} --startup-only\` (builds with \`bun run build\`; runs interleaved: hello-world,
-fresh data dir, existing data dir, ${runs} times; exec → first \`/health\` 200, polled every 2 ms).
+    const c1 = (xs: number[]) => `${percentile(xs, 50).toFixed(1)} ms`;
+    const cr = (xs: number[]) => (percentile(xs, 50) / percentile(cpu.hello ?? [], 50)).toFixed(1);
+    const row = (label: string, name: string) =>
+      `| ${label} | ${q1(ms[name] ?? [])} | ${ratio(ms[name] ?? [])} | ${c1(cpu[name] ?? [])} | ${cr(cpu[name] ?? [])} |`;
+    const body = `Command: \`bun bench/binary.bench.ts --runs ${runs} --startup-only${before ? " --before PATH" : ""}\` (builds with \`bun run build\`; runs interleaved:
+${subjects.map((s) => s.name).join(", ")}, ${runs} times; exec → first \`/health\` 200, polled every 2 ms; CPU: what all the process's
+threads had used when /health first answered, from /proc/<pid>/task/*/schedstat).
 
 Machine: ${describeMachine()}; load average ${startLoad.map((l) => l.toFixed(1)).join(" / ")} (1/5/15 min) when the run started.
 
-| Started | exec → first \`/health\` 200 (median of ${runs}) | × hello-world |
-|---|---|---|
-| compiled Bun hello-world (\`Bun.serve\`, nothing else) | ${q1(hello)} | 1 |
-| \`dist/docchat serve\`, fresh data dir | ${q1(fresh)} | ${ratio(fresh)} |
-| \`dist/docchat serve\`, existing data dir | ${q1(existing)} | ${ratio(existing)} |`;
+| Started | exec → first \`/health\` 200 (median of ${runs}) | × hello-world | CPU used by then (median) | × hello-world |
+|---|---|---|---|---|
+${[
+  row("compiled Bun hello-world (`Bun.serve`, nothing else)", "hello"),
+  row("compiled Elysia hello-world (one route)", "elysia"),
+  row("`dist/docchat serve`, fresh data dir", "fresh"),
+  row("`dist/docchat serve`, existing data dir", "existing"),
+  ...(before
+    ? [row("before (`--before` binary), fresh data dir", "before-fresh"), row("before (`--before` binary), existing data dir", "before-existing")]
+    : []),
+].join("\n")}`;
     console.log(body);
     if (values.write) await replaceSection(join(REPO, "BENCHMARKS.md"), "Single binary: start-up against a hello-world", body);
     rmSync(work, { recursive: true, force: true });

@@ -6,7 +6,7 @@
  *                               [--outdir dist] [--no-llama]
  *
  * Embedded: all code, the SQL migrations (text imports), the sqlite-vec extension, onnxruntime's addon and
- * library, the pdf.js worker, every `*.worker.ts` under src/ (as extra entry points), web assets.
+ * library, the pdf.js worker, every `*.worker.ts` and `*.lazy.ts` under src/ (as extra entry points), web assets.
  */
 import { readdirSync, statSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
@@ -28,13 +28,17 @@ export interface BuildResult {
   ms: number;
 }
 
-/** Worker bodies are separate entry points: `new Worker(new URL("./x.worker.ts", import.meta.url))` finds them. */
+/**
+ * Worker bodies are separate entry points: `new Worker(new URL("./x.worker.ts", import.meta.url))` finds them. So are
+ * heavy libraries a process may never need (`*.lazy.ts`, imported by `new URL(...)`): the bundle every start loads
+ * (and parses) stays without them. The binary cannot split code otherwise (no `splitting` with `compile`).
+ */
 function workerEntrypoints(dir = join(root, "src")): string[] {
   const out: string[] = [];
   for (const name of readdirSync(dir)) {
     const p = join(dir, name);
     if (statSync(p).isDirectory()) out.push(...workerEntrypoints(p));
-    else if (name.endsWith(".worker.ts")) out.push(p);
+    else if (name.endsWith(".worker.ts") || name.endsWith(".lazy.ts")) out.push(p);
   }
   return out;
 }
@@ -60,7 +64,7 @@ export async function buildBinary(
   const workers = workerEntrypoints();
   const names = workers.map((w) => w.split("/").pop());
   if (new Set(names).size !== names.length)
-    throw new Error(`worker file names must be unique (they are flattened in the binary): ${names.join(", ")}`);
+    throw new Error(`worker and lazy-module file names must be unique (they are flattened in the binary): ${names.join(", ")}`);
 
   const result = await Bun.build({
     entrypoints: [join(root, "src/main.ts"), ...workers],

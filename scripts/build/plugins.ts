@@ -11,6 +11,7 @@
  * - node-llama-cpp: a package tree with ~120 dependencies and per-CPU llama.cpp libraries that llama.cpp picks
  *   and dlopens at run time; it cannot live in the bundle. It ships as `lib/node_modules` next to the
  *   executable and the import is rewritten to load it from there, lazily, so the binary runs without it.
+ * - elysia: the TypeBox checkers its t.Numeric/t.Integer/t.Date build at declaration are compiled on first use.
  */
 import { existsSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
@@ -115,6 +116,28 @@ export default m.default;
   },
 };
 
+/**
+ * Elysia's t.Numeric, t.Integer, t.Date... compile a TypeBox checker when the schema is declared; docchat declares
+ * about fifty, so every start (and its first /health) paid for ~50 compilations whose checkers only a request with
+ * such a value uses. In the binary each checker is compiled on its first use instead: same checker, same errors.
+ */
+const elysiaLazyCompile: BunPlugin = {
+  name: "docchat-elysia-lazy-compile",
+  setup(build) {
+    build.onLoad({ filter: /elysia[\\/]dist[\\/]type-system[\\/]utils\.mjs$/ }, ({ path }) => {
+      const text = replaceOnce(readFileSync(path, "utf8"), "const compile = (schema) => {", "const compileNow = (schema) => {", path);
+      const lazy = `
+const compile = (schema) => {
+  let c;
+  const get = () => (c ??= compileNow(schema));
+  return { Check: (v) => get().Check(v), Decode: (v) => get().Decode(v), Error: (v) => get().Error(v), Errors: (v) => get().Errors(v) };
+};
+`;
+      return { contents: `${text}${lazy}`, loader: "js" };
+    });
+  },
+};
+
 export async function nativePlugins(target: TargetSpec): Promise<BunPlugin[]> {
-  return [sharpStub, onnxRuntime(target), llamaFromLibDir];
+  return [sharpStub, onnxRuntime(target), llamaFromLibDir, elysiaLazyCompile];
 }

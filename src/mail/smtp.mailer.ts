@@ -7,6 +7,11 @@ export function describeSmtpUrl(url: string): string {
   return `${u.protocol}//${u.hostname}${u.port ? `:${u.port}` : ""}`;
 }
 
+/** nodemailer, from its own entry point in the binary (imported by URL, so the bundle every start loads stays without it). */
+export async function loadNodemailer(): Promise<typeof import("./nodemailer.lazy.ts").default> {
+  return ((await import(new URL("./nodemailer.lazy.ts", import.meta.url).href)) as typeof import("./nodemailer.lazy.ts")).default;
+}
+
 /**
  * Delivers over SMTP with nodemailer (smtp:// with STARTTLS when offered, smtps:// for implicit TLS).
  * A fresh connection per message keeps a half-dead pooled socket from eating mail; owner mail is rare.
@@ -16,7 +21,7 @@ export function createSmtpMailer(opts: { url: string; timeoutMs: number }): Mail
   let transport: Transporter | null = null;
   const transportFor = async (): Promise<Transporter> => {
     if (transport) return transport;
-    const nodemailer = (await import("nodemailer")).default;
+    const nodemailer = await loadNodemailer();
     transport = nodemailer.createTransport({
       url: opts.url,
       connectionTimeout: opts.timeoutMs,

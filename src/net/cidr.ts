@@ -1,4 +1,9 @@
-import { isIP } from "node:net";
+// node:net is required with the first address parsed, not while the server starts (it cost every start milliseconds)
+let netIsIP: ((s: string) => number) | undefined;
+function isIP(s: string): number {
+  if (!netIsIP) netIsIP = (require("node:net") as typeof import("node:net")).isIP;
+  return netIsIP(s);
+}
 
 /** An address as a 128-bit BigInt (IPv4 mapped into ::ffff:0:0/96) so v4 and v6 compare alike. */
 export function parseAddress(input: string): bigint | null {

@@ -193,8 +193,9 @@ export function createCitationsService(deps: { data: VisitorDataStore; logs: Con
  * are left out: a link's destination would pull other pages (their content) into the copy.
  */
 export async function pagesOf(bytes: Uint8Array, first: number, last: number): Promise<Uint8Array> {
-  // loaded on first use: every CLI command and server start would otherwise parse pdf-lib for nothing
-  const { PDFDocument, PDFName } = await import("pdf-lib");
+  // loaded on first use, from its own entry point in the binary: every CLI command and server start would otherwise
+  // load pdf-lib for nothing
+  const { PDFDocument, PDFName } = (await import(new URL("./pdf-lib.lazy.ts", import.meta.url).href)) as typeof import("./pdf-lib.lazy.ts");
   let src: Awaited<ReturnType<typeof PDFDocument.load>>;
   try {
     src = await PDFDocument.load(bytes, { ignoreEncryption: true, updateMetadata: false });

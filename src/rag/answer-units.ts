@@ -66,12 +66,17 @@ const isIndexListing = (headingPath: string, text: string) =>
 /** a row none of whose values the question names is some other record */
 const UNIDENTIFIED_ROW = 0.5;
 const ROW_KEYS = /(^|; )[^:;]*: /g;
-/** words that ask about a document itself — who wrote it, when it came out — which its card answers */
-const DOCUMENT_FACTS = new Set(
-  "author authors wrote written writer publish published publication publisher posted released release version edition title credited credits produced copyright created updated"
-    .split(" ")
-    .map((w) => stem(w)),
-);
+/**
+ * words that ask about a document itself — who wrote it, when it came out — which its card answers; stemmed on first
+ * use (stemming loads the English stemmer, which no start should wait for)
+ */
+let documentFacts: Set<string> | undefined;
+const documentFactStems = () =>
+  (documentFacts ??= new Set(
+    "author authors wrote written writer publish published publication publisher posted released release version edition title credited credits produced copyright created updated"
+      .split(" ")
+      .map((w) => stem(w)),
+  ));
 const LONE_WORD = 0.5;
 const CARD_ELSEWHERE = 0.6;
 const SOFT_TYPE_MISS = 0.7;
@@ -131,7 +136,7 @@ export function scoreUnits(
     for (const l of names.literals) if (p.text.includes(l)) set.add(l);
     namedIn.set(p.source, set);
   }
-  const aboutDocument = [...stemSet(question, lang)].some((t) => DOCUMENT_FACTS.has(t));
+  const aboutDocument = [...stemSet(question, lang)].some((t) => documentFactStems().has(t));
   // "Airworthiness Directive (AD)": where the documents define an abbreviation, a sentence using it says the long form
   const abbreviations = definedAbbreviations(passages, lang);
   for (const p of aboutDocument ? passages : []) {
@@ -172,7 +177,7 @@ export function scoreUnits(
       // a question word that is one of the focus's own alternatives ("wrote" for "Author: …") counts when the focus is met
       const metFocus = new Set(shape.focus.filter((g) => g.some((t) => terms.has(t) || head.has(t) || localHead.has(t))).flat());
       for (const [t, w] of weights) {
-        if (near.has(t) || focusTerms?.has(t) || metFocus.has(t) || (isCard && aboutDocument && DOCUMENT_FACTS.has(t))) {
+        if (near.has(t) || focusTerms?.has(t) || metFocus.has(t) || (isCard && aboutDocument && documentFactStems().has(t))) {
           // (a card's fields are the document's facts: "Created" is when it was published)
           mass += w;
           own++;

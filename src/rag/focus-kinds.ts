@@ -46,23 +46,27 @@ const TESTS: Record<Exclude<FocusKind, "number" | "time" | "extent">, RegExp> = 
   weight: unit("kg|g|lbs?|pounds?|tons?|tonnes?|ounces?|oz"),
 };
 
-const KIND_OF: Record<string, FocusKind> = {};
-const add = (kind: FocusKind, words: string) => {
-  for (const w of words.split(" ")) KIND_OF[stem(w)] = kind;
-};
-add("number", "number count total population amount quantity rating score capacity limit threshold speed");
-add("time", "date dates year day month deadline birthday anniversary century decade time hour");
-add("range", "range");
-add("dose", "dose dosage");
-add("money", "price cost costs fee fees salary wage budget fare");
-add("length", "length size height depth width distance");
-add("duration", "duration period");
-add("age", "age");
-add("percent", "percentage percent rate");
-add("temperature", "temperature");
-add("weight", "weight");
+/** The nouns that name a kind: "what is the price" asks for money. */
+const KIND_WORDS: [FocusKind, string][] = [
+  ["number", "number count total population amount quantity rating score capacity limit threshold speed"],
+  ["time", "date dates year day month deadline birthday anniversary century decade time hour"],
+  ["range", "range"],
+  ["dose", "dose dosage"],
+  ["money", "price cost costs fee fees salary wage budget fare"],
+  ["length", "length size height depth width distance"],
+  ["duration", "duration period"],
+  ["age", "age"],
+  ["percent", "percentage percent rate"],
+  ["temperature", "temperature"],
+  ["weight", "weight"],
+];
+// stemmed on first use: stemming loads the English stemmer, which no start (and no first /health) should wait for
+let kindOf: Map<string, FocusKind> | undefined;
 
-export const focusKindOf = (stemmed: string): FocusKind | undefined => KIND_OF[stemmed];
+export const focusKindOf = (stemmed: string): FocusKind | undefined => {
+  kindOf ??= new Map(KIND_WORDS.flatMap(([kind, words]) => words.split(" ").map((w) => [stem(w), kind] as const)));
+  return kindOf.get(stemmed);
+};
 
 /** Whether `text` holds a value of the kind the focus names (not just a number the question brought). */
 export function holdsFocusKind(kind: FocusKind, text: string, question: string): boolean {

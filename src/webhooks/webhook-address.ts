@@ -1,5 +1,8 @@
-import { lookup } from "node:dns/promises";
-import { isIP } from "node:net";
+import type { LookupAddress } from "node:dns";
+// node:net and node:dns are required on first use (a webhook endpoint saved or delivered), not at every start
+const isIP = (s: string): number => (require("node:net") as typeof import("node:net")).isIP(s);
+const lookup = (host: string, opts: { all: true; verbatim: boolean }): Promise<LookupAddress[]> =>
+  (require("node:dns/promises") as typeof import("node:dns/promises")).lookup(host, opts);
 import { appError } from "../errors/index.ts";
 import { addressAllowed, type Cidr, parseCidr } from "../net/cidr.ts";
 

@@ -1,5 +1,4 @@
-import http from "node:http";
-import https from "node:https";
+import type http from "node:http";
 import { isAppError } from "../errors/index.ts";
 import { publicAddresses } from "./webhook-address.ts";
 
@@ -40,7 +39,8 @@ export async function postWebhook(o: PostOptions): Promise<{ status: number }> {
     // A name that does not resolve may come back; one that leads somewhere private is refused for good.
     throw new DeliveryFailure(message, null, /public address/.test(message));
   }
-  const client = url.protocol === "https:" ? https : http;
+  // required on the first delivery: loading node:http(s) cost every start a few milliseconds before its first /health
+  const client: typeof http = url.protocol === "https:" ? require("node:https") : require("node:http");
   return new Promise((resolve, reject) => {
     let settled = false;
     const finish = (err: DeliveryFailure | null, status = 0) => {

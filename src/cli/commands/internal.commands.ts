@@ -3,7 +3,8 @@ import type { Command } from "../command.ts";
 /**
  * Child-process entry points. From source the parent starts the worker's own .ts file; a compiled binary has no
  * such file, so it starts itself as `[process.execPath, "__parse-worker"]` / `"__llama-worker"`. Hidden from
- * --help; imported lazily so the heavy parser and llama.cpp code load only inside the child.
+ * --help; imported lazily so the heavy parser and llama.cpp code load only inside the child (the parser's from an
+ * entry point of its own in the binary: parse-worker.lazy.ts).
  */
 export const internalCommands: Command[] = [
   {
@@ -13,7 +14,7 @@ export const internalCommands: Command[] = [
     options: {},
     hidden: true,
     async run() {
-      const { runParseWorker } = await import("../../ingest/parse-worker.ts");
+      const { runParseWorker } = (await import(new URL("./parse-worker.lazy.ts", import.meta.url).href)) as typeof import("./parse-worker.lazy.ts");
       await runParseWorker();
       return 0;
     },

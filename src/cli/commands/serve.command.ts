@@ -73,11 +73,14 @@ export const serveCommand: Command = {
         ? `[${ctx.config.host}]`
         : ctx.config.host;
     services.log.info("owner console", { url: `${ctx.config.publicUrl || `http://${local}:${port}`}/console/` });
-    if (runtimeHeadLimit() < RUNTIME_HEAD_LIMIT)
-      services.log.warn("request heads over the runtime's limit get a bare 431 without an error body", {
-        limit: runtimeHeadLimit(),
-        fix: `start with bun run serve, or set BUN_OPTIONS=--max-http-header-size=${RUNTIME_HEAD_LIMIT}`,
-      });
+    // checked a moment after start: it loads node:http, which nothing else needs and no first request should wait for
+    setTimeout(() => {
+      if (runtimeHeadLimit() < RUNTIME_HEAD_LIMIT)
+        services.log.warn("request heads over the runtime's limit get a bare 431 without an error body", {
+          limit: runtimeHeadLimit(),
+          fix: `start with bun run serve, or set BUN_OPTIONS=--max-http-header-size=${RUNTIME_HEAD_LIMIT}`,
+        });
+    }, 1000).unref();
     const signal = await signalled;
     services.log.info("shutting down", { signal });
     // Stop accepting, let in-flight requests finish (bounded); the runner then closes services (shutdown hooks, WAL checkpoint).

@@ -206,7 +206,7 @@ export async function checkSmtp(config: Config, opts: { offline: boolean }): Pro
   const base = { active: "smtp", server, from: config.mailFrom };
   if (opts.offline) return { status: "ok", summary: `${server} (not contacted: --offline)`, ...base };
   try {
-    const nodemailer = (await import("nodemailer")).default;
+    const nodemailer = await (await import("../../mail/smtp.mailer.ts")).loadNodemailer();
     const transport = nodemailer.createTransport({
       url: config.smtpUrl,
       connectionTimeout: 5000,

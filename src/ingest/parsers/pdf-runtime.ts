@@ -1,14 +1,17 @@
 import type { PDFParse } from "pdf-parse";
 
 type Pdfjs = typeof import("pdfjs-dist/legacy/build/pdf.mjs");
+type PdfLibs = typeof import("./pdf-libs.lazy.ts");
 
 let loaded: Promise<typeof PDFParse> | undefined;
+let libs: PdfLibs | undefined;
 
 /**
  * Loads pdf-parse on first use, after two shims that make it work inside a `bun build --compile` binary,
  * where pdf.js can neither `require("@napi-rs/canvas")` (for DOMMatrix) nor import its worker file from
- * disk. Text extraction never renders, so an inert DOMMatrix is enough; the worker module is imported
- * through a static specifier so the bundler embeds it, and pdf.js picks it up from `globalThis.pdfjsWorker`.
+ * disk. Text extraction never renders, so an inert DOMMatrix is enough; the worker module comes with pdf.js in
+ * pdf-libs.lazy.ts (its own entry point in the binary, imported by URL so the bundler leaves it out of the main
+ * bundle), and pdf.js picks it up from `globalThis.pdfjsWorker`.
  */
 export function loadPdfParse(): Promise<typeof PDFParse> {
   loaded ??= (async () => {
@@ -24,8 +27,9 @@ export function loadPdfParse(): Promise<typeof PDFParse> {
       e = 0;
       f = 0;
     };
-    g.pdfjsWorker ??= await import("pdfjs-dist/legacy/build/pdf.worker.mjs");
-    return (await import("pdf-parse")).PDFParse;
+    libs = (await import(new URL("./pdf-libs.lazy.ts", import.meta.url).href)) as PdfLibs;
+    g.pdfjsWorker ??= libs.pdfjsWorker;
+    return libs.PDFParse;
   })();
   return loaded;
 }
@@ -33,5 +37,5 @@ export function loadPdfParse(): Promise<typeof PDFParse> {
 /** pdf.js itself (the copy pdf-parse wraps), behind the same shims: text items with their positions. */
 export async function loadPdfjs(): Promise<Pdfjs> {
   await loadPdfParse();
-  return await import("pdfjs-dist/legacy/build/pdf.mjs");
+  return (libs as PdfLibs).pdfjs;
 }

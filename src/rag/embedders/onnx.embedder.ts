@@ -7,7 +7,7 @@
  * time. Inside the server use createWorkerEmbedder (worker.embedder.ts), which runs this same code in a
  * Bun Worker; this in-thread variant is for CLI/bench/indexing jobs and for the worker itself.
  */
-import { env, type FeatureExtractionPipeline, pipeline } from "@huggingface/transformers";
+import type { FeatureExtractionPipeline } from "@huggingface/transformers";
 import type { Embedder } from "../embedder.ts";
 import { inspectModelFolder, type OnnxModelFolder, type Pooling } from "./onnx-model-folder.ts";
 
@@ -32,6 +32,8 @@ export async function createOnnxEmbedder(options: OnnxEmbedderOptions): Promise<
   if (!folder) {
     throw new Error(`${options.modelDir} is not a sentence-embedding model folder (needs config.json, tokenizer.json, onnx/model.onnx)`);
   }
+  // transformers.js is its own entry point in the binary, imported by URL so the bundle every start loads stays without it
+  const { env, pipeline } = (await import(new URL("./transformers.lazy.ts", import.meta.url).href)) as typeof import("./transformers.lazy.ts");
   // Never reach for the Hugging Face hub: the model is a local folder, addressed by absolute path (which
   // transformers.js treats as a path, not a repo id, so env.localModelPath is not consulted).
   env.allowRemoteModels = false;

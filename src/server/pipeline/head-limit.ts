@@ -1,5 +1,3 @@
-import { maxHeaderSize } from "node:http";
-
 /** The server's own limit on a request's address and headers: past it, 431 in the error shape with rate-limit headers. */
 export const MAX_HEAD_BYTES = 12 * 1024;
 
@@ -11,5 +9,5 @@ export const MAX_HEAD_BYTES = 12 * 1024;
  */
 export const RUNTIME_HEAD_LIMIT = 256 * 1024;
 
-/** The runtime's head limit in this process (--max-http-header-size, BUN_OPTIONS). */
-export const runtimeHeadLimit = (): number => maxHeaderSize;
+/** The runtime's head limit in this process (--max-http-header-size, BUN_OPTIONS); node:http is loaded when asked. */
+export const runtimeHeadLimit = (): number => (require("node:http") as typeof import("node:http")).maxHeaderSize;

@@ -10,7 +10,8 @@
 import type { Database } from "bun:sqlite";
 import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { SQL } from "bun";
+// Bun.SQL is read where a connection is made: importing it evaluates Bun's SQL module on every start (~5 ms before /health).
+import type { SQL } from "bun";
 import { type NewChunk, stagingDeployment } from "../contract/chunk-index.contract.ts";
 import { serverHoldingDataDir } from "../data-dir-lock.ts";
 import { createPgChunkIndex, type PgChunkIndex } from "../postgres/chunk-index.pg.ts";
@@ -342,7 +343,7 @@ export async function copySqliteToPg(dataDir: string, url: string, opts: CopyOpt
   const to = describePgUrl(url);
   refuseUnlessCopyable(from);
   const db = await openDatabase(from);
-  const sql = new SQL(url, { ...pgConnectOptions(url), max: 2 });
+  const sql = new Bun.SQL(url, { ...pgConnectOptions(url), max: 2 });
   try {
     // one read transaction: every table from the same moment, whatever CLI commands write meanwhile
     db.run("BEGIN");

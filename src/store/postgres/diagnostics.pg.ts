@@ -1,4 +1,4 @@
-import { SQL } from "bun";
+// Bun.SQL is read where a connection is made: importing it evaluates Bun's SQL module on every start (~5 ms before /health).
 import { pgMigrations } from "./migrations/index.ts";
 import { pgConnectOptions } from "./pg-url.ts";
 
@@ -51,7 +51,7 @@ export function scrubPassword(text: string, url: string): string {
  * the schema's migrations against this binary's list. Reads only; never migrates. Errors become `error`.
  */
 export async function pgDiagnostics(url: string, timeoutMs = 5000): Promise<PgDiagnostics> {
-  const sql = new SQL(url, { ...pgConnectOptions(url), max: 1, connectionTimeout: Math.ceil(timeoutMs / 1000) });
+  const sql = new Bun.SQL(url, { ...pgConnectOptions(url), max: 1, connectionTimeout: Math.ceil(timeoutMs / 1000) });
   let timer: ReturnType<typeof setTimeout> | undefined;
   const deadline = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
@@ -103,7 +103,7 @@ export async function pgKeywordIndexInfo(
   pending_chunks: number;
   languages: { lang: string; documents: number; chunks: number }[];
 } | null> {
-  const sql = new SQL(url, { max: 1 });
+  const sql = new Bun.SQL(url, { max: 1 });
   try {
     const has =
       (await sql`SELECT 1 FROM information_schema.columns WHERE table_name = 'kw_stats' AND column_name = 'analyzer'`) as unknown[];

@@ -1,4 +1,5 @@
-import { SQL } from "bun";
+// Bun.SQL is read where a connection is made: importing it evaluates Bun's SQL module on every start (~5 ms before /health).
+import type { SQL } from "bun";
 import type { Repos, Store } from "../contract/store.contract.ts";
 import { createPgChunkIndex, createPgTermStats } from "./chunk-index.pg.ts";
 import { scrubPassword } from "./diagnostics.pg.ts";
@@ -67,7 +68,7 @@ export interface PgStore extends Store {
  * one pooled Bun.sql client, every repo of the contract (store.ts).
  */
 export async function createPgStore(url: string, opts: PgStoreOptions = {}): Promise<PgStore> {
-  const sql = new SQL(url, { ...pgConnectOptions(url), max: opts.max ?? 10 });
+  const sql = new Bun.SQL(url, { ...pgConnectOptions(url), max: opts.max ?? 10 });
   try {
     return await openPgStore(sql);
   } catch (e) {
