@@ -20,6 +20,8 @@ export interface ParsePoolOptions {
    * replaced. The clock is a backstop at WALL_CLOCK_FACTOR times it, for a worker stuck without using the CPU.
    */
   timeoutMs?: number;
+  /** the clock backstop as a multiple of timeoutMs (default WALL_CLOCK_FACTOR) */
+  clockFactor?: number;
   /** resident-memory limit per document (Linux), 0 = none; an address-space cap of max(8 GB, 4x) backs it up */
   memoryLimitMb?: number;
   /** a worker is retired after this many documents */
@@ -237,7 +239,7 @@ export function createParsePool(opts: ParsePoolOptions) {
     const tooLong = { code: "document_too_complex" as const };
     const stopCpu = watchCpuTime(slot.proc.pid, ms, () => kill(slot, { ...tooLong, reason: `parse used more than ${ms} ms of CPU` }));
     if (stopCpu) cpuWatches.set(slot, stopCpu);
-    const wall = stopCpu ? ms * WALL_CLOCK_FACTOR : ms;
+    const wall = stopCpu ? ms * (opts.clockFactor ?? WALL_CLOCK_FACTOR) : ms;
     timers.set(
       slot,
       setTimeout(() => kill(slot, { ...tooLong, reason: `parse timed out after ${wall} ms` }), wall),
