@@ -195,6 +195,9 @@ export function scoreUnits(
         else if (around.some((s) => s.has(t)) || (isCard && docTerms.get(passage.source)?.has(t))) mass += w * NEIGHBOUR;
       }
       if (contradicted) continue;
+      // a row belongs to the table its heading names ("NICS Firearm Background Checks November - 2015"): the
+      // heading's words are the row's own, so the totals row of that table is no lone-word match
+      if (unit.kind === "row") for (const t of weights.keys()) if (!terms.has(t) && (localHead.has(t) || head.has(t))) own++;
       let score = (mass / total) * (own < minTerms ? LONE_WORD : 1) * typeFactor(shape, unit.text, question);
       if (isIndexListing(passage.headingPath, unit.text)) score *= BOOK_INDEX;
       // a card tells what a document is, who made it and when: asked anything else, its fields answer nothing

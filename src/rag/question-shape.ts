@@ -91,7 +91,8 @@ function focusFrom(phrase: string, question: string, depth = 0): string[][] {
   if (!GENERIC.has(head)) return [stems(FOCUS_ALTERNATIVES[head] ?? [head])];
   // "first name", "brand name": the modifier says which name
   const modifier = words.at(-2);
-  if (modifier && NAME_MODIFIERS.has(modifier)) return [stems([modifier])];
+  // ("In the first place" is no first name: the name itself must be spoken of too)
+  if (modifier && NAME_MODIFIERS.has(modifier)) return [stems([modifier]), stems([head, "call", "christen"])];
   phrase = phrase.split(/\s+of\s+/i)[0] ?? phrase;
   if (depth > 0) return [];
   const escaped = phrase.trim().replace(/[.*+?^${}()|[\]\\]/g, "\\$&");

@@ -150,6 +150,22 @@ describe("times in words", () => {
   });
 });
 
+describe("a first name", () => {
+  test("is not met by 'in the first place': the name itself must be spoken of", () => {
+    const w = weighted([
+      ["mrs", 4],
+      ["hudson", 6],
+      ["first", 3],
+      ["name", 2],
+    ]);
+    const q = "What is Mrs. Hudson's first name?";
+    const place = { text: "In the first place, Mrs. Hudson lit the fire.", source: "stories", headingPath: "" };
+    const named = { text: "Mrs. Hudson's first name is Martha.", source: "stories", headingPath: "" };
+    expect(answerability(w, q, named)).toBe(1);
+    expect(answerability(w, q, place)).toBeLessThan(0.37);
+  });
+});
+
 describe("rows", () => {
   const w = weighted([
     ["primary", 5],
