@@ -8,8 +8,10 @@ import { scanPdf } from "../ingest/helpers/scanned-pdf.ts";
 const SCANNED = join(import.meta.dir, "../../../shared/data/docs/pdf/scanned");
 let srv: TestServer;
 beforeAll(async () => {
-  // a parse limit shorter than the OCR of one page: OCR time is allowed on top once a worker starts reading images
-  srv = await startTestServer({ DOCCHAT_LLM: "extractive", DOCCHAT_TRAIN_WAIT_MS: "60000", DOCCHAT_PARSE_TIMEOUT_MS: "2000" });
+  // a parse limit shorter than the OCR of one page: OCR time is allowed on top once a worker starts reading images.
+  // The push waits for training as long as it takes: parse workers are niced, and beside two CPU-bound processes a
+  // page that takes 10 s alone takes two minutes
+  srv = await startTestServer({ DOCCHAT_LLM: "extractive", DOCCHAT_TRAIN_WAIT_MS: "600000", DOCCHAT_PARSE_TIMEOUT_MS: "2000" });
 });
 afterAll(() => srv.stop());
 
@@ -41,7 +43,7 @@ test("a scanned PDF with no text layer is read by offline OCR, marked as such, a
   });
   const body = (await answer.json()) as { choices: { message: { content: string } }[]; sources?: string[] };
   expect(body.choices[0]?.message.content).toContain("32 simultaneous, polyphonic tracks");
-}, 120_000);
+}, 660_000);
 
 test("with OCR turned off, a scanned PDF is refused as having no text, as before", async () => {
   const off = await startTestServer({ DOCCHAT_OCR: "false" });
