@@ -53,6 +53,15 @@ export function badge(text: string, tone: "ok" | "warn" | "bad" | "busy" | "mute
   return h("span", { class: `badge badge-${tone}` }, tone === "busy" ? h("span", { class: "spinner", "aria-hidden": "true" }) : null, text);
 }
 
+/** A column of a data table: its heading, and "hide-sm" when it is left out on small screens. */
+export type Column = string | { label: string; class: string };
+
+/** A data table in its scrolling wrapper: the headings, then the body rows (a tbody, or the rows themselves). */
+export function dataTable(columns: Column[], ...body: Child[]): HTMLElement {
+  const heads = columns.map((c) => (typeof c === "string" ? h("th", null, c) : h("th", { class: c.class }, c.label)));
+  return h("div", { class: "table-wrap" }, h("table", { class: "table" }, h("thead", null, h("tr", null, ...heads)), ...body));
+}
+
 export function emptyState(title: string, text: string, ...actions: Child[]): HTMLElement {
   return h("div", { class: "empty" }, h("p", { class: "empty-title" }, title), h("p", null, text), ...actions);
 }

@@ -1,4 +1,4 @@
-import { alertBox, clear, emptyState, h } from "../../shared/dom.ts";
+import { alertBox, clear, dataTable, emptyState, h } from "../../shared/dom.ts";
 import { api, errorText } from "../api.ts";
 import { bytes, dateTime } from "../format.ts";
 import { deploymentFrame, type PageContext } from "../layout.ts";
@@ -33,61 +33,38 @@ function table(docs: DocumentItem[], onRemove: (d: DocumentItem) => void, readin
       "No documents yet",
       "Drop PDF, DOCX, TXT or CSV files above. Training starts by itself; the deployment can answer once it reaches Completed.",
     );
-  return h(
-    "div",
-    { class: "table-wrap" },
+  const small = (label: string) => ({ label, class: "hide-sm" });
+  return dataTable(
+    ["Name", "Status", small("Size"), small("Passages"), small("Language"), small("Added"), ""],
     h(
-      "table",
-      { class: "table" },
-      h(
-        "thead",
-        null,
+      "tbody",
+      null,
+      reading.map(readingRow),
+      docs.map((d) =>
         h(
           "tr",
-          null,
-          h("th", null, "Name"),
-          h("th", null, "Status"),
-          h("th", { class: "hide-sm" }, "Size"),
-          h("th", { class: "hide-sm" }, "Passages"),
-          h("th", { class: "hide-sm" }, "Language"),
-          h("th", { class: "hide-sm" }, "Added"),
-          h("th", null, ""),
-        ),
-      ),
-      h(
-        "tbody",
-        null,
-        reading.map(readingRow),
-        docs.map((d) =>
+          { "data-status": d.status },
           h(
-            "tr",
-            { "data-status": d.status },
-            h(
-              "td",
-              { class: "wrap" },
-              h("span", { class: "doc-name" }, d.name),
-              h("span", { class: "muted small" }, ` ${d.kind.toUpperCase()}`),
-              d.origin === "key" ? h("span", { class: "muted small", title: "Pushed with the API key" }, " · pushed with key") : null,
-            ),
-            h(
-              "td",
-              null,
-              trainingBadge(d.status),
-              progressLine(d),
-              d.error ? h("p", { class: "error-text small" }, d.error.message ?? d.error.code) : null,
-              ocrLine(d),
-              notesList(d),
-            ),
-            h("td", { class: "hide-sm nowrap" }, bytes(d.size)),
-            h("td", { class: "hide-sm" }, String(d.chunk_count)),
-            h("td", { class: "hide-sm", "data-testid": "doc-lang" }, d.lang ?? "—"),
-            h("td", { class: "hide-sm" }, dateTime(d.created_at)),
-            h(
-              "td",
-              { class: "right" },
-              h("button", { class: "btn btn-ghost btn-sm", type: "button", onclick: () => onRemove(d) }, "Remove"),
-            ),
+            "td",
+            { class: "wrap" },
+            h("span", { class: "doc-name" }, d.name),
+            h("span", { class: "muted small" }, ` ${d.kind.toUpperCase()}`),
+            d.origin === "key" ? h("span", { class: "muted small", title: "Pushed with the API key" }, " · pushed with key") : null,
           ),
+          h(
+            "td",
+            null,
+            trainingBadge(d.status),
+            progressLine(d),
+            d.error ? h("p", { class: "error-text small" }, d.error.message ?? d.error.code) : null,
+            ocrLine(d),
+            notesList(d),
+          ),
+          h("td", { class: "hide-sm nowrap" }, bytes(d.size)),
+          h("td", { class: "hide-sm" }, String(d.chunk_count)),
+          h("td", { class: "hide-sm", "data-testid": "doc-lang" }, d.lang ?? "—"),
+          h("td", { class: "hide-sm" }, dateTime(d.created_at)),
+          h("td", { class: "right" }, h("button", { class: "btn btn-ghost btn-sm", type: "button", onclick: () => onRemove(d) }, "Remove")),
         ),
       ),
     ),

@@ -1,4 +1,4 @@
-import { type Child, emptyState, h } from "../../shared/dom.ts";
+import { type Child, dataTable, emptyState, h } from "../../shared/dom.ts";
 import { api } from "../api.ts";
 import { dateTime } from "../format.ts";
 import { deploymentFrame, type PageContext } from "../layout.ts";
@@ -54,29 +54,10 @@ export function leadsPage(ctx: PageContext): Promise<Node> {
       }
     });
     const content = data.length
-      ? h(
-          "div",
-          { class: "table-wrap" },
-          h(
-            "table",
-            { class: "table" },
-            h(
-              "thead",
-              null,
-              h(
-                "tr",
-                null,
-                h("th", null, "When"),
-                h("th", null, "Visitor"),
-                h("th", { class: "hide-sm" }, "Unanswered question"),
-                h("th", null, "Message"),
-                h("th", null, "Your mail"),
-              ),
-            ),
-            body,
-          ),
+      ? [
+          dataTable(["When", "Visitor", { label: "Unanswered question", class: "hide-sm" }, "Message", "Your mail"], body),
           h("div", { class: "actions" }, more),
-        )
+        ]
       : emptyState(
           "No leads yet",
           d.handoff_enabled

@@ -1,4 +1,4 @@
-import { alertBox, badge, clear, field, h } from "../../shared/dom.ts";
+import { alertBox, badge, clear, dataTable, field, h } from "../../shared/dom.ts";
 import { api, errorText } from "../api.ts";
 import { onSubmit } from "../form-submit.ts";
 import { dateTime } from "../format.ts";
@@ -137,27 +137,6 @@ export async function webhooksSection(ctx: PageContext, deploymentId: string): P
     list,
     form,
     h("h3", null, "Recent deliveries"),
-    h(
-      "div",
-      { class: "table-wrap" },
-      h(
-        "table",
-        { class: "table" },
-        h(
-          "thead",
-          null,
-          h(
-            "tr",
-            null,
-            h("th", null, "When"),
-            h("th", null, "Event"),
-            h("th", null, "Status"),
-            h("th", null, "Attempts"),
-            h("th", null, ""),
-          ),
-        ),
-        log,
-      ),
-    ),
+    dataTable(["When", "Event", "Status", "Attempts", ""], log),
   );
 }
