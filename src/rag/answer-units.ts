@@ -240,12 +240,12 @@ const ABBREVIATION_DEFINED = /((?:[\p{L}][\p{L}-]*\s+){1,8}?(?:[\p{L}][\p{L}-]*)
 const MINOR_WORDS = new Set(["of", "and", "the", "for", "to", "in", "on", "a", "an", "or", "de", "du", "la", "le", "der", "die", "und"]);
 
 interface Abbreviation {
-  /** the abbreviation as written ("AD") */
-  short: string;
   /** its stem as the analyzer keys it ("ad") */
   key: string;
   /** the stems of its long form ("airworthi", "direct") */
   long: string[];
+  /** the abbreviation as a word of a unit's text, singular or plural */
+  used: RegExp;
 }
 
 /** The abbreviations the passages define: the long form's words, read backwards, give the initials. */
@@ -266,7 +266,7 @@ function definedAbbreviations(passages: UnitPassage[], lang: ReturnType<typeof l
       if (initials !== short) continue;
       const long = stemTokens(taken.join(" "), lang);
       const key = stemTokens(short, lang)[0];
-      if (key && long.length > 1) out.set(short, { short, key, long });
+      if (key && long.length > 1) out.set(short, { key, long, used: new RegExp(`\\b${short}s?\\b`) });
     }
   }
   return out;
@@ -281,7 +281,7 @@ function spellOut(stems: string[], text: string, abbreviations: Map<string, Abbr
   if (abbreviations.size === 0) return stems;
   let out = stems;
   for (const a of abbreviations.values()) {
-    if (new RegExp(`\\b${a.short}s?\\b`).test(text)) {
+    if (a.used.test(text)) {
       const expanded: string[] = [];
       for (const t of out) {
         expanded.push(t);
