@@ -40,6 +40,16 @@ interface Candidate {
   passage: number;
   score: number;
   terms: Set<string>;
+  /** the unit opens the entry its passage is under, naming it ("-e (set -e): …", "HISTSIZE: …") */
+  defining?: boolean;
+}
+
+/** Whether a unit starts with the name of the entry (the last heading) its passage is under, and the question asks about it. */
+function definesEntry(unit: TextUnit, headingPath: string, weights: Map<string, number>): boolean {
+  const entry = headingPath.split(" > ").at(-1)?.trim() ?? "";
+  if (!entry || entry.length > 40 || !headingPath.includes(" > ") || !unit.text.startsWith(entry)) return false;
+  if (!/^(?:$|[\s:(])/.test(unit.text.slice(entry.length))) return false;
+  return [...stemSet(entry, langOf(weights))].some((t) => weights.has(t));
 }
 
 const normalise = (s: string) => wordTokens(s).join(" ");
@@ -124,16 +134,18 @@ export function composeAnswer(input: {
     shape,
     passages.map((p) => ({ text: p.text, source: p.source, headingPath: p.headingPath ?? "" })),
   );
-  // earlier passages ranked higher: ties go to them
-  const candidates: Candidate[] = scored.map((u) => ({
-    unit: u.unit,
-    passage: u.passage,
-    score: u.score * (1 - u.passage * 0.02),
-    terms: u.terms,
-  }));
+  // earlier passages ranked higher: ties go to them — except to an entry's own definition ("-e (set -e): Exit
+  // immediately …"), which answers "what does -e do?" better than any later sentence that mentions it as often
+  const candidates: Candidate[] = scored.map((u) => {
+    const defining = definesEntry(u.unit, passages[u.passage]?.headingPath ?? "", weights);
+    return { unit: u.unit, passage: u.passage, score: u.score * (1 - (defining ? 0 : u.passage * 0.02)), terms: u.terms, defining };
+  });
   const ranked = candidates
     .filter((c) => c.score > 0)
-    .sort((a, b) => b.score - a.score || a.passage - b.passage || a.unit.position - b.unit.position);
+    .sort(
+      (a, b) =>
+        b.score - a.score || Number(b.defining) - Number(a.defining) || a.passage - b.passage || a.unit.position - b.unit.position,
+    );
   const first = ranked[0] ?? candidates[0];
   if (!first) return { text: "", used: [], truncated: false };
 
@@ -179,7 +191,8 @@ export function composeAnswer(input: {
     const cost = estimateTokens(render(next));
     if (used + cost <= softTokens && !seen.has(normalise(next.unit.text))) chosen.push(next);
   }
-  chosen.sort((a, b) => a.passage - b.passage || a.unit.position - b.unit.position);
+  // (an entry's definition leads: what the entry is comes before what else is said of it)
+  chosen.sort((a, b) => Number(b.defining) - Number(a.defining) || a.passage - b.passage || a.unit.position - b.unit.position);
   const text = withTerm(joinUnits(chosen, render), chosen[0] ?? first, passages);
   const usedPassages = [...new Set(chosen.map((c) => c.passage))];
   if (estimateTokens(text) <= input.maxTokens) return { text, used: usedPassages, truncated: false };

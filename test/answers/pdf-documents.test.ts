@@ -122,6 +122,35 @@ describe("definition entries", () => {
   });
 });
 
+describe("symbols", () => {
+  test("a special parameter asked as '$!' finds its entry '!', and '$$' its entry '$'", async () => {
+    const bang = await ask("What does $! expand to in bash?");
+    expect(bang.text).toStartWith("!: Expands to the process ID of the job most recently placed into the background");
+    const dollar = await ask("What does $$ expand to?");
+    expect(dollar.text).toStartWith("$: Expands to the process ID of the shell.");
+  });
+
+  test("a follow-up that names only a symbol ('And what about $! ?') is answered from that symbol's entry", async () => {
+    const history = [
+      { role: "user" as const, content: "What does $? expand to in bash?" },
+      { role: "assistant" as const, content: "?: Expands to the exit status of the most recently executed foreground pipeline." },
+    ];
+    const r = await fetch(`${srv.url}/api/v1/chat/completions-with-sources`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+      body: JSON.stringify({ model: "any", messages: [...history, { role: "user", content: "And what about $! ?" }] }),
+    });
+    const body = (await r.json()) as { choices: { message: { content: string } }[] };
+    expect(body.choices[0]?.message.content).toContain("most recently placed into the background");
+  });
+
+  test("a one-letter option is answered from its own definition first, and '-e' is not '-E'", async () => {
+    const a = await ask("What does the -e option to the set builtin do?");
+    expect(a.text).toStartWith("-e (set -e): Exit immediately if a pipeline");
+    expect(a.text).not.toContain("-E (set -E)");
+  });
+});
+
 describe("abbreviations", () => {
   test("a sentence using an abbreviation the document defines ('Airworthiness Directive (AD)') says its long form", async () => {
     const a = await ask("By what date must the FAA receive comments on the proposed 737 MAX airworthiness directive?");

@@ -74,6 +74,20 @@ describe("analyze", () => {
     expect(analyze("RFC 7693, ISO-8601 and foo_bar", "en")).toEqual(["rfc", "7693", "iso", "8601", "foo_bar"]);
   });
 
+  test("symbols a manual defines are terms: '$!' meets the '!' entry, '&&' is one, '-e' is not '-E'", () => {
+    const bang = analyze("!: Expands to the process ID of the job most recently placed into the background", "en")[0];
+    expect(bang).toStartWith("§");
+    expect(analyzeQuery("What does $! expand to?", ["en"]).map((w) => w.key)).toContain(bang as string);
+    expect(analyze("cmd1 && cmd2 || cmd3", "en")).toEqual(["cmd1", "§2626", "cmd2", "§7c7c", "cmd3"]);
+    const [lower] = analyze("-e (set -e): Exit immediately", "en");
+    const [upper] = analyze("-E (set -E): If set, any trap on ERR is inherited", "en");
+    expect(lower).toStartWith("§");
+    expect(upper).toStartWith("§");
+    expect(lower).not.toBe(upper);
+    expect(analyze("Qu'est-ce que c'est ? Rien ! x-ray, a - b", "fr").some((t) => t.startsWith("§"))).toBe(false);
+    expect(analyze("Wie geht's? Gut! e-mail", "de").some((t) => t.startsWith("§"))).toBe(false);
+  });
+
   test("a Turkish text keeps its dotless ı apart from i", () => {
     expect(analyze("KIRMIZI IŞIK", "tr")).toEqual(analyze("kırmızı ışık", "tr"));
     expect(analyze("İSTANBUL", "tr")).toEqual(analyze("istanbul", "tr"));

@@ -1,5 +1,5 @@
 import type { Lang } from "./languages.ts";
-import { foldTerm, tokenize } from "./normalise.ts";
+import { foldTerm, isSymbolTerm, tokenize } from "./normalise.ts";
 import { stemWord } from "./stemmers.ts";
 import { stopwords } from "./stopwords.ts";
 
@@ -14,7 +14,7 @@ import { stopwords } from "./stopwords.ts";
  * What built an index: stored with each deployment's keyword index, which is rebuilt (documents/keyword-reindex.ts)
  * when this changes. Change it with any change to what analyze() returns for a text: stemmers, stop lists, folding.
  */
-export const ANALYZER_VERSION = "snowball-1";
+export const ANALYZER_VERSION = "snowball-2";
 
 /** A single letter of an alphabet is contraction debris ("what's", "l'eau"); a digit or a CJK character is a word. */
 const isDebris = (t: string) => t.length === 1 && /[\p{Script=Latin}\p{Script=Cyrillic}\p{Script=Greek}]/u.test(t);
@@ -33,6 +33,7 @@ const SEPARABLE_GE =
 
 /** A lower-cased word's term in `lang`: its stem, folded. */
 export const termOf = (word: string, lang: Lang): string => {
+  if (isSymbolTerm(word)) return word;
   const stem = stemWord(word, lang);
   return foldTerm(lang === "de" ? stem.replace(SEPARABLE_GE, "$1$2") : stem);
 };

@@ -170,7 +170,7 @@ export function detectLanguage(
     const t = tables();
     const max = opts.maxWords ?? MAX_WORDS;
     let seen = 0;
-    for (const w of tokenize(sample)) {
+    for (const w of tokenize(sample, { symbols: false })) {
       if (!LATIN_WORD.test(w)) continue;
       if (++seen > max) break;
       for (const [l, n] of wordEvidence(w, t)) add(l, n);

@@ -40,11 +40,31 @@ const SEGMENTED =
   /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\p{Script=Thai}\p{Script=Lao}\p{Script=Khmer}\p{Script=Myanmar}ー々〆]/u;
 const WORD_BREAK = /[^\p{L}\p{M}\p{N}_]+/u;
 
-/** Word tokens of `text`, lower-cased, diacritics kept, in order. */
-export function tokenize(text: string, opts: { turkish?: boolean } = {}): string[] {
+/**
+ * Symbols a manual defines or a question asks about, which hold no letter: a shell's special parameters ("$!",
+ * "$?", "$$" — the same as the "!", "?", "$" entries that define them, so one "$" in front is dropped), an
+ * operator of two or three characters ("&&", "||", ">>"), a one-symbol definition entry at the start of a line
+ * ("!: Expands to …") and a one-letter option ("-e", "+o"; case kept: "-E" is another option). Each becomes a
+ * term of its own ("§21" for "!": no word token holds "§"), so "What does $! expand to?" finds the "!" entry.
+ * A lone "?" or "!" is punctuation (French puts a space before them), never a symbol.
+ */
+const SYMBOL =
+  /(?<=^|[\s(`'"‘“[])(?:\$([!?#@*$-])|(&&|\|\||>>|<<|;;|!=|==|<=|>=|=~|\+=|\|&|&>|<<<)|(?<=^|\n)([!?#@*$-]):|([-+]\p{L}))(?=[\s)\]`'"’”,.;:?|]|$)/u;
+const SYMBOLS = new RegExp(SYMBOL.source, "gu");
+const SYMBOL_HINT = /\$[!?#@*$-]|&&|\|\||>>|<<|;;|[!=<>+]=|=~|\|&|&>|(?:^|\n)[!?#@*$-]:|(?:^|[\s([])[-+]\p{L}(?![\p{L}\p{N}])/u;
+
+/** A symbol's term: "§" and its characters' code points in hex ("&&" → "§2626"). */
+export const symbolTerm = (symbol: string): string => `§${[...symbol].map((c) => (c.codePointAt(0) ?? 0).toString(16)).join("")}`;
+/** A term symbolTerm made: the analyzer neither stems nor drops it. */
+export const isSymbolTerm = (term: string): boolean => term.startsWith("§");
+
+/** Word tokens of `text`, lower-cased, diacritics kept, in order; with `symbols`, symbols as their terms too (see SYMBOL). */
+export function tokenize(text: string, opts: { turkish?: boolean; symbols?: boolean } = {}): string[] {
   const out: string[] = [];
   const nonAscii = NON_ASCII.test(text);
-  const lower = lowerCase(nonAscii ? text.normalize("NFC") : text, opts.turkish);
+  const nfc = nonAscii ? text.normalize("NFC") : text;
+  if (opts.symbols !== false && SYMBOL_HINT.test(nfc) && (!nonAscii || !SEGMENTED.test(nfc))) return withSymbols(nfc, opts.turkish);
+  const lower = lowerCase(nfc, opts.turkish);
   // most text needs no segmenter: a plain split is several times faster than matching runs
   if (!nonAscii || !SEGMENTED.test(lower)) {
     for (const w of lower.split(WORD_BREAK)) {
@@ -63,6 +83,29 @@ export function tokenize(text: string, opts: { turkish?: boolean } = {}): string
     }
   }
   return out;
+}
+
+/**
+ * tokenize() of a text (NFC, case as written) that holds symbols: the symbols found where they stand, the words
+ * between them lower-cased and split as tokenize() does.
+ */
+function withSymbols(text: string, turkish = false): string[] {
+  const out: string[] = [];
+  let at = 0;
+  for (const m of text.matchAll(SYMBOLS)) {
+    splitWords(text.slice(at, m.index), turkish, out);
+    out.push(symbolTerm((m[1] ?? m[2] ?? m[3] ?? m[4]) as string));
+    at = m.index + m[0].length;
+  }
+  splitWords(text.slice(at), turkish, out);
+  return out;
+}
+
+function splitWords(text: string, turkish: boolean, out: string[]): void {
+  for (const w of lowerCase(text, turkish).split(WORD_BREAK)) {
+    const t = w.replace(/^\p{M}+/u, "");
+    if (t !== "") out.push(t);
+  }
 }
 
 /** combining marks after a Latin letter (after NFD): what FTS5's remove_diacritics 2 removed, and what we still remove */

@@ -1,5 +1,6 @@
 import { expect, test } from "bun:test";
 import { reindexKeywords } from "../../../src/documents/keyword-reindex.ts";
+import { ANALYZER_VERSION } from "../../../src/rag/terms.ts";
 import type { NewChunk, Store } from "../../../src/store/contract/index.ts";
 import { searched, withTerms } from "../../helpers/analyzed.ts";
 import { describeStores } from "../../helpers/stores.ts";
@@ -44,7 +45,7 @@ describeStores("keyword index rebuild", (ctx) => {
     };
     await reindex(store); // whatever earlier tests left pending
     await store.repos.chunkIndex.keywordReindexRequest(deploymentId);
-    expect((await store.repos.chunkIndex.keywordReindexPending("snowball-1")).map((p) => p.deploymentId)).toContain(deploymentId);
+    expect((await store.repos.chunkIndex.keywordReindexPending(ANALYZER_VERSION)).map((p) => p.deploymentId)).toContain(deploymentId);
     let batches = 0;
     // "killed" after two batches of two chunks
     const first = await reindex(store, { batch: 2, shouldStop: () => batches >= 2, onProgress: () => void batches++ });
@@ -53,7 +54,7 @@ describeStores("keyword index rebuild", (ctx) => {
     // a restart (another node, or the same after kill -9) does only what is left
     const rest = await reindex(await ctx.node(), { batch: 2 });
     expect(rest).toBe(TEXTS.length - 4);
-    expect((await store.repos.chunkIndex.keywordReindexPending("snowball-1")).map((p) => p.deploymentId)).not.toContain(deploymentId);
+    expect((await store.repos.chunkIndex.keywordReindexPending(ANALYZER_VERSION)).map((p) => p.deploymentId)).not.toContain(deploymentId);
     expect(await store.repos.termStats.totalChunks(deploymentId)).toBe(before.n);
     expect([...(await store.repos.termStats.documentFrequencies(deploymentId, searched("refunds plans emails"))).entries()]).toEqual(
       before.df,
