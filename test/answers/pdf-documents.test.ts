@@ -27,11 +27,11 @@ interface Answer {
   confidence: "high" | "low" | null;
 }
 
-async function ask(question: string): Promise<Answer> {
+async function ask(question: string, history: { role: "user" | "assistant"; content: string }[] = []): Promise<Answer> {
   const r = await fetch(`${srv.url}/api/v1/chat/completions-with-sources`, {
     method: "POST",
     headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
-    body: JSON.stringify({ model: "any", messages: [{ role: "user", content: question }] }),
+    body: JSON.stringify({ model: "any", messages: [...history, { role: "user", content: question }] }),
   });
   expect(r.status).toBe(200);
   const body = (await r.json()) as Omit<Answer, "text"> & { choices: { message: { content: string } }[] };
@@ -135,13 +135,7 @@ describe("symbols", () => {
       { role: "user" as const, content: "What does $? expand to in bash?" },
       { role: "assistant" as const, content: "?: Expands to the exit status of the most recently executed foreground pipeline." },
     ];
-    const r = await fetch(`${srv.url}/api/v1/chat/completions-with-sources`, {
-      method: "POST",
-      headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
-      body: JSON.stringify({ model: "any", messages: [...history, { role: "user", content: "And what about $! ?" }] }),
-    });
-    const body = (await r.json()) as { choices: { message: { content: string } }[] };
-    expect(body.choices[0]?.message.content).toContain("most recently placed into the background");
+    expect((await ask("And what about $! ?", history)).text).toContain("most recently placed into the background");
   });
 
   test("a one-letter option is answered from its own definition first, and '-e' is not '-E'", async () => {
