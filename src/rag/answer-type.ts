@@ -70,20 +70,27 @@ export function expectedAnswerType(question: string): AnswerType | null {
   return found[0]?.[0] ?? null;
 }
 
-/** Whether `text` holds a candidate of `type` that is not just a word of the question itself. */
-export function holdsAnswerType(type: AnswerType, text: string, question: string): boolean {
+/** a clock time or a time of day, without the spans CLOCK also takes ("5 year-old", "within 14 days") */
+const CLOCK_ONLY = /\b\d{1,2}[:.]\d{2}\b|\b\d{1,2}\s?(am|pm|a\.m\.|p\.m\.)|\b(noon|midnight|o['’]clock)\b/i;
+
+/**
+ * Whether `text` holds a candidate of `type` that is not just a word of the question itself. `spans: false`: a time
+ * must be a point in time (a date, a month, a year, a clock time), not a span.
+ */
+export function holdsAnswerType(type: AnswerType, text: string, question: string, opts: { spans?: boolean } = {}): boolean {
   const asked = new Set(wordTokens(question));
   const numbers = numbersIn(text).filter((n) => !asked.has(n.toLowerCase()));
   // a year is a date, not a count ("How many … in 1990?" is not answered by "in 1990"), unless a unit follows it
   if (type === "number") return numbers.some((n) => !isYear(n, text)) || NUMBER_WORD.test(text) || FOREIGN_NUMBER_WORD.test(text);
   if (type === "time")
     return (
-      numbers.some((n) => /^\d{3,4}$/.test(n) || /^\d{1,2}[/.-]\d{1,2}/.test(n)) ||
+      // (a date's year has four digits: "ch. 938" is a chapter)
+      numbers.some((n) => (opts.spans === false ? /^[12]\d{3}$/ : /^\d{3,4}$/).test(n) || /^\d{1,2}[/.-]\d{1,2}/.test(n)) ||
       MONTH.test(text) ||
       ERA.test(text) ||
-      CLOCK.test(text) ||
+      (opts.spans === false ? CLOCK_ONLY.test(text) : CLOCK.test(text)) ||
       FOREIGN_TIME.test(text) ||
-      FOREIGN_SPAN.test(text)
+      (opts.spans !== false && FOREIGN_SPAN.test(text))
     );
   return namesIn(text).some((w) => !asked.has(w.toLowerCase()));
 }

@@ -88,6 +88,8 @@ const REASON =
   /\b(because|since|so that|in order to|due to|owing to|as a result|reason|why|cause[sd]?|for fear|mistake|therefore|thus|hence)\b/i;
 const NEGATION = /\b(not|never|no|none|neither|nor|cannot|without|except|excluding|unless)\b|n['’]t\b/i;
 
+const PLACE_PHRASE = /\b(in|at|on|from|into|inside|under)\s+(the|a|an|his|her)\s+\p{L}/u;
+
 function typeFactor(shape: QuestionShape, text: string, question: string): number {
   // "how old", "how long": an age or a length, not just any number
   if (shape.focusKind && shape.focus.length === 0) return holdsFocusKind(shape.focusKind, text, question) ? 1 : 0;
@@ -97,9 +99,7 @@ function typeFactor(shape: QuestionShape, text: string, question: string): numbe
       return holdsAnswerType(shape.kind, text, question) ? 1 : 0;
     case "name":
     case "place":
-      return holdsAnswerType("name", text, question) || /\b(in|at|on|from|into|inside|under)\s+(the|a|an|his|her)\s+\p{L}/u.test(text)
-        ? 1
-        : SOFT_TYPE_MISS;
+      return holdsAnswerType("name", text, question) || PLACE_PHRASE.test(text) ? 1 : SOFT_TYPE_MISS;
     case "reason":
       return REASON.test(text) ? 1 : REASON_MISS;
     default:
@@ -153,7 +153,7 @@ export function scoreUnits(
     const entry = entryName(passage.headingPath, lang);
     const units = segmentPassage(passage.text);
     const rowKeys = keyCounts(units);
-    const tokens = units.map((u) => spellOut(stemTokens(u.text, lang), u.text, abbreviations, weights));
+    const tokens = units.map((u) => spellOut(stemTokens(u.kind === "row" ? readableKeys(u.text) : u.text, lang), u.text, abbreviations, weights));
     const sets = tokens.map((t) => new Set(t));
     let localHead = new Set<string>();
     for (const [i, unit] of units.entries()) {
@@ -312,6 +312,9 @@ function keyCounts(units: { kind: string; text: string }[]): Map<string, number>
 
 /** "FY09_EDU_Recipients_by_State", "annualReport-2024" → words: a file name's parts are searchable words. */
 export const readableName = (name: string) => name.replace(/[_.-]+/g, " ").replace(/(\p{Ll})(\p{Lu})/gu, "$1 $2");
+
+/** A row with its column names as words ("margin_of_error: 73" → "margin of error: 73"): a question asks in words. */
+const readableKeys = (row: string) => row.replace(ROW_KEYS, (key) => readableName(key));
 
 /** Words that count as one passage of a long sentence. */
 const WINDOW = 30;

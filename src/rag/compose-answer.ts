@@ -1,6 +1,7 @@
 import { estimateTokens, truncateToTokens } from "../llm/estimate-tokens.ts";
 import { CARD_KEYWORDS } from "../shared/document-card-labels.ts";
 import { scoreUnits } from "./answer-units.ts";
+import { kindStems } from "./focus-kinds.ts";
 import { type QuestionShape, questionShape } from "./question-shape.ts";
 import { segmentPassage, type TextUnit } from "./sentences.ts";
 import { detectLanguage, type Lang, langOf, queryTerms, stem, stemSet, withLang, wordTokens } from "./terms.ts";
@@ -40,8 +41,15 @@ interface Candidate {
   passage: number;
   score: number;
   terms: Set<string>;
-  /** the unit opens the entry its passage is under, naming it ("-e (set -e): …", "HISTSIZE: …") */
+  /** the unit opens the entry its passage is under, naming it ("-e (set -e): …", "HISTSIZE: …"), or is a field under the label asked for */
   defining?: boolean;
+}
+
+/** A row or a form's field whose label names what is asked ("Age: 1 Year 9 Months" for "How old …?"). */
+function labelAsked(unit: TextUnit, asks: Set<string>, lang: Lang): boolean {
+  if (unit.kind !== "row" || asks.size === 0) return false;
+  const labels = unit.text.split("; ").map((cell) => cell.slice(0, Math.max(0, cell.indexOf(": "))));
+  return labels.some((l) => [...stemSet(l, lang)].some((t) => asks.has(t)));
 }
 
 /** Whether a unit starts with the name of the entry (the last heading) its passage is under, and the question asks about it. */
@@ -136,8 +144,10 @@ export function composeAnswer(input: {
   );
   // earlier passages ranked higher: ties go to them — except to an entry's own definition ("-e (set -e): Exit
   // immediately …"), which answers "what does -e do?" better than any later sentence that mentions it as often
+  const asks = new Set([...shape.focus.flat(), ...(shape.focusKind ? kindStems(shape.focusKind) : [])]);
   const candidates: Candidate[] = scored.map((u) => {
-    const defining = definesEntry(u.unit, passages[u.passage]?.headingPath ?? "", weights);
+    const defining =
+      definesEntry(u.unit, passages[u.passage]?.headingPath ?? "", weights) || labelAsked(u.unit, asks, langOf(weights));
     return { unit: u.unit, passage: u.passage, score: u.score * (1 - (defining ? 0 : u.passage * 0.02)), terms: u.terms, defining };
   });
   const ranked = candidates

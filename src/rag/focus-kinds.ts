@@ -10,6 +10,8 @@ import { stem } from "./terms.ts";
 export type FocusKind =
   | "number"
   | "time"
+  /** a point in time ("the date of the incident"): a span ("5 year-old", "within 14 days") is no date */
+  | "date"
   | "range"
   | "dose"
   | "money"
@@ -27,7 +29,7 @@ const NUM = String.raw`\d[\d.,]*`;
 const COUNT = String.raw`(?:${NUM}|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|forty|fifty|sixty|hundred|a few|several|a dozen|half an?|an?)`;
 /** "3 days", "two working days", "4-week" */
 const unit = (units: string) => new RegExp(String.raw`\b${COUNT}\s*-?\s*(?:[\p{L}]+\s+)?(?:${units})\b`, "iu");
-const TESTS: Record<Exclude<FocusKind, "number" | "time" | "extent">, RegExp> = {
+const TESTS: Record<Exclude<FocusKind, "number" | "time" | "extent" | "date">, RegExp> = {
   range: new RegExp(
     String.raw`\bbetween\s+-?${NUM}\s+and\s+-?${NUM}|\bfrom\s+-?${NUM}\s+(?:to|through|until)\s+-?${NUM}|\b${NUM}\s*[-–]\s*${NUM}\b`,
     "i",
@@ -49,7 +51,8 @@ const TESTS: Record<Exclude<FocusKind, "number" | "time" | "extent">, RegExp> = 
 /** The nouns that name a kind: "what is the price" asks for money. */
 const KIND_WORDS: [FocusKind, string][] = [
   ["number", "number count total population amount quantity rating score capacity limit threshold speed"],
-  ["time", "date dates year day month deadline birthday anniversary century decade time hour"],
+  ["date", "date dates birthday"],
+  ["time", "year day month deadline anniversary century decade time hour"],
   ["range", "range"],
   ["dose", "dose dosage"],
   ["money", "price cost costs fee fees salary wage budget fare"],
@@ -68,13 +71,18 @@ export const focusKindOf = (stemmed: string): FocusKind | undefined => {
   return kindOf.get(stemmed);
 };
 
+/** The stems of the nouns that name `kind` ("age" for an age): a form's field under such a label holds one. */
+export const kindStems = (kind: FocusKind): string[] =>
+  (KIND_WORDS.find(([k]) => k === kind)?.[1] ?? "").split(" ").filter(Boolean).map((w) => stem(w));
+
 /** Whether `text` holds a value of the kind the focus names (not just a number the question brought). */
 export function holdsFocusKind(kind: FocusKind, text: string, question: string): boolean {
   if (kind === "number" || kind === "time") return holdsAnswerType(kind, text, question);
+  if (kind === "date") return holdsAnswerType("time", text, question, { spans: false });
   if (kind === "extent") return TESTS.length.test(text) || TESTS.duration.test(text) || FOREIGN_SPAN.test(text);
   if (kind === "duration" && FOREIGN_SPAN.test(text)) return true;
   return TESTS[kind].test(text);
 }
 
 /** The answer type a focus kind asks for: every measured value is a number, dates are times. */
-export const answerTypeOf = (kind: FocusKind): "number" | "time" => (kind === "time" ? "time" : "number");
+export const answerTypeOf = (kind: FocusKind): "number" | "time" => (kind === "time" || kind === "date" ? "time" : "number");

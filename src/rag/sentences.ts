@@ -1,4 +1,5 @@
 import type Sbd from "sbd";
+import { isFieldLine, splitFields } from "../shared/field-line.ts";
 
 /** sbd (and the HTML sanitiser it brings) loads with the first answer, not at start. */
 let sbdModule: typeof Sbd | null = null;
@@ -35,15 +36,18 @@ const words = (s: string) => s.split(/\s+/).filter(Boolean).length;
 
 /** "Satz 5.5 (Satz von Gauß-Bonnet)", "Theorem 2.1 (Pythagoras)", "Definition 3 (Gruppe)": a numbered label with its title */
 const NUMBERED_TITLE = /^\p{Lu}\p{L}+\s+\d+(\.\d+)*\s*\([^()]+\)$/u;
+/** "Child Information (at time of incident)": a few words of a title and, in brackets, what it is about */
+const QUALIFIED_TITLE = /^\p{Lu}[\p{L}'’-]*(?:\s+[\p{L}'’-]+){0,4}\s+\([^()]{1,40}\)$/u;
 
 /** A short line with no sentence punctuation at its end, a label ending in a colon, or a numbered title. */
 export function isHeadingLine(line: string): boolean {
   const t = line.trim();
   if (!t || words(t) > 12 || t.length > 90) return false;
+  if (isFieldLine(t)) return false;
   // a lone letter is a formula's remnant ("S" under "∫ K(s)dA = 2πχ(S)" in a PDF), not a heading
   if (!/\p{L}[^\p{L}]*\p{L}/u.test(t)) return false;
   if (/[:：]$/.test(t)) return words(t) <= 8;
-  if (NUMBERED_TITLE.test(t)) return true;
+  if (NUMBERED_TITLE.test(t) || QUALIFIED_TITLE.test(t)) return true;
   if (/[.!?;,"”)]$/.test(t)) return false;
   return /^\p{Lu}|^\d+(\.\d+)*\s+\p{Lu}/u.test(t);
 }
@@ -120,12 +124,14 @@ export function segmentPassage(text: string): TextUnit[] {
       }
     } else if (BULLET.test(line)) kind = "item";
     else if (isHeadingLine(line) && prose.length === 0) kind = "heading";
+    else if (prose.length === 0 && words(line) <= 12 && line.length <= 90 && isFieldLine(line) && !/[.!?]$/.test(line)) kind = "row";
     if (kind === null) {
       prose.push(line);
       continue;
     }
     flushProse();
-    push(kind === "item" ? line.replace(BULLET, "") : line, kind);
+    // a form's field line ("Age: 1 Year 9 Months Gender: Female Male") reads as a row of its fields
+    push(kind === "item" ? line.replace(BULLET, "") : kind === "row" && !isCsvRow(line) ? splitFields(line).join("; ") : line, kind);
   }
   flushProse();
   return units;

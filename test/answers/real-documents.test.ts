@@ -61,6 +61,8 @@ beforeAll(async () => {
   await upload(sharedDoc("docx/poi/61787.docx"), "61787.docx");
   await upload(sharedDoc("docx/poi/60329.docx"), "60329.docx");
   await upload(fixture("answers/shell-options.txt"), "shell-options.txt");
+  await upload(sharedDoc("pdf/tables/150109DSP-Milw-505-90D.pdf"), "150109DSP-Milw-505-90D.pdf");
+  await upload(sharedDoc("csv/csvkit/acs2012_5yr_population.csv"), "acs2012_5yr_population.csv");
 });
 afterAll(() => srv.stop());
 
@@ -98,6 +100,25 @@ describe("forms and protocols", () => {
     expect(endpoint.text).toContain("Change in sCD14 from baseline to week 16");
     const perArm = await ask("How many participants will be enrolled in each arm of A5346?");
     expect(perArm.text).toContain("43 participants will be enrolled in each arm");
+  });
+});
+
+describe("a form's fields ('Label: value' lines of a PDF report)", () => {
+  test("a field line is answered as a field, not hidden as a heading: the case number, the date, the age", async () => {
+    const tracking = await ask("What is the case tracking number?");
+    expect(tracking.text).toStartWith("Case Tracking Number: 150109-DSP-Milw-505");
+    expect(tracking.sources).toEqual(["150109DSP-Milw-505-90D"]);
+    // a date is a point in time: "his 5 year-old sister" and "ch. 938" are no date
+    expect((await ask("What was the date of the incident?")).text).toBe("Date of Incident: 01/09/2015");
+    // the field labelled with what is asked ("Age") leads, not the sister's age in a sentence
+    expect((await ask("How old was the child at the time of the incident?")).text).toStartWith("Age: 1 Year 9 Months");
+  });
+
+  test("a CSV column named in snake_case is found by its words ('margin of error' for margin_of_error)", async () => {
+    const a = await ask("What is the margin of error for Banner County?");
+    expect(a.refused).toBe(false);
+    expect(a.text).toContain("name: Banner County, NE");
+    expect(a.text).toContain("margin_of_error: 73");
   });
 });
 

@@ -1,3 +1,4 @@
+import { isFieldLine } from "../../shared/field-line.ts";
 import type { StreamLine } from "./pdf-stream.ts";
 
 /** Larger than the body text by this factor: a title or a heading. */
@@ -34,7 +35,24 @@ export function headingStyle(lines: StreamLine[], body: number): HeadingStyle {
 }
 
 function isLargeHeading(l: StreamLine, body: number): boolean {
-  return typeSize(l) >= LARGER * body && words(l.text) <= MAX_HEADING_WORDS && /\p{L}{2}/u.test(l.text) && !/\.$/.test(l.text);
+  return (
+    typeSize(l) >= LARGER * body &&
+    words(l.text) <= MAX_HEADING_WORDS &&
+    /\p{L}{2}/u.test(l.text) &&
+    !/\.$/.test(l.text) &&
+    !isFormFields(l.text)
+  );
+}
+
+/**
+ * A form's fields set in a larger type ("Case Tracking Number: 150109-DSP-Milw-505 Agency: Bureau of …"): a field
+ * whose value holds a number, or two fields on one line. A title with a colon ("BERT: Pre-training of …",
+ * "Chapter 3: The Return") stays a heading.
+ */
+function isFormFields(text: string): boolean {
+  if (!isFieldLine(text)) return false;
+  const [label = "", ...rest] = text.split(/:\s+/);
+  return rest.length >= 2 || (!/\d/.test(label) && /\d/.test(rest.join(" ")));
 }
 
 /** The size most of a line's characters are set in: one large glyph (a caret, a drop cap) does not make a heading. */
@@ -56,7 +74,8 @@ function isOutdented(l: StreamLine, proseLeft: number, body: number): boolean {
     l.line.frags.length === 1 &&
     words(l.text) <= 10 &&
     !endsSentence(l.text) &&
-    /^\p{Lu}/u.test(l.text)
+    /^\p{Lu}/u.test(l.text) &&
+    !isFieldLine(l.text)
   );
 }
 
