@@ -67,6 +67,11 @@ const WH_THE = new RegExp(
 );
 /** "what X does …", "which X should …" */
 const WH_NOUN = new RegExp(String.raw`^\s*${LEAD_PREP}(?:what|which)\s+(?!(?:${AUX}|the|a|an)\b)${PHRASE}\s+(?:${AUX})\b`, "iu");
+/** "Which agency handled the case?", "What crime followed?": the noun after the interrogative is the verb's subject */
+const WH_SUBJECT = new RegExp(
+  String.raw`^\s*(?:what|which)\s+(?!(?:${AUX}|the|a|an|kind|sort|type)\b)([\p{L}-]{3,})\s+(?!(?:${AUX})\b)(?:\p{L}{2,}ed|wrote|won|led|made|took|gave|said|came|went|ran|found|got|saw|built|began|became|left|held|kept|paid|sold|told|brought|bought|caught|taught|sent|spent|lost|met|chose|drove|flew|grew|knew|threw|wore)\b`,
+  "iu",
+);
 const POSSESSIVE = /^\s*(?:what|which)(?:['’]s|\s+(?:is|was|are|were))\s+[\p{L}\p{N}. ]+?['’]s\s+((?:[\p{L}-]+\s+)?[\p{L}-]+)\s*\??\s*$/iu;
 const WHO_VERB = /^\s*who\s+(\p{L}+)/iu;
 const VERB_AFTER_NAME =
@@ -129,7 +134,7 @@ export function questionShape(text: string, mustMention: string[] = []): Questio
   if (CALLED.test(q) && kind === null) kind = "name";
   const focus: string[][] = [];
   const who = WHO_VERB.exec(q)?.[1]?.toLowerCase();
-  const noun = WH_THE.exec(q)?.[1] ?? WH_NOUN.exec(q)?.[1];
+  const noun = WH_THE.exec(q)?.[1] ?? WH_NOUN.exec(q)?.[1] ?? WH_SUBJECT.exec(q)?.[1];
   if (who && ROLE_VERBS[who]) focus.push(stems(ROLE_VERBS[who] ?? []));
   else if (POSSESSIVE.test(q)) focus.push(...focusFrom((POSSESSIVE.exec(q)?.[1] ?? "").replace(/\s+(called|named)$/i, ""), q));
   else if (noun && !CALLED.test(q)) focus.push(...focusFrom(noun, q));

@@ -63,6 +63,7 @@ beforeAll(async () => {
   await upload(fixture("answers/shell-options.txt"), "shell-options.txt");
   await upload(sharedDoc("pdf/tables/150109DSP-Milw-505-90D.pdf"), "150109DSP-Milw-505-90D.pdf");
   await upload(sharedDoc("csv/csvkit/acs2012_5yr_population.csv"), "acs2012_5yr_population.csv");
+  await upload(sharedDoc("pdf/text/crazyones.pdf"), "crazyones.pdf");
 });
 afterAll(() => srv.stop());
 
@@ -92,6 +93,13 @@ describe("document cards", () => {
     expect(a.text).toContain("1200 words");
     expect(a.sources).toEqual(["61787"]);
   });
+
+  test("a PDF's dateline under its title is the card's date, before the file's own creation date", async () => {
+    const a = await ask("When was The Crazy Ones written?");
+    expect(a.sources).toEqual(["crazyones"]);
+    expect(a.text).toContain("Date: October 14, 1998");
+    expect(a.text.indexOf("October 14, 1998")).toBeLessThan(a.text.indexOf("Created") >>> 0);
+  });
 });
 
 describe("forms and protocols", () => {
@@ -112,6 +120,8 @@ describe("a form's fields ('Label: value' lines of a PDF report)", () => {
     expect((await ask("What was the date of the incident?")).text).toBe("Date of Incident: 01/09/2015");
     // the field labelled with what is asked ("Age") leads, not the sister's age in a sentence
     expect((await ask("How old was the child at the time of the incident?")).text).toStartWith("Age: 1 Year 9 Months");
+    // "Which agency handled …": the noun after "which" is what is asked, and the field under that label answers
+    expect((await ask("Which agency handled the case?")).text).toContain("Agency: Bureau of Milwaukee Child Welfare");
   });
 
   test("a CSV column named in snake_case is found by its words ('margin of error' for margin_of_error)", async () => {

@@ -23,7 +23,10 @@ const lineText = (line: Line) => clean(line.frags.map((f) => f.text).join(" "));
  * Blocks of a PDF from its laid-out pages: tables as rows whose text names each cell's column
  * ("State / Territory: Pennsylvania; Permit: 20,001; Handgun: 62,752; ..."), the rest as headings and paragraphs.
  */
-export function pdfBlocks(pages: LaidOutPage[], ocrText: Map<number, string> = new Map()): { blocks: Block[]; title?: string } {
+export function pdfBlocks(
+  pages: LaidOutPage[],
+  ocrText: Map<number, string> = new Map(),
+): { blocks: Block[]; title?: string; firstLines: string[] } {
   const items: StreamItem[] = [];
   let carried: { table: Table; width: number } | undefined;
   for (const page of pages) {
@@ -58,7 +61,8 @@ export function pdfBlocks(pages: LaidOutPage[], ocrText: Map<number, string> = n
     if (item.kind === "blocks" && item.ocr !== undefined)
       item.blocks = pageTextToParagraphs(item.ocr, vocab).map((text): Block => ({ type: "paragraph", text, page: item.page }));
   const style = headingStyle(lines, bodySize(lines));
-  return { blocks: textBlocks(items, { style, vocab }), title: printedTitle(lines, style) };
+  const firstLines = lines.filter((l) => l.page === 1).map((l) => l.text);
+  return { blocks: textBlocks(items, { style, vocab }), title: printedTitle(lines, style), firstLines };
 }
 
 /** The first page's line in its largest type, when that type is a heading's (larger than the text). */

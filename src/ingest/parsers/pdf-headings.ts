@@ -1,4 +1,5 @@
 import { isFieldLine } from "../../shared/field-line.ts";
+import { DATE_LINE } from "./pdf-meta.ts";
 import type { StreamLine } from "./pdf-stream.ts";
 
 /** Larger than the body text by this factor: a title or a heading. */
@@ -40,7 +41,9 @@ function isLargeHeading(l: StreamLine, body: number): boolean {
     words(l.text) <= MAX_HEADING_WORDS &&
     /\p{L}{2}/u.test(l.text) &&
     !/\.$/.test(l.text) &&
-    !isFormFields(l.text)
+    !isFormFields(l.text) &&
+    // a dateline under a title is when the document was written, not a section
+    !DATE_LINE.test(l.text.trim())
   );
 }
 
@@ -75,7 +78,8 @@ function isOutdented(l: StreamLine, proseLeft: number, body: number): boolean {
     words(l.text) <= 10 &&
     !endsSentence(l.text) &&
     /^\p{Lu}/u.test(l.text) &&
-    !isFieldLine(l.text)
+    !isFieldLine(l.text) &&
+    !DATE_LINE.test(l.text.trim())
   );
 }
 

@@ -56,3 +56,21 @@ export function withPrintedTitle(fields: Field[], printed: string | undefined): 
   const more = printed.length > recorded.value.length && printed.toLowerCase().includes(recorded.value.toLowerCase());
   return more ? fields.map((f) => (f === recorded ? title : f)) : fields;
 }
+
+const MONTHS = "january|february|march|april|may|june|july|august|september|october|november|december|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec";
+/**
+ * A line that is a date and nothing else: "October 14, 1998", "14 October 1998", "March 2020", "1998-10-14",
+ * "14.10.1998" — the dateline under a title, which says when the document was written.
+ */
+export const DATE_LINE = new RegExp(
+  String.raw`^(?:(?:mon|tues|wednes|thurs|fri|satur|sun)day,?\s+)?(?:(?:${MONTHS})\.?\s+\d{1,2}(?:st|nd|rd|th)?,?\s+\d{4}|\d{1,2}(?:st|nd|rd|th)?\.?\s+(?:${MONTHS})\.?,?\s+\d{4}|(?:${MONTHS})\.?\s+\d{4}|\d{4}-\d{2}-\d{2}|\d{1,2}\.\d{1,2}\.\d{4})$`,
+  "i",
+);
+
+/** The first page's dateline among its first lines, as the card's "Date" field. */
+export function printedDate(firstLines: string[]): Field[] {
+  const date = firstLines.slice(0, DATELINE_WITHIN).find((l) => DATE_LINE.test(l.trim()));
+  return date ? [{ label: "Date", value: date.trim() }] : [];
+}
+/** how far down the first page a dateline may stand (after a title, an author, an affiliation) */
+const DATELINE_WITHIN = 8;

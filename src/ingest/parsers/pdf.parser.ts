@@ -7,7 +7,7 @@ import { type PageFragments, stripFurniture } from "./pdf-furniture.ts";
 import { type RawItem, toPageRuns } from "./pdf-items.ts";
 import { layoutFlows } from "./pdf-layout.ts";
 import { stripLineNumbers } from "./pdf-line-numbers.ts";
-import { infoFields, runningFields, withPrintedTitle } from "./pdf-meta.ts";
+import { infoFields, printedDate, runningFields, withPrintedTitle } from "./pdf-meta.ts";
 import { ocrPages } from "./pdf-ocr.ts";
 import { loadPdfjs, loadPdfParse } from "./pdf-runtime.ts";
 
@@ -28,11 +28,17 @@ export const pdfParser: Parser = {
       flows: layoutFlows(p.frags, p.width),
       aside: p.aside,
     }));
-    const { blocks, title } = pdfBlocks(laidOut, new Map(ocr?.read.map((r) => [r.page, r.text]) ?? []));
+    const { blocks, title, firstLines } = pdfBlocks(laidOut, new Map(ocr?.read.map((r) => [r.page, r.text]) ?? []));
     if (blocks.length === 0)
       throw appError(ocr?.notes.some((n) => n.code === "ocr_unavailable") ? "ocr_unavailable" : "no_extractable_text");
     const doc: ParsedDocument = { kind: "pdf", blocks, pages: pages.length };
-    const fields = [...withPrintedTitle(info, title), ...runningFields(running)];
+    // the printed dateline says when the document was written: it comes before the file's own creation date
+    const [head, ...rest] = withPrintedTitle(info, title);
+    const titled =
+      head?.label === "Title"
+        ? [head, ...printedDate(firstLines), ...rest]
+        : [...printedDate(firstLines), ...(head ? [head] : []), ...rest];
+    const fields = [...titled, ...runningFields(running)];
     if (fields.length > 0) doc.meta = { fields };
     if (ocr && ocr.read.length > 0)
       doc.ocr = { pages: ocr.read.length, confidence: ocr.read.reduce((n, p) => n + p.confidence, 0) / ocr.read.length };
