@@ -115,6 +115,12 @@ describe("definition entries", () => {
     expect(entry?.heading_path).toStartWith("SHELL BUILTIN COMMANDS > set [-abefhkmnptuvxBCEHPT]");
   });
 
+  test("'What does OLDPWD hold?' is answered by the entry: the verb only asks what it is", async () => {
+    const a = await ask("What does OLDPWD hold?");
+    expect(a.refused).toBe(false);
+    expect(a.text).toStartWith("OLDPWD: The previous working directory as set by the cd command.");
+  });
+
   test("an entry's sentences speak of it by its heading: 'A value of ignoreboth …' under HISTCONTROL", async () => {
     const a = await ask("What does setting HISTCONTROL to ignoreboth do?");
     expect(a.text).toStartWith("A value of ignoreboth is shorthand for ignorespace and ignoredups.");

@@ -64,6 +64,7 @@ beforeAll(async () => {
   await upload(sharedDoc("pdf/tables/150109DSP-Milw-505-90D.pdf"), "150109DSP-Milw-505-90D.pdf");
   await upload(sharedDoc("csv/csvkit/acs2012_5yr_population.csv"), "acs2012_5yr_population.csv");
   await upload(sharedDoc("pdf/text/crazyones.pdf"), "crazyones.pdf");
+  await upload(sharedDoc("txt/gutenberg-1661-sherlock-holmes.txt"), "gutenberg-1661-sherlock-holmes.txt");
 });
 afterAll(() => srv.stop());
 
@@ -84,6 +85,14 @@ describe("a Project Gutenberg book", () => {
     expect(alice.some((c) => /PROJECT GUTENBERG EBOOK|Project Gutenberg License|Project Gutenberg-tm/i.test(c.text))).toBe(false);
     // chapters are headings: a passage carries its chapter in its heading path
     expect(alice.some((c) => c.headingPath.startsWith("CHAPTER I. Down the Rabbit-Hole"))).toBe(true);
+  });
+});
+
+describe("a novel's irregular verbs", () => {
+  test("'What did the bride give Holmes?' finds the sentence where she 'gave' it", async () => {
+    const a = await ask("What did the bride give Holmes?");
+    expect(a.text).toStartWith("The bride gave me a sovereign");
+    expect(a.confidence).toBe("high");
   });
 });
 

@@ -88,6 +88,15 @@ describe("analyze", () => {
     expect(analyze("Wie geht's? Gut! e-mail", "de").some((t) => t.startsWith("§"))).toBe(false);
   });
 
+  test("English irregular verbs and plurals meet their base ('gave' give, 'threw' throw, 'children' child), ambiguous forms stay", () => {
+    expect(analyze("The bride gave me a sovereign; she threw the key; the children", "en")).toEqual(
+      analyze("The bride give me a sovereign; she throw the key; the child", "en"),
+    );
+    expect(stem("left")).not.toBe(stem("leave"));
+    expect(stem("felt")).not.toBe(stem("feel"));
+    expect(analyze("Sie gave", "de")).not.toContain(stem("give"));
+  });
+
   test("a Turkish text keeps its dotless ı apart from i", () => {
     expect(analyze("KIRMIZI IŞIK", "tr")).toEqual(analyze("kırmızı ışık", "tr"));
     expect(analyze("İSTANBUL", "tr")).toEqual(analyze("istanbul", "tr"));
@@ -112,6 +121,12 @@ describe("questions", () => {
 
   test("a word that is a stop word in any analysis language is not searched", () => {
     expect(analyzeQuery("Wie lange ist die Kündigungsfrist?", ["en", "de"]).map((w) => w.word)).toEqual(["lange", "kündigungsfrist"]);
+  });
+
+  test("'What does X hold / mean / stand for?' searches for X: the verb only asks what it is", () => {
+    expect(analyzeQuery("What does OLDPWD hold?", ["en"]).map((w) => w.word)).toEqual(["oldpwd"]);
+    expect(analyzeQuery("What does HPC stand for?", ["en"]).map((w) => w.word)).toEqual(["hpc"]);
+    expect(analyzeQuery("What does the tank hold when full?", ["en"]).map((w) => w.word)).toContain("hold");
   });
 
   test("word tokens are folded and lower-cased for comparing wording", () => {

@@ -1,3 +1,4 @@
+import { ENGLISH_IRREGULAR } from "./english-irregular.ts";
 import type { Lang } from "./languages.ts";
 import { foldTerm, isSymbolTerm, tokenize } from "./normalise.ts";
 import { stemWord } from "./stemmers.ts";
@@ -34,7 +35,7 @@ const SEPARABLE_GE =
 /** A lower-cased word's term in `lang`: its stem, folded. */
 export const termOf = (word: string, lang: Lang): string => {
   if (isSymbolTerm(word)) return word;
-  const stem = stemWord(word, lang);
+  const stem = stemWord(lang === "en" ? (ENGLISH_IRREGULAR.get(word) ?? word) : word, lang);
   return foldTerm(lang === "de" ? stem.replace(SEPARABLE_GE, "$1$2") : stem);
 };
 
@@ -86,6 +87,9 @@ export interface QueryWord {
   forms: string[];
 }
 
+/** "What does X hold / mean / stand for?": a definition is asked for, and the verb is not a word to find */
+const FRAME_VERB = /^\s*what\s+(?:does|do|did)\s+.+?\s+(hold|mean|contain|store|represent|stand|refer|denote|indicate)\s*(?:for|to)?\s*\??\s*$/i;
+
 // "how long", "how much": the second word asks for a kind of answer, it is not what the question is about.
 const HOW_WORDS = new Set(["long", "much", "many", "often", "far", "old", "big", "large", "soon", "come"]);
 
@@ -99,8 +103,11 @@ export function analyzeQuery(text: string, langs: readonly Lang[], max = 32): Qu
   const lang = langs[0] ?? "en";
   const out = new Map<string, QueryWord>();
   const tokens = tokenize(text, { turkish: langs.includes("tr") });
+  // "What does OLDPWD hold?": the verb only asks what the thing is
+  const frame = lang === "en" ? FRAME_VERB.exec(text)?.[1]?.toLowerCase() : undefined;
   for (const [i, t] of tokens.entries()) {
     if (isDebris(t) || langs.some((l) => isStop(t, l))) continue;
+    if (t === frame && i >= tokens.length - 2) continue;
     if (HOW_WORDS.has(t) && tokens[i - 1] === "how") continue;
     if (out.has(t)) continue;
     const key = termOf(t, lang);
