@@ -57,6 +57,13 @@ beforeAll(async () => {
   await upload("pdf/text/federal-register-2020-17221.pdf");
   await upload("pdf/text/debian-bash-doc-bash.pdf");
   await upload("pdf/text/scotus-transcript-p1.pdf");
+  // a German document too: the deployment then splits unknown German compounds into words it holds
+  const form = new FormData();
+  const german =
+    "Kaution und Mietvertrag\n\nDer Mieter zahlt bei Vertragsbeginn eine Kaution in Höhe von drei Monatsmieten. Die Kaution wird auf einem separaten Konto angelegt und nach dem Auszug innerhalb von sechs Monaten zurückgezahlt. Die Wartezeit (Timeout) beträgt zwei Wochen.";
+  form.append("file", new Blob([german]), "mietvertrag.txt");
+  const r = await fetch(`${srv.url}/api/v1/documents`, { method: "POST", headers: { authorization: `Bearer ${key}` }, body: form });
+  expect(r.status).toBe(200);
 });
 afterAll(() => srv.stop());
 
@@ -98,6 +105,11 @@ describe("running headers and footers", () => {
     const total = await ask("How many NICS background checks were there in total in November 2015?");
     expect(total.text).toBe("State / Territory: Totals\nTotals: 2,236,457");
     expect(total.confidence).toBe("high");
+  });
+
+  test("a name in capitals the documents never mention ('HISTTIMEOUT') is refused, not split into a word they have", async () => {
+    expect((await ask("What is the default value of HISTTIMEOUT?")).refused).toBe(true);
+    expect((await ask("What is the default value of HISTSIZE?")).text).toContain("500");
   });
 
   test("a version the question names must be the one the document speaks of", async () => {
