@@ -70,3 +70,35 @@ test("without a WAL index to read (an in-memory database) it asks SQLite instead
   expect(changed()).toBe(true);
   expect(changed()).toBe(false);
 });
+
+/** This process's memory maps of a file, from /proc/self/maps (Linux). */
+function mapsOf(file: string): number {
+  return readFileSync("/proc/self/maps", "utf8")
+    .split("\n")
+    .filter((l) => l.endsWith(file)).length;
+}
+
+test.skipIf(!existsSync("/proc/self/maps"))(
+  "the header is read from a map of the held descriptor (no system call per look), released with the database",
+  async () => {
+    const db = await openDatabase(dir);
+    const shm = join(dir, "docchat.db-shm");
+    let closed = false;
+    try {
+      const before = mapsOf(shm);
+      const changed = createChangeWatch(db);
+      expect(mapsOf(shm)).toBe(before + 1);
+      changed();
+      db.run("INSERT OR REPLACE INTO index_meta (key, value) VALUES ('c', '1')");
+      expect(changed()).toBe(true);
+      expect(changed()).toBe(false);
+      closeDatabase(db);
+      closed = true;
+      expect(mapsOf(shm)).toBe(0);
+      // once closed, a look reports a change (the cache is dropped) and never touches the released map
+      expect(changed()).toBe(true);
+    } finally {
+      if (!closed) closeDatabase(db);
+    }
+  },
+);
