@@ -33,12 +33,16 @@ test("the change watch reports a commit by this connection, by another connectio
   }
 });
 
-/** This process's POSIX locks on a file, from /proc/locks (Linux). */
+/**
+ * This process's POSIX locks on a file, from /proc/locks (Linux), without each line's leading ordinal: that is the
+ * lock's place in the whole machine's list, which moves as other processes take and drop locks.
+ */
 function locksOn(file: string): string[] {
   const { ino } = statSync(file);
   return readFileSync("/proc/locks", "utf8")
     .split("\n")
-    .filter((l) => l.includes(`:${ino} `) && l.includes(` ${process.pid} `));
+    .filter((l) => l.includes(`:${ino} `) && l.includes(` ${process.pid} `))
+    .map((l) => l.replace(/^\d+:\s*/, ""));
 }
 
 test.skipIf(!existsSync("/proc/locks"))(
