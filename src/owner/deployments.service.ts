@@ -12,7 +12,7 @@ import type {
   QaPair,
   TrainingStatus,
 } from "../store/contract/index.ts";
-import { displayPrefix, generateApiKey, hashApiKey, looksLikeApiKey } from "./api-keys.ts";
+import { createKeyHasher, displayPrefix, generateApiKey, hashApiKey } from "./api-keys.ts";
 
 export const TEMPERATURE_RANGE = { min: 0, max: 2 } as const;
 const LIMITS = {
@@ -89,6 +89,7 @@ export function createDeploymentsService(deps: {
   languagesChanged?: (deploymentId: string) => Promise<void>;
 }) {
   const { deployments, keys } = deps;
+  const gateHash = createKeyHasher();
   const issueKey = async (deploymentId: string) => {
     const apiKey = generateApiKey();
     await keys.put(deploymentId, hashApiKey(apiKey), displayPrefix(apiKey));
@@ -139,11 +140,13 @@ export function createDeploymentsService(deps: {
     },
     /** An API key → its key, deployment and owner; null when it is no deployment's (garbage never costs a lookup). */
     resolveKey(key: string): Promise<KeyContext | null> {
-      return looksLikeApiKey(key) ? keys.resolve(hashApiKey(key)) : Promise.resolve(null);
+      const hash = gateHash(key);
+      return hash ? keys.resolve(hash) : Promise.resolve(null);
     },
     /** resolveKey's answer when it is available at once (see KeysStore.peek); undefined when it must be awaited. */
     resolveKeyNow(key: string): KeyContext | null | undefined {
-      return looksLikeApiKey(key) ? keys.peek(hashApiKey(key)) : null;
+      const hash = gateHash(key);
+      return hash ? keys.peek(hash) : null;
     },
     keyInfo(id: string) {
       return keys.findForDeployment(id);

@@ -37,7 +37,7 @@ export function createServer(services: Services) {
   });
   let app: { server: SocketInfo | null; routes: RegisteredRoute[] } | null = null;
   const state = createRequestState({ clientAddress: gate.clientIp, socket: () => app?.server });
-  const gating = gatePlugin(state, gate, { maxBodyBytes: config.maxBodyBytes });
+  const gating = gatePlugin(state, gate, { maxBodyBytes: config.maxBodyBytes, handleAgain: (request) => root.handle(request) });
 
   // Bun's native router matches the raw path ("/api/v1/documents/%2E%2E" as id ".."), while request.url, which
   // the gate reads, has its dot segments resolved; routing on request.url alone keeps the two in agreement.

@@ -33,12 +33,16 @@ test("the change watch reports a commit by this connection, by another connectio
   }
 });
 
-/** This process's POSIX locks on a file, from /proc/locks (Linux). */
+/**
+ * This process's POSIX locks on a file, from /proc/locks (Linux), without each line's leading ordinal: that is the
+ * lock's place in the whole machine's list, which moves as other processes take and drop locks.
+ */
 function locksOn(file: string): string[] {
   const { ino } = statSync(file);
   return readFileSync("/proc/locks", "utf8")
     .split("\n")
-    .filter((l) => l.includes(`:${ino} `) && l.includes(` ${process.pid} `));
+    .filter((l) => l.includes(`:${ino} `) && l.includes(` ${process.pid} `))
+    .map((l) => l.replace(/^\d+:\s*/, ""));
 }
 
 test.skipIf(!existsSync("/proc/locks"))(
@@ -70,3 +74,35 @@ test("without a WAL index to read (an in-memory database) it asks SQLite instead
   expect(changed()).toBe(true);
   expect(changed()).toBe(false);
 });
+
+/** This process's memory maps of a file, from /proc/self/maps (Linux). */
+function mapsOf(file: string): number {
+  return readFileSync("/proc/self/maps", "utf8")
+    .split("\n")
+    .filter((l) => l.endsWith(file)).length;
+}
+
+test.skipIf(!existsSync("/proc/self/maps"))(
+  "the header is read from a map of the held descriptor (no system call per look), released with the database",
+  async () => {
+    const db = await openDatabase(dir);
+    const shm = join(dir, "docchat.db-shm");
+    let closed = false;
+    try {
+      const before = mapsOf(shm);
+      const changed = createChangeWatch(db);
+      expect(mapsOf(shm)).toBe(before + 1);
+      changed();
+      db.run("INSERT OR REPLACE INTO index_meta (key, value) VALUES ('c', '1')");
+      expect(changed()).toBe(true);
+      expect(changed()).toBe(false);
+      closeDatabase(db);
+      closed = true;
+      expect(mapsOf(shm)).toBe(0);
+      // once closed, a look reports a change (the cache is dropped) and never touches the released map
+      expect(changed()).toBe(true);
+    } finally {
+      if (!closed) closeDatabase(db);
+    }
+  },
+);

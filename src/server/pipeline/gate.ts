@@ -57,22 +57,28 @@ export function createGate(deps: {
     },
     /**
      * Counts a request that reaches no endpoint (an unknown /api path, an oversized head) against its address,
-     * so it carries rate-limit headers too; `peek` reports without counting (CORS preflights).
+     * so it carries rate-limit headers too; `peek` reports without counting (CORS preflights). Like `check`, it
+     * answers at once (no promise) when the limit can be had without waiting.
      */
-    async limitByAddress(input: {
+    limitByAddress(input: {
       name: string;
       limit: number;
       clientIp: () => string;
       headers: Record<string, string | number>;
       peek?: boolean;
-    }): Promise<void> {
+    }): void | Promise<void> {
       const identity = `${input.name}|ip:${input.clientIp()}`;
       const limit = scaled(input.limit);
-      const decision = input.peek ? await deps.limiter.peek(identity, limit) : await deps.limiter.hit(identity, limit);
-      input.headers["x-ratelimit-limit"] = String(decision.limit);
-      input.headers["x-ratelimit-remaining"] = String(decision.remaining);
-      if (!decision.allowed && !input.peek)
-        throw appError("rate_limited", { headers: { "retry-after": String(decision.retryAfterSeconds) } });
+      const report = (decision: RateDecision): void => {
+        input.headers["x-ratelimit-limit"] = String(decision.limit);
+        input.headers["x-ratelimit-remaining"] = String(decision.remaining);
+        if (!decision.allowed && !input.peek)
+          throw appError("rate_limited", { headers: { "retry-after": String(decision.retryAfterSeconds) } });
+      };
+      if (input.peek) return deps.limiter.peek(identity, limit).then(report);
+      const decision = deps.limiter.hitNow(identity, limit);
+      if (decision) return report(decision);
+      return deps.limiter.hit(identity, limit).then(report);
     },
     /**
      * Authenticates and rate-limits one request. Rate-limit headers are written to `headers` before any

@@ -25,6 +25,14 @@ export interface RequestState {
   release?: () => void;
   /** the client's address, worked out on first use (most requests never need it) */
   ip?: string;
+  /**
+   * Where the gate's hook picks up when the request is handled again after the gate waited (gate.plugin.ts): the
+   * headers it had written, and what it still does (nothing more, answer at once, or throw the refusal).
+   */
+  resume?: {
+    headers: Record<string, string | number>;
+    next: (request: Request, headers: Record<string, string | number>) => Response | undefined;
+  };
 }
 
 /** Path and query of a request URL without building a URL object. */
@@ -86,10 +94,11 @@ export type RequestStates = ReturnType<typeof createRequestState>;
 /**
  * The first part of the pipeline: every request gets its state (request id, parsed path, its gated endpoint)
  * and an X-Request-ID header. With the native family switched off its paths are not gated either: plain 404s.
+ * A request handled again after the gate waited (gate.plugin.ts) keeps the state it has, and so its id.
  */
 export function requestStatePlugin(state: RequestStates, opts: { nativeApi: boolean }) {
   return new Elysia({ name: "request-state" }).onRequest(({ request, set }) => {
-    const st = state.init(request);
+    const st = state.get(request);
     set.headers["x-request-id"] = st.requestId;
     const endpoint = st.api ? endpointFor(st.path) : undefined;
     st.endpoint = endpoint && (opts.nativeApi || !isNative(endpoint)) ? endpoint : undefined;
