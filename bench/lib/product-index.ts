@@ -1,7 +1,8 @@
 /**
- * A real docchat data directory for benchmarks: the product's services over a temp SQLite file, one account and
- * one deployment, and chunks written through the product's own repositories (documents + chunk index, FTS5 and
- * sqlite-vec rows in one transaction), so retrieval runs exactly the code a visitor's question runs.
+ * A real docchat data directory for benchmarks: the product's services over a temp SQLite file (or a PostgreSQL
+ * database, with DOCCHAT_DATABASE_URL in `env`), one account and one deployment, and chunks written through the
+ * product's own repositories (documents + chunk index, FTS5 and sqlite-vec rows in one transaction on SQLite), so
+ * retrieval runs exactly the code a visitor's question runs.
  */
 import { createHash, randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -25,12 +26,13 @@ export interface BenchDeployment {
   deploymentId: string;
   apiKey: string;
   dataDir: string;
+  /** restarts the services over the same data (dir or database) with more settings, as a restarted server would */
+  reopen(env: Record<string, string>): Promise<void>;
   close(): Promise<void>;
 }
 
-export async function openBenchDeployment(env: Record<string, string> = {}): Promise<BenchDeployment> {
-  const dataDir = mkdtempSync(join(tmpdir(), "docchat-bench-"));
-  const services = await createServices(
+const servicesOver = (dataDir: string, env: Record<string, string>) =>
+  createServices(
     configFor(dataDir, {
       DOCCHAT_EMBEDDER: "none",
       DOCCHAT_RATE_LIMIT_SCALE: "100000",
@@ -39,13 +41,23 @@ export async function openBenchDeployment(env: Record<string, string> = {}): Pro
       ...env,
     }),
   );
+
+export async function openBenchDeployment(env: Record<string, string> = {}): Promise<BenchDeployment> {
+  const dataDir = mkdtempSync(join(tmpdir(), "docchat-bench-"));
+  let services = await servicesOver(dataDir, env);
   const account = await services.accounts.create({ email: `bench-${Date.now()}@example.com`, tokens: 1_000_000_000 });
   const { deployment, apiKey } = await services.deployments.create({ accountId: account.id, name: "Bench", kind: "docs", published: true });
   return {
-    services,
+    get services() {
+      return services;
+    },
     deploymentId: deployment.id,
     apiKey,
     dataDir,
+    async reopen(more) {
+      await services.close();
+      services = await servicesOver(dataDir, { ...env, ...more });
+    },
     async close() {
       await services.close();
       rmSync(dataDir, { recursive: true, force: true });
@@ -71,7 +83,8 @@ export async function loadPassages(
 ): Promise<void> {
   const { services, deploymentId } = b;
   if (opts.dimension) await services.repos.chunkIndex.createVectorTable(opts.dimension);
-  const writer = createChunkIndexWriter(sqliteDb(services));
+  const sqlite = services.store.engine === "sqlite";
+  const writer = sqlite ? createChunkIndexWriter(sqliteDb(services)) : null;
   const batch = opts.batch ?? 2000;
   for (let i = 0; i < passages.length; i += batch) {
     const docs = passages.slice(i, i + batch).map((p) => {
@@ -101,14 +114,22 @@ export async function loadPassages(
         replaceOnTrain: false,
       })),
     );
-    sqliteDb(services)
-      .transaction(() => {
-        for (const d of docs) {
-          writer.insert(deploymentId, d.id, [d.chunk]);
-          markCompleted(sqliteDb(services), d.id, 1);
-        }
-      })
-      .immediate();
+    if (writer) {
+      sqliteDb(services)
+        .transaction(() => {
+          for (const d of docs) {
+            writer.insert(deploymentId, d.id, [d.chunk]);
+            markCompleted(sqliteDb(services), d.id, 1);
+          }
+        })
+        .immediate();
+      continue;
+    }
+    // PostgreSQL: through the store's contract, a document (its chunk and postings) per transaction, as training writes it
+    for (const d of docs) {
+      await services.repos.chunkIndex.insert(deploymentId, d.id, [d.chunk]);
+      await services.repos.documents.markCompleted(d.id, 1);
+    }
   }
   await services.repos.deployments.setTrainingStatus(deploymentId, "completed");
 }
@@ -138,7 +159,7 @@ export function benchRetriever(
 ): Retriever {
   return createRetriever({
     index: opts.index ?? b.services.repos.chunkIndex,
-    stats: createSqliteTermStats(sqliteDb(b.services)),
+    stats: b.services.store.engine === "sqlite" ? createSqliteTermStats(sqliteDb(b.services)) : b.services.repos.termStats,
     embedder: async () => opts.embedder,
     settings: {
       keywordWeight: 1,

@@ -2,6 +2,7 @@ import type { TermStatsStore } from "../store/contract/index.ts";
 import { COMPOUNDING, compoundSplits } from "./analyzer/decompound.ts";
 import type { TermStats } from "./grounding-gate.ts";
 import { analyzeQuery, detectLanguage, type Lang, stem, toLang, wordTokens } from "./terms.ts";
+import { writtenVariants } from "./written-variants.ts";
 
 /** What a question's analysis reads from the deployment's statistics. */
 export type RetrievalTermStats = Pick<TermStatsStore, "documentFrequencies" | "totalChunks" | "languages">;
@@ -14,7 +15,7 @@ export interface QueryAnalysis {
   langs: Lang[];
   /** content words (lower-cased as written), a compound the deployment never indexed replaced by its parts */
   words: string[];
-  /** the index terms the words may be indexed under that the deployment holds */
+  /** the index terms the words may be indexed under that the deployment holds (and their written variants) */
   forms: string[];
   /** document frequencies of every form looked up, and N: the gate's weights come from this snapshot */
   stats: TermStats;
@@ -50,10 +51,11 @@ export async function analyzeForSearch(
   const langs = [...new Set([lang, ...documentLangs])];
   const analyzed = analyzeQuery(query, langs);
   const folded = (w: string) => wordTokens(w).join("");
+  const variants = writtenVariants(query, langs);
   // the words as written too: an index built before the analyzer holds them unstemmed (until it is re-indexed);
   // one lookup for all (a round trip on PostgreSQL; on SQLite a word no index holds costs one B-tree probe)
   const [df, n] = await Promise.all([
-    stats.documentFrequencies(deploymentId, [...new Set(analyzed.flatMap((w) => [...w.forms, folded(w.word)]))]),
+    stats.documentFrequencies(deploymentId, [...new Set([...analyzed.flatMap((w) => [...w.forms, folded(w.word)]), ...variants])]),
     stats.totalChunks(deploymentId),
   ]);
   const known = (t: string) => (df.get(t) ?? 0) > 0;
@@ -84,6 +86,6 @@ export async function analyzeForSearch(
     else if (head) words.push(head.tail);
     else words.push(w.word);
   }
-  const forms = [...new Set(words.flatMap((w) => [...langs.map((l) => stem(w, l)), folded(w)]))].filter(known);
+  const forms = [...new Set([...words.flatMap((w) => [...langs.map((l) => stem(w, l)), folded(w)]), ...variants])].filter(known);
   return { lang, langs, words: [...new Set(words)], forms, stats: { documentFrequencies: () => df, totalChunks: () => n } };
 }

@@ -25,12 +25,14 @@ describeEngines("hybrid retrieval", (engine) => {
   let server: TestServer;
   let deploymentId: string;
   let other: string;
+  let variants: string;
   const embedder = hashedEmbedder();
 
   beforeAll(async () => {
     server = await startTestServer({}, { engine });
     deploymentId = (await server.seed()).deploymentId;
     other = (await server.seed()).deploymentId;
+    variants = (await server.seed()).deploymentId;
     const index = server.services.repos.chunkIndex;
     await index.createVectorTable(embedder.dimension);
     const texts = [
@@ -62,6 +64,25 @@ describeEngines("hybrid retrieval", (engine) => {
           withTerms({ ord: 0, source, text, headingPath: "", pageStart: 2, pageEnd: 3, tokenCount: 10, textHash: id, vector: vectors[i] }),
         ]);
       }
+    }
+    for (const [source, text] of [
+      ["receptor", "Each TLR on dendritic cells senses microbes."],
+      ["cytokines", "Proinflammatory cytokines rise after infection."],
+    ] as const) {
+      const id = `doc_${source}_v`;
+      await server.services.repos.documents.insert({
+        id,
+        deploymentId: variants,
+        name: `${source}.txt`,
+        kind: "txt",
+        contentHash: id,
+        bytes: new TextEncoder().encode(text),
+        parsed: "{}",
+        pages: null,
+        queue: false,
+        replaceOnTrain: false,
+      });
+      await index.insert(variants, id, [withTerms({ ord: 0, source, text, headingPath: "", tokenCount: 8, textHash: id })]);
     }
   }, 60_000);
   afterAll(() => server.stop());
@@ -102,6 +123,12 @@ describeEngines("hybrid retrieval", (engine) => {
       const r = await retriever(0).retrieve({ deploymentId, query: "support desk", topK: 3 });
       expect(r.used.vector).toBe(false);
       expect(r.hits[0]?.source).toBe("hours");
+    });
+
+    test("an acronym's plural finds its singular, and a hyphenated word its closed form", async () => {
+      const search = (query: string) => retriever(0).retrieve({ deploymentId: variants, query, topK: 3, mode: "keyword" });
+      expect((await search("TLRs")).hits.map((h) => h.source)).toEqual(["receptor"]);
+      expect((await search("pro-inflammatory")).hits.map((h) => h.source)).toEqual(["cytokines"]);
     });
   });
 });
