@@ -68,6 +68,8 @@ describeEngines("hybrid retrieval", (engine) => {
     for (const [source, text] of [
       ["receptor", "Each TLR on dendritic cells senses microbes."],
       ["cytokines", "Proinflammatory cytokines rise after infection."],
+      ["background", "!: Expands to the process ID of the job most recently placed into the background."],
+      ["status", "?: Expands to the exit status of the most recently executed foreground pipeline."],
     ] as const) {
       const id = `doc_${source}_v`;
       await server.services.repos.documents.insert({
@@ -129,6 +131,12 @@ describeEngines("hybrid retrieval", (engine) => {
       const search = (query: string) => retriever(0).retrieve({ deploymentId: variants, query, topK: 3, mode: "keyword" });
       expect((await search("TLRs")).hits.map((h) => h.source)).toEqual(["receptor"]);
       expect((await search("pro-inflammatory")).hits.map((h) => h.source)).toEqual(["cytokines"]);
+    });
+
+    test("a symbol is a term on this engine too: '$!' finds the '!' entry, '$?' the '?' entry", async () => {
+      const search = (query: string) => retriever(0).retrieve({ deploymentId: variants, query, topK: 1, mode: "keyword" });
+      expect((await search("What does $! expand to?")).hits.map((h) => h.source)).toEqual(["background"]);
+      expect((await search("What does $? expand to?")).hits.map((h) => h.source)).toEqual(["status"]);
     });
   });
 });
