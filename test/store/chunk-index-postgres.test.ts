@@ -111,6 +111,46 @@ describe("PostgreSQL chunk index", () => {
     expect((await index.keywordSearch("dep_stays", searched("heron"), 5)).length).toBe(1);
   });
 
+  test("vector search in a large deployment finds the exact nearest neighbours (recall@10 ≥ 0.95) and only that deployment's chunks", async () => {
+    const sql = node();
+    const index = await createPgChunkIndex(sql);
+    const dim = 24;
+    // vectors around 40 centres, so neighbours are close but not trivially so; a second deployment of the same
+    // shape is interleaved with the first, closer to each query than most of the first's own
+    let seed = 7;
+    const next = () => {
+      seed = (seed * 1664525 + 1013904223) >>> 0;
+      return seed / 2 ** 32 - 0.5;
+    };
+    const centres = Array.from({ length: 40 }, () => Array.from({ length: dim }, next));
+    const around = (c: number[], spread: number) => Float32Array.from(c, (x) => x + spread * next());
+    await index.createVectorTable(dim);
+    const ids = new Map<string, Set<number>>();
+    for (const dep of ["dep_big", "dep_other"]) {
+      const chunks = Array.from({ length: 1500 }, (_, i) => ({
+        ...chunk(`${dep} ${i}`),
+        vector: around(centres[i % centres.length] as number[], 0.6),
+      }));
+      await pgDocument(sql, dep, `doc_${dep}`);
+      ids.set(dep, new Set(await index.insert(dep, `doc_${dep}`, chunks)));
+    }
+    await sql`ANALYZE chunk_vectors`;
+    let found = 0;
+    const queries = 30;
+    for (let i = 0; i < queries; i++) {
+      const q = around(centres[(i * 7) % centres.length] as number[], 0.3);
+      const got = await index.vectorSearch("dep_big", q, 50);
+      const exact = await index.exactVectorSearch("dep_big", q, 50);
+      expect(got).toHaveLength(50);
+      expect(got.every((h) => ids.get("dep_big")?.has(h.id))).toBe(true);
+      expect(got.every((h, j) => j === 0 || h.distance >= (got[j - 1]?.distance as number))).toBe(true);
+      const top = new Set(got.slice(0, 10).map((h) => h.id));
+      found += exact.slice(0, 10).filter((h) => top.has(h.id)).length;
+    }
+    expect(found / (10 * queries)).toBeGreaterThanOrEqual(0.95);
+    await index.createVectorTable(null);
+  }, 60_000);
+
   test("a node learns of a vector table another node created when it refreshes", async () => {
     const a = await createPgChunkIndex(node());
     const b = await createPgChunkIndex(node());
