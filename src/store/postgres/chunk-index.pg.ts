@@ -374,7 +374,8 @@ export async function createPgChunkIndex(sql: SQL, opts: { efSearch?: (k: number
       if (!vec) return [];
       const q = vectorLiteral(query);
       const rows = (await sql.begin(async (tx) => {
-        await tx`SELECT set_config('enable_indexscan', 'off', true), set_config('enable_bitmapscan', 'off', true)`;
+        // sorting allowed even where a session prices it out: else the planner may walk the HNSW index after all
+        await tx`SELECT set_config('enable_indexscan', 'off', true), set_config('enable_bitmapscan', 'off', true), set_config('enable_sort', 'on', true)`;
         return tx`SELECT chunk_id AS id, embedding <=> ${q}::vector AS distance FROM chunk_vectors
           WHERE deployment_id = ${deploymentId} ORDER BY embedding <=> ${q}::vector LIMIT ${k}`;
       })) as Raw[];
