@@ -29,7 +29,7 @@ const VECTOR_SETUP_LOCK = 7_201_515;
 /**
  * HNSW search breadth for k results: max(400, 4k), at most 1000 (pgvector's ceiling). Chosen from the measured
  * curve (BENCHMARKS.md, pgvector HNSW recall sections): on 100k hashed bag-of-words chunks with the HNSW_INDEX
- * graph, recall@10 0.82 at 100, 0.92 at 200, 0.97 at 400 — the least of the measured values past 0.95; recall@50
+ * graph, recall@10 0.83 at 100, 0.92 at 200, 0.965 at 400 — the least of the measured values past 0.95; recall@50
  * at 400: 1.0 on SciFact (5k real embeddings), 0.97 on 100k word-vectors embeddings (default graph). A small
  * deployment beside a large one is searched exactly (the planner takes the deployment index): recall 1.0.
  */
