@@ -90,14 +90,28 @@ async function openBoth(dimension: number | null): Promise<{ drivers: IndexDrive
   };
 }
 
-async function load(d: IndexDriver, dep: string, chunks: NewChunk[], batch = 1000): Promise<number> {
+/**
+ * Writes the chunks 1,000 per transaction; on PostgreSQL then `VACUUM ANALYZE`. `bulk`: the HNSW index is dropped
+ * first and built once after the rows are in (as db copy loads), instead of being maintained on every insert;
+ * the seconds returned include that build.
+ */
+async function load(d: IndexDriver, dep: string, chunks: NewChunk[], opts: { bulk?: boolean } = {}): Promise<number> {
   const t = performance.now();
-  for (let i = 0; i < chunks.length; i += batch) await d.addDocument(dep, chunks.slice(i, i + batch));
-  if (d.engine === "postgres") await (d as unknown as { sql: Bun.SQL }).sql`VACUUM ANALYZE`;
+  const sql = d.engine === "postgres" ? (d as unknown as { sql: Bun.SQL }).sql : null;
+  if (sql && opts.bulk) await sql`DROP INDEX IF EXISTS chunk_vectors_hnsw`;
+  for (let i = 0; i < chunks.length; i += 1000) await d.addDocument(dep, chunks.slice(i, i + 1000));
+  if (sql && opts.bulk) {
+    const b = performance.now();
+    await (await createPgChunkIndex(sql)).buildVectorIndex();
+    const n = ((await sql`SELECT count(*)::int AS n FROM chunk_vectors`) as { n: number }[])[0]?.n;
+    hnswBuilds.push(`${f((performance.now() - b) / 1000, 0)} s at ${n} vectors`);
+  }
+  if (sql) await sql`VACUUM ANALYZE`;
   return (performance.now() - t) / 1000;
 }
+const hnswBuilds: string[] = [];
 
-const EF_SWEEP = [40, 64, 100, 200, 400];
+const EF_SWEEP = [40, 100, 200, 400, 600, 1000];
 
 interface RecallRow {
   set: string;
@@ -302,7 +316,7 @@ if (only.has("latency")) {
       const chunks = texts.map((t, i) => chunkOf(`synthetic-${loaded + i}`, t, vectors[i]));
       loaded = size;
       for (const [i, d] of both.drivers.entries()) {
-        const s = await load(d, deps[i] as string, chunks);
+        const s = await load(d, deps[i] as string, chunks, { bulk: true });
         loads.push(`${d.engine} ${chunks.length} chunks in ${f(s, 0)} s`);
         console.log(loads.at(-1));
       }
@@ -387,7 +401,7 @@ if (only.has("latency")) {
         }),
       ),
       "",
-      `Loading (not tuned, 1,000 chunks per transaction, HNSW maintained on insert): ${loads.join("; ")}.`,
+      `Loading (1,000 chunks per transaction; on PostgreSQL the HNSW index dropped before each size's load and built once after it, as db copy does — maintained on insert it took 903 s for the 90,000 chunks at pgvector's default m 16): ${loads.join("; ")}; HNSW builds (included): ${hnswBuilds.join(", ")}.`,
     ].join("\n"),
   );
 }
@@ -447,7 +461,7 @@ if (recallRows.length > 0) {
   await write(
     "pgvector HNSW recall against exact search",
     [
-      `recall@k = share of the exact k nearest (sequential scan, \`<=>\` cosine distance, same deployment filter) that vectorSearch returns: HNSW (m 16, ef_construction 64: pgvector's defaults), \`hnsw.iterative_scan = strict_order\` so a filtered search keeps scanning until it has k rows of the deployment; \`hnsw.ef_search\` as the product sets it (max(400, 4k), at most 1000) and a sweep of fixed values. Queries: SciFact claim vectors, embedded like their set. ${PG_NOTE}`,
+      `recall@k = share of the exact k nearest (sequential scan, \`<=>\` cosine distance, same deployment filter) that vectorSearch returns: HNSW (m 32, ef_construction 128; pgvector's defaults are m 16, ef_construction 64), \`hnsw.iterative_scan = strict_order\` so a filtered search keeps scanning until it has k rows of the deployment; \`hnsw.ef_search\` as the product sets it (max(400, 4k), at most 1000) and a sweep of fixed values. Queries: SciFact claim vectors, embedded like their set. ${PG_NOTE}`,
       "",
       row(["vectors", "searched deployment", "k", "ef_search", "recall@k", "recall@10", "HNSW p50 ms", "HNSW p95 ms", "exact p50 ms", "exact p95 ms"]),
       row(["---", "---:", "---:", "---:", "---:", "---:", "---:", "---:", "---:", "---:"]),
@@ -466,7 +480,7 @@ if (recallRows.length > 0) {
         ]),
       ),
       "",
-      "recall@10 is what answers rank on (the exact 10 nearest among the first 10 returned). Hashed bag-of-words vectors at 100k chunks are hard for an HNSW graph built with pgvector's defaults: recall keeps rising with ef_search and stays below 0.95 at 400; the word-vectors embeddings measured before reached 0.97 at 400 (\"pgvector HNSW recall at scale\").",
+      "recall@10 is what answers rank on (the exact 10 nearest among the first 10 returned). Hashed bag-of-words vectors of ~90-word chunks searched with short claims are hard for HNSW: every chunk is far from the query (cosine distance 0.6–0.75 for the 10 nearest) and the distances lie close together, so a greedy graph walk misses neighbours. With pgvector's default graph (m 16, ef_construction 64), recall@10 at 100k was 0.84 at ef_search 400 and 0.93 at 1000, pgvector's ceiling (the same chunks and claims, measured separately); the denser graph passes 0.95 between ef_search 200 and 400, hence the product's 400.",
     ].join("\n"),
   );
 }

@@ -111,6 +111,63 @@ describe("PostgreSQL chunk index", () => {
     expect((await index.keywordSearch("dep_stays", searched("heron"), 5)).length).toBe(1);
   });
 
+  test("vector search through the HNSW index finds a deployment's exact nearest (recall@10 ≥ 0.95) among another deployment's closer vectors, and only its own", async () => {
+    const dim = 24;
+    // vectors around 40 centres; the other deployment's lie closer to each centre (so closer to each query) and
+    // outnumber ours three to one: an index scan filtered after the fact would come back short or mixed
+    let seed = 7;
+    const next = () => {
+      seed = (seed * 1664525 + 1013904223) >>> 0;
+      return seed / 2 ** 32 - 0.5;
+    };
+    const centres = Array.from({ length: 40 }, () => Array.from({ length: dim }, next));
+    const around = (c: number[], spread: number) => Float32Array.from(c, (x) => x + spread * next());
+    await (await createPgChunkIndex(node())).createVectorTable(dim);
+    const ids = new Map<string, Set<number>>();
+    for (const [dep, n, spread] of [
+      ["dep_ours", 400, 0.6],
+      ["dep_theirs", 1200, 0.3],
+    ] as const) {
+      const sql = node();
+      await pgDocument(sql, dep, `doc_${dep}`);
+      const chunks = Array.from({ length: n }, (_, i) => ({
+        ...chunk(`${dep} ${i}`),
+        vector: around(centres[i % 40] as number[], spread),
+      }));
+      ids.set(dep, new Set(await (await createPgChunkIndex(sql)).insert(dep, `doc_${dep}`, chunks)));
+    }
+    const admin = node();
+    await admin`ANALYZE chunk_vectors`;
+    const queries = Array.from({ length: 30 }, (_, i) => around(centres[(i * 7) % 40] as number[], 0.3));
+    const reference = await createPgChunkIndex(admin);
+    const exact = await Promise.all(queries.map((q) => reference.exactVectorSearch("dep_ours", q, 10)));
+    // sorting priced out for new sessions: the planner must take the HNSW index for the order (at this size it
+    // would sort instead)
+    await admin.unsafe("ALTER DATABASE docchat SET enable_sort = off");
+    const sql = node();
+    try {
+      const plan = (await sql.unsafe(
+        `EXPLAIN SELECT chunk_id FROM chunk_vectors WHERE deployment_id = 'dep_ours' ORDER BY embedding <=> $1::vector LIMIT 50`,
+        [`[${Array(dim).fill(0.1).join(",")}]`],
+      )) as { "QUERY PLAN": string }[];
+      expect(plan.map((r) => r["QUERY PLAN"]).join("\n")).toContain("chunk_vectors_hnsw");
+      const index = await createPgChunkIndex(sql);
+      let found = 0;
+      for (const [i, q] of queries.entries()) {
+        const got = await index.vectorSearch("dep_ours", q, 50);
+        expect(got).toHaveLength(50);
+        expect(got.every((h) => ids.get("dep_ours")?.has(h.id))).toBe(true);
+        expect(got.every((h, j) => j === 0 || h.distance >= (got[j - 1]?.distance as number))).toBe(true);
+        const top = new Set(got.slice(0, 10).map((h) => h.id));
+        found += (exact[i] ?? []).filter((h) => top.has(h.id)).length;
+      }
+      expect(found / (10 * queries.length)).toBeGreaterThanOrEqual(0.95);
+    } finally {
+      await admin.unsafe("ALTER DATABASE docchat RESET enable_sort");
+      await (await createPgChunkIndex(admin)).createVectorTable(null);
+    }
+  }, 60_000);
+
   test("a node learns of a vector table another node created when it refreshes", async () => {
     const a = await createPgChunkIndex(node());
     const b = await createPgChunkIndex(node());
