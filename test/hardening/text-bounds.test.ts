@@ -1,15 +1,8 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { APIError } from "openai";
-import { answerCalls, balanceOf, type ChatWorld, openaiClient, postJson, seedWithDocs, startChatWorld } from "../chat/chat-kit.ts";
+import { answerCalls, balanceOf, openaiClient, postJson, useSeededChatWorld } from "../chat/chat-kit.ts";
 
-let world: ChatWorld;
-let seeded: Awaited<ReturnType<typeof seedWithDocs>>;
-
-beforeAll(async () => {
-  world = await startChatWorld({ upstream: true });
-  seeded = await seedWithDocs(world.server);
-});
-afterAll(() => world.stop());
+const { world, seeded } = useSeededChatWorld("sqlite", { upstream: true });
 
 const CHAT = "/api/v1/chat/completions";
 const ask = "Can annual plans be refunded? ";
