@@ -1,6 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { APIError } from "openai";
-import { answerCalls, balanceOf, openaiClient, postJson, useSeededChatWorld } from "../chat/chat-kit.ts";
+import { answerCalls, balanceOf, expectBadRequestError, openaiClient, postJson, useSeededChatWorld } from "../chat/chat-kit.ts";
 
 const { world, seeded } = useSeededChatWorld("sqlite", { upstream: true });
 
@@ -50,10 +49,7 @@ describe("every visitor text field is bounded", () => {
         ],
       })
       .catch((x: unknown) => x);
-    expect(e).toBeInstanceOf(APIError);
-    expect((e as APIError).status).toBe(400);
-    expect((e as APIError).code).toBe("bad_request");
-    expect((e as APIError).param).toBe("messages[1].content");
+    expectBadRequestError(e, "messages[1].content");
   });
 
   test("one oversized history message, and history too long in total, are refused naming the message", async () => {
