@@ -96,3 +96,11 @@ export async function expectBrokenOff<T>(stream: AsyncIterable<T>, textOf: (even
   expect(error).toBeInstanceOf(APIError);
   expect((error as APIError).message).toContain("temporarily unavailable");
 }
+
+/** What the openai client raised for a 400 bad_request naming `param`. */
+export function expectBadRequestError(error: unknown, param: string): void {
+  expect(error).toBeInstanceOf(APIError);
+  expect((error as APIError).status).toBe(400);
+  expect((error as APIError).code).toBe("bad_request");
+  expect((error as APIError).param).toBe(param);
+}

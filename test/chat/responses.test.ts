@@ -1,11 +1,12 @@
 import { describe, expect, test } from "bun:test";
 import { createOpenAI } from "@ai-sdk/openai";
 import { generateText, streamText } from "ai";
-import { APIError } from "openai";
+import type { APIError } from "openai";
 import { FAKE_UPSTREAM_REPLY } from "../helpers/fake-upstream.ts";
 import {
   answerCalls,
   balanceOf,
+  expectBadRequestError,
   expectBrokenOff,
   openaiClient,
   postJson,
@@ -110,10 +111,7 @@ describe("POST /api/v1/responses with the official openai client", () => {
     const error = await openaiClient(world.server, seeded.apiKey)
       .responses.create({ model: "m", input: "Can annual plans be refunded?", previous_response_id: "resp_nonsense" })
       .catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(APIError);
-    expect((error as APIError).status).toBe(400);
-    expect((error as APIError).code).toBe("bad_request");
-    expect((error as APIError).param).toBe("previous_response_id");
+    expectBadRequestError(error, "previous_response_id");
   });
 
   test("max_output_tokens and temperature reach the model and are echoed on the response", async () => {
