@@ -2,11 +2,10 @@ import { resolve } from "node:path";
 import { serverHoldingDataDir } from "../../store/data-dir-lock.ts";
 import { pgDumpAdvice } from "../../store/postgres/pg-url.ts";
 import { backupDatabase, restoreDatabase } from "../../store/sqlite/backup.ts";
-import type { Command } from "../command.ts";
+import { type Command, defineCommand } from "../command.ts";
 
 export const backupCommands: Command[] = [
-  {
-    path: ["backup"],
+  defineCommand({
     usage: "backup PATH [--data DIR]",
     summary: "Write a consistent snapshot of the SQLite database to PATH (safe while serve runs; PostgreSQL: pg_dump).",
     options: {},
@@ -19,9 +18,8 @@ export const backupCommands: Command[] = [
       ctx.print({ ...(await backupDatabase(ctx.config.dataDir, target)) });
       return 0;
     },
-  },
-  {
-    path: ["restore"],
+  }),
+  defineCommand({
     usage: "restore PATH [--data DIR]",
     summary: "Replace the database with a backup (stop serve first; the old database is kept aside).",
     options: {},
@@ -36,5 +34,5 @@ export const backupCommands: Command[] = [
       ctx.print({ ...(await restoreDatabase(ctx.config.dataDir, source)) });
       return 0;
     },
-  },
+  }),
 ];
