@@ -2,6 +2,7 @@ import { dataTable, emptyState, field, h } from "../../shared/dom.ts";
 import { api } from "../api.ts";
 import { actionForm, onSubmit } from "../form-submit.ts";
 import { dateTime } from "../format.ts";
+import { optionalNumberInput } from "../inputs.ts";
 import type { PageContext } from "../layout.ts";
 import type { Deployment, Erasure, Policy } from "../types.ts";
 
@@ -9,14 +10,7 @@ import type { Deployment, Erasure, Policy } from "../types.ts";
 export async function policyCard(ctx: PageContext, d: Deployment): Promise<HTMLElement> {
   const path = `/deployments/${encodeURIComponent(d.id)}/policy`;
   const p = await api<Policy>("GET", path);
-  const keep = h("input", {
-    type: "number",
-    min: 1,
-    max: 3650,
-    step: 1,
-    value: p.retention_days === null ? "" : String(p.retention_days),
-    placeholder: "keep",
-  });
+  const keep = optionalNumberInput({ min: 1, max: 3650, step: 1, value: p.retention_days, placeholder: "keep" });
   const transcripts = h("input", { type: "checkbox", checked: !p.transcripts });
   const cites = h(
     "select",
@@ -37,7 +31,7 @@ export async function policyCard(ctx: PageContext, d: Deployment): Promise<HTMLE
       submit: "Save privacy settings",
       action: async () => {
         await api("PUT", path, {
-          retention_days: keep.value.trim() === "" ? null : Number(keep.value),
+          retention_days: keep.value(),
           transcripts: !transcripts.checked,
           widget_citations: cites.value,
         });
@@ -46,7 +40,7 @@ export async function policyCard(ctx: PageContext, d: Deployment): Promise<HTMLE
     },
     field(
       "Keep chat logs for (days)",
-      keep,
+      keep.input,
       "Empty keeps them until you erase them. Older chat logs are removed by a background job; the counts in Reports stay.",
     ),
     h(
