@@ -85,30 +85,18 @@ export function checkInvariants(dbPath: string, vecLib: string | null, acknowled
       else if (final && d.status !== "completed" && !(d.status === "failed" && d.error_code))
         problems.push(`document ${id} ended as ${d.status}`);
     }
+    /** Rows of a query's COUNT(*) AS n for one document id. */
+    const count = (sql: string, documentId: string) => db.query<{ n: number }, [string]>(sql).get(documentId)?.n ?? 0;
     for (const d of docs) {
-      const chunks = db.query<{ n: number }, [string]>("SELECT COUNT(*) AS n FROM chunks WHERE document_id = ?").get(d.id)?.n ?? 0;
+      const chunks = count("SELECT COUNT(*) AS n FROM chunks WHERE document_id = ?", d.id);
       const kw = kwTables.get(d.deployment_id);
-      const fts = kw
-        ? (db
-            .query<{ n: number }, [string]>(
-              `SELECT COUNT(*) AS n FROM ${kw}_docsize WHERE id IN (SELECT id FROM chunks WHERE document_id = ?)`,
-            )
-            .get(d.id)?.n ?? 0)
-        : 0;
+      const fts = kw ? count(`SELECT COUNT(*) AS n FROM ${kw}_docsize WHERE id IN (SELECT id FROM chunks WHERE document_id = ?)`, d.id) : 0;
       const vec = hasVec
-        ? (db
-            .query<{ n: number }, [string]>(
-              "SELECT COUNT(*) AS n FROM chunks_vec WHERE rowid IN (SELECT id FROM chunks WHERE document_id = ?)",
-            )
-            .get(d.id)?.n ?? 0)
+        ? count("SELECT COUNT(*) AS n FROM chunks_vec WHERE rowid IN (SELECT id FROM chunks WHERE document_id = ?)", d.id)
         : chunks;
       // every vector has its binary code (vector-search.sqlite.ts), written in the same transaction
       const codes = hasCodes
-        ? (db
-            .query<{ n: number }, [string]>(
-              "SELECT COUNT(*) AS n FROM chunks_vec_codes WHERE rowid IN (SELECT id FROM chunks WHERE document_id = ?)",
-            )
-            .get(d.id)?.n ?? 0)
+        ? count("SELECT COUNT(*) AS n FROM chunks_vec_codes WHERE rowid IN (SELECT id FROM chunks WHERE document_id = ?)", d.id)
         : vec;
       if (chunks !== fts || chunks !== vec || codes !== vec)
         problems.push(`document ${d.id}: chunks=${chunks} fts=${fts} vec=${vec} codes=${codes}`);

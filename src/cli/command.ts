@@ -32,3 +32,32 @@ export interface Command {
   /** long-running commands (serve) manage their own services */
   run(ctx: CommandContext): Promise<number | undefined>;
 }
+
+/** A command's words are the start of its usage line ("deployment show ID" → deployment, show). */
+export function commandPath(usage: string): string[] {
+  const words = usage.split(" ");
+  const args = words.findIndex((w) => !/^[a-z_][a-z0-9_-]*$/.test(w));
+  return args < 0 ? words : words.slice(0, args);
+}
+
+/** A command, its words said once: in its usage line. */
+export function defineCommand(spec: Omit<Command, "path">): Command {
+  return { path: commandPath(spec.usage), ...spec };
+}
+
+/**
+ * A command that opens the services first and prints the one result it comes to (exit code 0). Commands that
+ * check their arguments before opening the data dir use defineCommand.
+ */
+export function resultCommand(
+  spec: Omit<Command, "path" | "run"> & { result(ctx: CommandContext, s: Services): Promise<Record<string, unknown>> },
+): Command {
+  const { result, ...rest } = spec;
+  return defineCommand({
+    ...rest,
+    async run(ctx) {
+      ctx.print(await result(ctx, await ctx.services()));
+      return 0;
+    },
+  });
+}

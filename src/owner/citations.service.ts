@@ -1,6 +1,7 @@
 import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 import { appError } from "../errors/index.ts";
 import type {
+  Citation,
   ConversationLogsStore,
   DocumentRecord,
   DocumentsStore,
@@ -110,14 +111,7 @@ export function createCitationsService(deps: { data: VisitorDataStore; logs: Con
      */
     async widgetLinks(
       deploymentId: string,
-      hits: {
-        documentId: string;
-        chunkId: number;
-        source: string;
-        pageStart: number | null;
-        pageEnd: number | null;
-        rowStart: number | null;
-      }[],
+      hits: Pick<Citation, "documentId" | "chunkId" | "source" | "pageStart" | "pageEnd" | "rowStart">[],
     ): Promise<{ source: string; page: number | null; page_end: number | null; row: number | null; url: string }[]> {
       const allowed = (await deps.data.policy(deploymentId)).widgetCitations;
       if (allowed === "off") return [];

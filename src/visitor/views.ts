@@ -1,5 +1,5 @@
 import { toSeconds } from "../shared/wire-time.ts";
-import type { Correction, LeadWithMail } from "../store/contract/index.ts";
+import type { Correction, Lead, LeadWithMail } from "../store/contract/index.ts";
 import type { CorrectionItem } from "./corrections.service.ts";
 
 /** Wire/CLI shapes (snake_case) shared by the CLI and the owner console. */
@@ -32,7 +32,8 @@ export function correctionItemView(item: CorrectionItem) {
   };
 }
 
-export function leadView(l: LeadWithMail) {
+/** A lead on the wire, but for its time (seconds for the console and CLI, ISO in a webhook) and its mail. */
+export function leadFields(l: Lead) {
   return {
     id: l.id,
     email: l.email,
@@ -41,6 +42,12 @@ export function leadView(l: LeadWithMail) {
     refused_question: l.refusedQuestion,
     conversation_id: l.conversationId,
     chat_log_id: l.chatLogId,
+  };
+}
+
+export function leadView(l: LeadWithMail) {
+  return {
+    ...leadFields(l),
     created_at: toSeconds(l.createdAt),
     mail_status: l.mail?.status ?? null,
     mail_attempts: l.mail?.attempts ?? 0,

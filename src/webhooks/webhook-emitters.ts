@@ -8,6 +8,7 @@ import type {
   TrainingStore,
 } from "../store/contract/index.ts";
 import type { FeedbackService } from "../visitor/feedback.service.ts";
+import { leadFields } from "../visitor/views.ts";
 import type { WebhooksService } from "./webhooks.service.ts";
 
 /**
@@ -79,16 +80,7 @@ export function leadCreatedEmitter(webhooks: WebhooksService) {
       type: "lead.created",
       eventId: `msg_lead_${l.id}`,
       data: {
-        lead: {
-          id: l.id,
-          email: l.email,
-          name: l.name,
-          message: l.message,
-          refused_question: l.refusedQuestion,
-          conversation_id: l.conversationId,
-          chat_log_id: l.chatLogId,
-          created_at: new Date(l.createdAt).toISOString(),
-        },
+        lead: { ...leadFields(l), created_at: new Date(l.createdAt).toISOString() },
       },
     });
 }

@@ -1,7 +1,7 @@
-import { afterAll, beforeAll } from "bun:test";
+import { afterAll, beforeAll, expect } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import OpenAI from "openai";
+import OpenAI, { APIError } from "openai";
 import { type FakeUpstream, startFakeUpstream } from "../helpers/fake-upstream.ts";
 import type { Engine } from "../helpers/index-drivers.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
@@ -81,4 +81,26 @@ export async function postJson(server: TestServer, path: string, apiKey: string,
     headers: { authorization: `Bearer ${apiKey}`, "content-type": "application/json" },
     body: JSON.stringify(body),
   });
+}
+
+/**
+ * Reads a stream the fake model breaks off (mode "truncated"): the text before the break arrives, then the client
+ * raises the failure as an APIError.
+ */
+export async function expectBrokenOff<T>(stream: AsyncIterable<T>, textOf: (event: T) => string): Promise<void> {
+  let text = "";
+  const error = await (async () => {
+    for await (const event of stream) text += textOf(event);
+  })().catch((e: unknown) => e);
+  expect(text).toBe("Half an ");
+  expect(error).toBeInstanceOf(APIError);
+  expect((error as APIError).message).toContain("temporarily unavailable");
+}
+
+/** What the openai client raised for a 400 bad_request naming `param`. */
+export function expectBadRequestError(error: unknown, param: string): void {
+  expect(error).toBeInstanceOf(APIError);
+  expect((error as APIError).status).toBe(400);
+  expect((error as APIError).code).toBe("bad_request");
+  expect((error as APIError).param).toBe(param);
 }

@@ -61,17 +61,16 @@ describe("docchat corrections", () => {
   });
 });
 
+/** A refused question, and the lead its visitor left through handoff. */
+async function refusedWithLead(question: string, visitor: { email: string; name: string; message?: string }): Promise<void> {
+  const refused = await insertChatLog(s, { deploymentId, refused: true, question });
+  const deployment = await s.deployments.getOrThrow(deploymentId);
+  await s.leads.handoff({ deployment, ownerEmail: "cli-owner@example.com", ...visitor, conversationId: refused.conversationId });
+}
+
 describe("docchat leads list", () => {
   test("prints the leads with their mail status as one JSON object", async () => {
-    const refused = await insertChatLog(s, { deploymentId, refused: true, question: "Can I book a fitting?" });
-    const d = await s.deployments.getOrThrow(deploymentId);
-    await s.leads.handoff({
-      deployment: d,
-      ownerEmail: "cli-owner@example.com",
-      email: "lead@example.org",
-      name: "Lea",
-      conversationId: refused.conversationId,
-    });
+    await refusedWithLead("Can I book a fitting?", { email: "lead@example.org", name: "Lea" });
     const r = await cli("leads", "list", deploymentId, "--json");
     expect(r.code).toBe(0);
     expect(r.json.mail_enabled).toBe(false);
@@ -86,16 +85,7 @@ describe("docchat leads list", () => {
   });
 
   test("--csv exports spreadsheet-safe CSV: formula-looking visitor text is prefixed with an apostrophe", async () => {
-    const refused = await insertChatLog(s, { deploymentId, refused: true, question: "=1+1" });
-    const d = await s.deployments.getOrThrow(deploymentId);
-    await s.leads.handoff({
-      deployment: d,
-      ownerEmail: "cli-owner@example.com",
-      email: "csv@example.org",
-      name: '=HYPERLINK("http://evil")',
-      message: "@SUM(A1)",
-      conversationId: refused.conversationId,
-    });
+    await refusedWithLead("=1+1", { email: "csv@example.org", name: '=HYPERLINK("http://evil")', message: "@SUM(A1)" });
     const r = await cli("leads", "list", deploymentId, "--csv");
     expect(r.code).toBe(0);
     const lines = r.stdout.split("\r\n");

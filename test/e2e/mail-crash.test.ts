@@ -1,23 +1,13 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { rmSync } from "node:fs";
-import { join } from "node:path";
-import { configFor, createServices, type Services } from "../../src/app.ts";
-import { insertChatLog } from "../helpers/chat-logs.ts";
-import { startServeProcess } from "../helpers/serve-process.ts";
+import { type HandoffShop, refusedQuestion, seedHandoffShop, spawnServe, widgetHandoff } from "../helpers/handoff-shop.ts";
 import { tempDir } from "../helpers/server.ts";
 import { countByMessageId, type SmtpSink, startSmtpSink } from "../helpers/smtp-sink.ts";
 import { waitUntil } from "../helpers/wait.ts";
 
-/** The real `docchat serve` in a child process, so it can be killed with SIGKILL. */
-const spawnServe = (dataDir: string, env: Record<string, string>) =>
-  startServeProcess({ command: [process.execPath, join(import.meta.dir, "../../src/main.ts")], dataDir, env });
-
 let dir: string;
 let sink: SmtpSink;
-let s: Services;
-let key: string;
-let deploymentId: string;
-let owner: string;
+let shop: HandoffShop;
 let env: Record<string, string>;
 
 beforeAll(async () => {
@@ -34,35 +24,22 @@ beforeAll(async () => {
     DOCCHAT_EMBEDDER: "none",
   };
   // This process only seeds and reads the database; it never runs the outbox worker.
-  s = await createServices(configFor(dir, env));
-  owner = "crash-owner@example.com";
-  const account = await s.accounts.create({ email: owner });
-  const created = await s.deployments.create({ accountId: account.id, name: "Crash Shop", published: true });
-  await s.deployments.update(created.deployment.id, { handoffEnabled: true });
-  key = created.apiKey;
-  deploymentId = created.deployment.id;
+  shop = await seedHandoffShop({ dir, env, owner: "crash-owner@example.com", name: "Crash Shop" });
 });
 afterAll(async () => {
-  await s.close();
+  await shop.s.close();
   await sink.stop();
   rmSync(dir, { recursive: true, force: true });
 });
 
-const handoff = (url: string, conversationId: string, email: string) =>
-  fetch(`${url}/api/v1/widget/handoff`, {
-    method: "POST",
-    headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
-    body: JSON.stringify({ email, conversation_id: conversationId }),
-  });
-
-const mailOf = async (leadId: number) => (await s.repos.outbox.list()).find((m) => m.leadId === leadId);
+const mailOf = async (leadId: number) => (await shop.s.repos.outbox.list()).find((m) => m.leadId === leadId);
 
 describe("owner mail across a kill -9", () => {
   test("a lead committed but not yet mailed when the server is killed is mailed exactly once after restart", async () => {
-    const refused = await insertChatLog(s, { deploymentId, refused: true, question: "Killed before sending?" });
+    const conversationId = await refusedQuestion(shop, "Killed before sending?");
     await sink.stop();
     const first = await spawnServe(dir, env);
-    const r = await handoff(first.url, refused.conversationId, "before-send@example.org");
+    const r = await widgetHandoff(shop, { url: first.url, conversationId, email: "before-send@example.org" });
     expect(r.status).toBe(200);
     const { lead_id: leadId } = await r.json();
     await waitUntil(async () => ((await mailOf(leadId))?.attempts ?? 0) > 0, "a failed delivery attempt");
@@ -84,10 +61,10 @@ describe("owner mail across a kill -9", () => {
   }, 60_000);
 
   test("a server killed in the middle of sending delivers the mail after restart, at most once more, under the same Message-ID", async () => {
-    const refused = await insertChatLog(s, { deploymentId, refused: true, question: "Killed while sending?" });
+    const conversationId = await refusedQuestion(shop, "Killed while sending?");
     sink.setMode("hold");
     const first = await spawnServe(dir, env);
-    const r = await handoff(first.url, refused.conversationId, "mid-send@example.org");
+    const r = await widgetHandoff(shop, { url: first.url, conversationId, email: "mid-send@example.org" });
     expect(r.status).toBe(200);
     const { lead_id: leadId } = await r.json();
     const messageId = (await mailOf(leadId))?.messageId as string;

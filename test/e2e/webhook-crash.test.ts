@@ -5,22 +5,14 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { rmSync } from "node:fs";
-import { join } from "node:path";
-import { configFor, createServices, type Services } from "../../src/app.ts";
-import { insertChatLog } from "../helpers/chat-logs.ts";
-import { startServeProcess } from "../helpers/serve-process.ts";
+import { type HandoffShop, refusedQuestion, seedHandoffShop, spawnServe, widgetHandoff } from "../helpers/handoff-shop.ts";
 import { tempDir } from "../helpers/server.ts";
 import { waitUntil } from "../helpers/wait.ts";
 import { type Receiver, startReceiver } from "../helpers/webhook-receiver.ts";
 
-const spawnServe = (dataDir: string, env: Record<string, string>) =>
-  startServeProcess({ command: [process.execPath, join(import.meta.dir, "../../src/main.ts")], dataDir, env });
-
 let dir: string;
 let receiver: Receiver;
-let s: Services;
-let key: string;
-let deploymentId: string;
+let shop: HandoffShop;
 let env: Record<string, string>;
 
 beforeAll(async () => {
@@ -36,17 +28,12 @@ beforeAll(async () => {
     DOCCHAT_WEBHOOK_TIMEOUT_MS: "1000",
   };
   // This process only seeds and reads the database; it never runs the webhook worker.
-  s = await createServices(configFor(dir, env));
-  const account = await s.accounts.create({ email: "hooks-owner@example.com" });
-  const created = await s.deployments.create({ accountId: account.id, name: "Crash Hooks", published: true });
-  await s.deployments.update(created.deployment.id, { handoffEnabled: true });
-  key = created.apiKey;
-  deploymentId = created.deployment.id;
-  const endpoint = await s.webhooks.createEndpoint(deploymentId, { url: receiver.url, events: ["lead.created"] });
+  shop = await seedHandoffShop({ dir, env, owner: "hooks-owner@example.com", name: "Crash Hooks" });
+  const endpoint = await shop.s.webhooks.createEndpoint(shop.deploymentId, { url: receiver.url, events: ["lead.created"] });
   receiver.secret = endpoint.secret;
 });
 afterAll(async () => {
-  await s.close();
+  await shop.s.close();
   await receiver.stop();
   rmSync(dir, { recursive: true, force: true });
 });
@@ -57,12 +44,8 @@ describe("webhooks across a kill -9", () => {
     receiver.mode = "hang";
     const leadIds: number[] = [];
     for (let i = 0; i < 8; i++) {
-      const refused = await insertChatLog(s, { deploymentId, refused: true, question: `Question ${i} nobody could answer?` });
-      const r = await fetch(`${first.url}/api/v1/widget/handoff`, {
-        method: "POST",
-        headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
-        body: JSON.stringify({ email: `visitor${i}@example.org`, conversation_id: refused.conversationId }),
-      });
+      const conversationId = await refusedQuestion(shop, `Question ${i} nobody could answer?`);
+      const r = await widgetHandoff(shop, { url: first.url, conversationId, email: `visitor${i}@example.org` });
       expect(r.status).toBe(200);
       leadIds.push(((await r.json()) as { lead_id: number }).lead_id);
     }
@@ -70,7 +53,7 @@ describe("webhooks across a kill -9", () => {
     await waitUntil(() => receiver.attempts.length >= 2, "deliveries in flight");
     first.proc.kill(9);
     await first.proc.exited;
-    const states = (await s.repos.webhooks.listDeliveries(deploymentId, { limit: 100 })).map((d) => d.status);
+    const states = (await shop.s.repos.webhooks.listDeliveries(shop.deploymentId, { limit: 100 })).map((d) => d.status);
     expect(states.length).toBe(8);
     expect(states.filter((x) => x === "delivered").length).toBeLessThan(8);
 
@@ -80,7 +63,7 @@ describe("webhooks across a kill -9", () => {
       const expected = leadIds.map((id) => `msg_lead_${id}`).sort();
       await waitUntil(() => expected.every((id) => receiver.unique().has(id)), "every lead's event after the restart", 30_000);
       await waitUntil(
-        async () => (await s.repos.webhooks.listDeliveries(deploymentId, { limit: 100 })).every((d) => d.status === "delivered"),
+        async () => (await shop.s.repos.webhooks.listDeliveries(shop.deploymentId, { limit: 100 })).every((d) => d.status === "delivered"),
         "all marked delivered",
       );
       expect([...receiver.unique().keys()].sort()).toEqual(expected);

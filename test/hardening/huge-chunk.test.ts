@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { chunkCapTokens, DEFAULT_CHUNK_OPTIONS } from "../../src/ingest/chunk.ts";
 import { PASSAGE_MAX_CHARS } from "../../src/rag/retrieve.ts";
 import { type FakeUpstream, startFakeUpstream } from "../helpers/fake-upstream.ts";
-import { startTestServer, type TestServer } from "../helpers/server.ts";
+import { startTestServer, type TestServer, useTestServer } from "../helpers/server.ts";
 import { sqliteDb } from "../helpers/test-sql.ts";
 
 const COLUMNS = 200_000;
@@ -27,11 +27,7 @@ const ask = (srv: TestServer, key: string, question: string, signal?: AbortSigna
   });
 
 describe("a CSV row wider than the chunk budget (extractive answers)", () => {
-  let srv: TestServer;
-  beforeAll(async () => {
-    srv = await startTestServer();
-  });
-  afterAll(() => srv.stop());
+  const srv = useTestServer("sqlite");
 
   test("a 1-row × 200,000-column CSV is stored as bounded chunks that each name the row, and a question finds its cell", async () => {
     const { apiKey, deploymentId } = await srv.seed();

@@ -4,8 +4,8 @@
  * as `document_unreadable`. Now a server fault is 503 `parse_failed` with Retry-After, a document that needs more
  * than one document may have is 422 `document_too_complex`, and the large DOCX parses.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { startTestServer, type TestServer } from "../helpers/server.ts";
+import { beforeAll, describe, expect, test } from "bun:test";
+import { startTestServer, type TestServer, useTestServer } from "../helpers/server.ts";
 import { buildDocx } from "../ingest/helpers/docx-builder.ts";
 
 const push = (srv: TestServer, key: string, file: File) => {
@@ -17,13 +17,11 @@ const push = (srv: TestServer, key: string, file: File) => {
 const errorOf = async (r: Response) => ((await r.json()) as { error: { code: string } }).error.code;
 
 describe("with the default parse limits", () => {
-  let srv: TestServer;
+  const srv = useTestServer("sqlite", { DOCCHAT_PARSE_WORKERS: "1" });
   let key: string;
   beforeAll(async () => {
-    srv = await startTestServer({ DOCCHAT_PARSE_WORKERS: "1" });
     key = (await srv.seed()).apiKey;
   });
-  afterAll(() => srv.stop());
 
   test("a valid DOCX with 60 MB of XML is stored (201) with every paragraph", async () => {
     const paragraphs = Array.from({ length: 500_000 }, (_, i) => ({
@@ -59,13 +57,11 @@ describe("with the default parse limits", () => {
 });
 
 describe("files that are not what their name or content says (new users' mistakes)", () => {
-  let srv: TestServer;
+  const srv = useTestServer("sqlite");
   let key: string;
   beforeAll(async () => {
-    srv = await startTestServer();
     key = (await srv.seed()).apiKey;
   });
-  afterAll(() => srv.stop());
 
   test("a text file named fake.pdf is refused with 415 saying it holds plain text, not stored as TXT", async () => {
     const r = await push(srv, key, new File(["Opening hours are nine to five."], "fake.pdf"));

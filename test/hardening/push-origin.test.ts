@@ -2,20 +2,16 @@
  * Security review round 3, N1 and N12: the deployment key is public wherever the widget is embedded, so what it
  * pushes can never replace, remove or reveal the owner's documents, and it has its own bounded storage share.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { startTestServer, type TestServer } from "../helpers/server.ts";
+import { describe, expect, test } from "bun:test";
+import { useTestServer } from "../helpers/server.ts";
 import { sqliteDb } from "../helpers/test-sql.ts";
 import { type OwnerClient, signedInOwner } from "../owner/owner-client.ts";
 
-let srv: TestServer;
-beforeAll(async () => {
-  srv = await startTestServer({
-    DOCCHAT_PUSH_MAX_DOCUMENTS: "2",
-    DOCCHAT_PUSH_MAX_BYTES: "100000",
-    DOCCHAT_ACCOUNT_MAX_DOCUMENTS: "3",
-  });
+const srv = useTestServer("sqlite", {
+  DOCCHAT_PUSH_MAX_DOCUMENTS: "2",
+  DOCCHAT_PUSH_MAX_BYTES: "100000",
+  DOCCHAT_ACCOUNT_MAX_DOCUMENTS: "3",
 });
-afterAll(() => srv.stop());
 
 const auth = (key: string) => ({ authorization: `Bearer ${key}` });
 const push = (key: string, body: Record<string, unknown>) =>

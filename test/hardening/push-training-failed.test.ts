@@ -1,12 +1,8 @@
-import { afterAll, beforeAll, expect, test } from "bun:test";
-import { startTestServer, type TestServer } from "../helpers/server.ts";
+import { expect, test } from "bun:test";
+import { useTestServer } from "../helpers/server.ts";
 import { sqliteDb } from "../helpers/test-sql.ts";
 
-let srv: TestServer;
-beforeAll(async () => {
-  srv = await startTestServer();
-});
-afterAll(() => srv.stop());
+const srv = useTestServer("sqlite");
 
 // A SQLite trigger spoils the stored parse result: the failure is staged in SQLite, the code under test is the edge's.
 test("a push whose training fails after a successful parse is not reported as 200 stored and trained", async () => {

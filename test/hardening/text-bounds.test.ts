@@ -1,15 +1,7 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { APIError } from "openai";
-import { answerCalls, balanceOf, type ChatWorld, openaiClient, postJson, seedWithDocs, startChatWorld } from "../chat/chat-kit.ts";
+import { describe, expect, test } from "bun:test";
+import { answerCalls, balanceOf, expectBadRequestError, openaiClient, postJson, useSeededChatWorld } from "../chat/chat-kit.ts";
 
-let world: ChatWorld;
-let seeded: Awaited<ReturnType<typeof seedWithDocs>>;
-
-beforeAll(async () => {
-  world = await startChatWorld({ upstream: true });
-  seeded = await seedWithDocs(world.server);
-});
-afterAll(() => world.stop());
+const { world, seeded } = useSeededChatWorld("sqlite", { upstream: true });
 
 const CHAT = "/api/v1/chat/completions";
 const ask = "Can annual plans be refunded? ";
@@ -57,10 +49,7 @@ describe("every visitor text field is bounded", () => {
         ],
       })
       .catch((x: unknown) => x);
-    expect(e).toBeInstanceOf(APIError);
-    expect((e as APIError).status).toBe(400);
-    expect((e as APIError).code).toBe("bad_request");
-    expect((e as APIError).param).toBe("messages[1].content");
+    expectBadRequestError(e, "messages[1].content");
   });
 
   test("one oversized history message, and history too long in total, are refused naming the message", async () => {

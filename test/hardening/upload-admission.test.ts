@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { multipartHead, rawRequest } from "../helpers/raw-http.ts";
-import { startTestServer, type TestServer } from "../helpers/server.ts";
+import { startTestServer, type TestServer, useTestServer } from "../helpers/server.ts";
 import { sqliteDb } from "../helpers/test-sql.ts";
 import { freshPgDatabase, stopSharedCluster } from "../helpers/stores.ts";
 
@@ -45,15 +45,11 @@ function gate(): { open: () => void; opened: Promise<void> } {
 }
 
 describe("trickled uploads", () => {
-  let srv: TestServer;
-  beforeAll(async () => {
-    srv = await startTestServer({
-      DOCCHAT_MAX_CONCURRENT_UPLOADS: "1",
-      DOCCHAT_UPLOAD_MIN_BYTES_PER_SECOND: "65536",
-      DOCCHAT_UPLOAD_RATE_GRACE_SECONDS: "1",
-    });
+  const srv = useTestServer("sqlite", {
+    DOCCHAT_MAX_CONCURRENT_UPLOADS: "1",
+    DOCCHAT_UPLOAD_MIN_BYTES_PER_SECOND: "65536",
+    DOCCHAT_UPLOAD_RATE_GRACE_SECONDS: "1",
   });
-  afterAll(() => srv.stop());
 
   test("an upload that stops sending is cut off with 408 upload_too_slow, and other uploads go through meanwhile", async () => {
     const { apiKey } = await srv.seed();
@@ -114,15 +110,11 @@ describe("bursts and fairness", () => {
 });
 
 describe("when uploads are refused: the account's backlog, the spool", () => {
-  let srv: TestServer;
-  beforeAll(async () => {
-    srv = await startTestServer({
-      DOCCHAT_UPLOAD_BACKLOG_PER_ACCOUNT: "3",
-      DOCCHAT_SPOOL_MAX_BYTES: String(20 * MB),
-      DOCCHAT_UPLOAD_RATE_GRACE_SECONDS: "600",
-    });
+  const srv = useTestServer("sqlite", {
+    DOCCHAT_UPLOAD_BACKLOG_PER_ACCOUNT: "3",
+    DOCCHAT_SPOOL_MAX_BYTES: String(20 * MB),
+    DOCCHAT_UPLOAD_RATE_GRACE_SECONDS: "600",
   });
-  afterAll(() => srv.stop());
 
   test("an account with its backlog full gets 503 overloaded with Retry-After; another account is not affected", async () => {
     const { apiKey } = await srv.seed();

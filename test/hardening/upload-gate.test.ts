@@ -3,16 +3,14 @@ import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { multipartHead, rawRequest } from "../helpers/raw-http.ts";
 import { startServeProcess } from "../helpers/serve-process.ts";
-import { runCliProcess, startTestServer, type TestServer, tempDir } from "../helpers/server.ts";
+import { runCliProcess, tempDir, useTestServer } from "../helpers/server.ts";
 
 const MB = 1024 * 1024;
-let srv: TestServer;
+const srv = useTestServer("sqlite", { DOCCHAT_MAX_CONCURRENT_UPLOADS: "2" });
 let key: string;
 beforeAll(async () => {
-  srv = await startTestServer({ DOCCHAT_MAX_CONCURRENT_UPLOADS: "2" });
   key = (await srv.seed()).apiKey;
 });
-afterAll(() => srv.stop());
 
 const host = () => new URL(srv.url).host;
 

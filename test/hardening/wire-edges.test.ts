@@ -20,14 +20,17 @@ afterAll(() => srv.stop());
 
 type ErrorBody = { error: { code: string; message: string; type: string; param?: string } };
 const hasRateHeaders = (text: string) => /x-ratelimit-limit: \d+/i.test(text) && /x-ratelimit-remaining: \d+/i.test(text);
+/** A chat completion request with the key, whose body is sent as given under the given Content-Type. */
+const postChat = (contentType: string, body: string) =>
+  fetch(`${srv.url}/api/v1/chat/completions`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${key}`, "content-type": contentType },
+    body,
+  });
 
 describe("malformed requests get the spec's code", () => {
   test("malformed JSON is 400 bad_request (not invalid_json), with the detail in param and message", async () => {
-    const r = await fetch(`${srv.url}/api/v1/chat/completions`, {
-      method: "POST",
-      headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
-      body: '{"model": "x", "messages": [',
-    });
+    const r = await postChat("application/json", '{"model": "x", "messages": [');
     expect(r.status).toBe(400);
     const body = (await r.json()) as ErrorBody;
     expect(body.error).toMatchObject({ code: "bad_request", param: "body", type: "invalid_request_error" });
@@ -35,11 +38,7 @@ describe("malformed requests get the spec's code", () => {
   });
 
   test("a body of a type no endpoint reads is 400 bad_request naming content-type", async () => {
-    const r = await fetch(`${srv.url}/api/v1/chat/completions`, {
-      method: "POST",
-      headers: { authorization: `Bearer ${key}`, "content-type": "application/xml" },
-      body: "<a/>",
-    });
+    const r = await postChat("application/xml", "<a/>");
     expect(r.status).toBe(400);
     expect(((await r.json()) as ErrorBody).error).toMatchObject({ code: "bad_request", param: "content-type" });
   });

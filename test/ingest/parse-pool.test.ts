@@ -26,6 +26,16 @@ function pool(over: Partial<ParsePoolOptions> = {}) {
   return createParsePool({ spoolDir: spool, size: 1, ...TEST_PARSE_OPTIONS, chunking: DEFAULT_CHUNK_OPTIONS, ocr: OCR_OFF, ...over });
 }
 
+/** Runs `body` with a pool (options as for pool()), and closes the pool afterwards, whatever happened. */
+async function withPool(over: Partial<ParsePoolOptions>, body: (p: ReturnType<typeof pool>) => Promise<void>): Promise<void> {
+  const p = pool(over);
+  try {
+    await body(p);
+  } finally {
+    await p.close();
+  }
+}
+
 async function linesOf(prepared: PreparedDocument): Promise<string> {
   const parts: string[] = [];
   for await (const part of preparedParts(prepared)) parts.push(part);
@@ -52,8 +62,7 @@ async function failure(run: Promise<unknown>): Promise<{ code?: string; cause?: 
 
 describe("the parse pool", () => {
   test("prepares the same chunks as preparing in-process, for every format, in one reused worker", async () => {
-    const p = pool();
-    try {
+    await withPool({}, async (p) => {
       for (const name of ["three-pages.pdf", "structured.docx", "pipe-delimited.csv", "notes-utf16le.txt"]) {
         const path = join(FIXTURE_DOCS, name);
         const bytes = new Uint8Array(await Bun.file(path).arrayBuffer());
@@ -65,14 +74,11 @@ describe("the parse pool", () => {
         expect(readPreparedLines(lines).length).toBe(there.meta.chunks);
       }
       expect(p.started()).toBe(1);
-    } finally {
-      await p.close();
-    }
+    });
   });
 
   test("hands a reply too large for an IPC message back through a spool file in parts of whole lines, then removes it", async () => {
-    const p = pool();
-    try {
+    await withPool({}, async (p) => {
       const text = Array.from({ length: 10_000 }, (_, i) => `Paragraph ${i} says something about topic ${i}.`).join("\n\n");
       const r = await p.prepare({ path: fileOf(new TextEncoder().encode(text)), filename: "big.txt" });
       expect(r.inline).toBeUndefined();
@@ -84,43 +90,32 @@ describe("the parse pool", () => {
       const texts = readPreparedLines(parts.join("\n")).map((c) => c.text);
       expect(texts.join(" ")).toContain("Paragraph 9999 says");
       expect([...new Bun.Glob("reply-*").scanSync(spool)]).toEqual([]);
-    } finally {
-      await p.close();
-    }
+    });
   });
 
   test("reads only the byte range it is given, as in an upload's spool file", async () => {
-    const p = pool();
-    try {
+    await withPool({}, async (p) => {
       const body = new TextEncoder().encode("--envelope--\r\nOnly this sentence is the document.\r\n--envelope--");
       const r = await p.prepare({ path: fileOf(body), start: 14, end: body.byteLength - 14, filename: "range.txt" });
       expect(readPreparedLines(await linesOf(r)).map((c) => c.text)).toEqual(["Only this sentence is the document."]);
-    } finally {
-      await p.close();
-    }
+    });
   });
 
   test("passes the parser's own error code back from the worker", async () => {
-    const p = pool();
-    try {
+    await withPool({}, async (p) => {
       expect((await failure(p.prepare({ path: join(SHARED_DOCS, "pdf/encrypted/pypdf-r3-user-password.pdf") }))).code).toBe(
         "document_encrypted",
       );
       expect((await failure(p.prepare({ path: join(FIXTURE_DOCS, "tiny.png") }))).code).toBe("unsupported_document");
-    } finally {
-      await p.close();
-    }
+    });
   });
 
   test("hands the size limits to the worker", async () => {
-    const p = pool({ maxInflatedBytes: 1024 * 1024, maxPages: 1 });
-    try {
+    await withPool({ maxInflatedBytes: 1024 * 1024, maxPages: 1 }, async (p) => {
       const bomb = buildDocx([{ paragraph: "hi" }], [{ name: "word/media/fill.bin", data: new Uint8Array(8 * 1024 * 1024) }]);
       expect((await failure(p.prepare({ path: fileOf(bomb) }))).code).toBe("payload_too_large");
       expect((await failure(p.prepare({ path: join(FIXTURE_DOCS, "three-pages.pdf") }))).code).toBe("payload_too_large");
-    } finally {
-      await p.close();
-    }
+    });
   });
 
   test("kills a worker that burns the CPU past its limit: the document is too complex (4xx), the event loop never waits", async () => {
@@ -167,8 +162,7 @@ describe("the parse pool", () => {
   });
 
   test("replaces a worker killed mid-document: only that document fails and the queue carries on", async () => {
-    const p = pool();
-    try {
+    await withPool({}, async (p) => {
       const slow = Array.from({ length: 20_000 }, (_, i) => `Line ${i} of a long text with several words in it.`).join("\n\n");
       const first = failure(p.prepare({ path: fileOf(new TextEncoder().encode(slow)), filename: "slow.txt" }));
       const rest = ["structured.docx", "pipe-delimited.csv"].map((name) => p.prepare({ path: join(FIXTURE_DOCS, name), filename: name }));
@@ -178,41 +172,30 @@ describe("the parse pool", () => {
       const done = await Promise.all(rest);
       expect(done.map((d) => d.meta.kind)).toEqual(["docx", "csv"]);
       expect(p.started()).toBe(2);
-    } finally {
-      await p.close();
-    }
+    });
   });
 
   test("recycles a worker after the configured number of documents", async () => {
-    const p = pool({ recycleAfter: 2 });
-    try {
+    await withPool({ recycleAfter: 2 }, async (p) => {
       for (let i = 0; i < 5; i++) await p.prepare({ path: join(FIXTURE_DOCS, "pipe-delimited.csv"), filename: "x.csv" });
       expect(p.started()).toBe(3);
-    } finally {
-      await p.close();
-    }
+    });
   });
 
   test("runs several workers at once when sized for it", async () => {
-    const p = pool({ size: 2 });
-    try {
+    await withPool({ size: 2 }, async (p) => {
       const names = ["structured.docx", "three-pages.pdf", "pipe-delimited.csv", "notes-utf16le.txt"];
       const done = await Promise.all(names.map((name) => p.prepare({ path: join(FIXTURE_DOCS, name), filename: name })));
       expect(done.map((d) => d.meta.kind)).toEqual(["docx", "pdf", "csv", "txt"]);
       expect(p.started()).toBe(2);
-    } finally {
-      await p.close();
-    }
+    });
   });
 
   test("works through a CLI-style entry that runs the worker for a hidden command, despite stray stdout", async () => {
-    const p = pool({ command: [bun, join(import.meta.dir, "helpers/cli-like-entry.ts"), PARSE_WORKER_COMMAND] });
-    try {
+    await withPool({ command: [bun, join(import.meta.dir, "helpers/cli-like-entry.ts"), PARSE_WORKER_COMMAND] }, async (p) => {
       const r = await p.prepare({ path: join(FIXTURE_DOCS, "structured.docx"), filename: "structured.docx" });
       expect(r.meta.kind).toBe("docx");
-    } finally {
-      await p.close();
-    }
+    });
   });
 
   test("defaults, when run from source, to this Bun running parse-worker.ts", () => {

@@ -63,6 +63,15 @@ const worker = (mailer: Mailer, clock: { t: number }, over: Partial<Parameters<t
     ...over,
   });
 
+/** A fresh store with one mail queued, and a worker at clock time `t` whose mailer fails its first `failures` sends. */
+async function oneQueued(o: { t: number; failures?: number; maxAttempts?: number }) {
+  await open();
+  const id = await enqueue();
+  const mailer = scriptedMailer(o.failures);
+  const clock = { t: o.t };
+  return { id, mailer, clock, w: worker(mailer, clock, o.maxAttempts === undefined ? {} : { maxAttempts: o.maxAttempts }) };
+}
+
 describeEngines("the mail outbox worker", (e) => {
   beforeAll(() => {
     engine = e;
@@ -73,11 +82,7 @@ describeEngines("the mail outbox worker", (e) => {
   });
 
   test("sends a queued mail once under its stored Message-ID and marks it sent with the transport", async () => {
-    await open();
-    const id = await enqueue();
-    const mailer = scriptedMailer();
-    const clock = { t: 10 };
-    const w = worker(mailer, clock);
+    const { id, mailer, w } = await oneQueued({ t: 10 });
     expect(await w.runOnce()).toBe(1);
     expect(await w.runOnce()).toBe(0);
     const row = await outbox.findById(id);
@@ -101,11 +106,7 @@ describeEngines("the mail outbox worker", (e) => {
   });
 
   test("retries a failed send after an exponentially growing delay, with the same Message-ID", async () => {
-    await open();
-    const id = await enqueue();
-    const mailer = scriptedMailer(2);
-    const clock = { t: 0 };
-    const w = worker(mailer, clock, { maxAttempts: 5 });
+    const { id, mailer, clock, w } = await oneQueued({ t: 0, failures: 2, maxAttempts: 5 });
     await w.runOnce();
     expect(await outbox.findById(id)).toMatchObject({ status: "pending", attempts: 1, nextAttemptAt: 1000 });
     expect(await w.runOnce()).toBe(0);
@@ -120,11 +121,7 @@ describeEngines("the mail outbox worker", (e) => {
   });
 
   test("dead-letters a mail after the configured number of attempts and leaves it alone", async () => {
-    await open();
-    const id = await enqueue();
-    const mailer = scriptedMailer(100);
-    const clock = { t: 0 };
-    const w = worker(mailer, clock, { maxAttempts: 3 });
+    const { id, mailer, clock, w } = await oneQueued({ t: 0, failures: 100, maxAttempts: 3 });
     for (let i = 0; i < 5; i++) {
       await w.runOnce();
       clock.t += 100_000;

@@ -45,17 +45,21 @@ beforeAll(async () => {
 });
 afterAll(() => server.stop());
 
-test("the chat log keeps the cited page and passage, and the owner's viewer opens it", async () => {
+/** A visitor's question through the API key; the answer must not be a refusal. Its conversation id. */
+async function askAnswered(question: string): Promise<string> {
   const r = await fetch(`${server.url}/api/v1/chat/completions`, {
     method: "POST",
     headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
-    body: JSON.stringify({ model: dep, messages: [{ role: "user", content: "When was the lighthouse built?" }] }),
+    body: JSON.stringify({ model: dep, messages: [{ role: "user", content: question }] }),
   });
   const body = (await r.json()) as { conversation_id: string; refused: boolean };
   expect(body.refused).toBe(false);
-  const conv = await owner.get<{ turns: { citations: (typeof citation)[] }[] }>(
-    `/deployments/${dep}/conversations/${body.conversation_id}`,
-  );
+  return body.conversation_id;
+}
+
+test("the chat log keeps the cited page and passage, and the owner's viewer opens it", async () => {
+  const conversationId = await askAnswered("When was the lighthouse built?");
+  const conv = await owner.get<{ turns: { citations: (typeof citation)[] }[] }>(`/deployments/${dep}/conversations/${conversationId}`);
   citation = conv.body.turns[0]?.citations[0] as typeof citation;
   // the passage that answers runs from the end of page 1 onto page 2, where the answer is
   expect(citation.page_start).toBeLessThanOrEqual(2);
@@ -138,15 +142,9 @@ test("a CSV citation opens at its row, and a visitor's link shows that row only"
     if (r.body.data.every((d) => d.status === "completed")) break;
     await Bun.sleep(100);
   }
-  const r = await fetch(`${server.url}/api/v1/chat/completions`, {
-    method: "POST",
-    headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
-    body: JSON.stringify({ model: dep, messages: [{ role: "user", content: "What does the cargo trailer cost?" }] }),
-  });
-  const body = (await r.json()) as { conversation_id: string; refused: boolean };
-  expect(body.refused).toBe(false);
+  const conversationId = await askAnswered("What does the cargo trailer cost?");
   type Cite = { document_id: string; chunk_id: number; row_start: number | null; source: string };
-  const conv = await owner.get<{ turns: { citations: Cite[] }[] }>(`/deployments/${dep}/conversations/${body.conversation_id}`);
+  const conv = await owner.get<{ turns: { citations: Cite[] }[] }>(`/deployments/${dep}/conversations/${conversationId}`);
   const c = conv.body.turns[0]?.citations.find((x) => x.source === "prices") as Cite;
   expect(c.row_start).not.toBeNull();
   type View = { kind: string; cited_id: number; passages: { id: number; text: string; row_start: number | null }[] };

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { createHash } from "node:crypto";
-import { createSessionsService } from "../../src/owner/sessions.service.ts";
+import { testSessions } from "../helpers/owner-sessions.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
 import { describeEngines } from "../helpers/stores.ts";
 import { testSql } from "../helpers/test-sql.ts";
@@ -55,16 +55,9 @@ describeEngines("owner session", (engine) => {
       // the real verify, counted (no timing: on a busy machine a clock comparison says nothing)
       const verified: string[] = [];
       const repos = server.services.repos;
-      const sessions = createSessionsService({
-        accounts: repos.accounts,
-        sessions: repos.ownerSessions,
-        attempts: repos.loginAttempts,
-        idleMs: 60_000,
-        maxMs: 600_000,
-        verify: async (password, hash) => {
-          verified.push(hash.split("$")[1] ?? "");
-          return Bun.password.verify(password, hash);
-        },
+      const sessions = testSessions(repos, async (password, hash) => {
+        verified.push(hash.split("$")[1] ?? "");
+        return Bun.password.verify(password, hash);
       });
       await server.services.accounts.create({ email: "counted@example.com", password: "the right one" });
       const fail = (email: string) =>

@@ -2,7 +2,8 @@ import { createWriteStream } from "node:fs";
 import type { Writable } from "node:stream";
 import { appError } from "../../errors/index.ts";
 import { type ExportFormat, parseExportRange } from "../../owner/chat-export.service.ts";
-import type { Command } from "../command.ts";
+import { optionalString } from "../args.ts";
+import { type Command, defineCommand } from "../command.ts";
 
 /** Writes chunk by chunk, waiting for the sink to drain, so memory stays flat however large the export. */
 async function pipeTo(chunks: AsyncGenerator<string>, sink: Writable): Promise<number> {
@@ -15,8 +16,7 @@ async function pipeTo(chunks: AsyncGenerator<string>, sink: Writable): Promise<n
 }
 
 export const chatLogsCommands: Command[] = [
-  {
-    path: ["chat-logs", "export"],
+  defineCommand({
     usage: "chat-logs export ID [--from DATE] [--to DATE] [--format jsonl|csv] [--out FILE]",
     summary: "A deployment's chat logs for a date range as JSON lines or CSV (formula-safe), streamed to FILE or stdout.",
     options: {
@@ -31,7 +31,7 @@ export const chatLogsCommands: Command[] = [
       const format = (ctx.values.format ?? "jsonl") as ExportFormat;
       if (format !== "jsonl" && format !== "csv")
         throw appError("bad_request", { message: "--format must be jsonl or csv.", param: "format" });
-      const out = typeof ctx.values.out === "string" ? ctx.values.out : null;
+      const out = optionalString(ctx.values.out) ?? null;
       if (ctx.json && !out)
         throw appError("bad_request", { message: "With --json, write the export to a file with --out FILE.", param: "out" });
       const range = parseExportRange(ctx.values.from as string | undefined, ctx.values.to as string | undefined);
@@ -59,5 +59,5 @@ export const chatLogsCommands: Command[] = [
       });
       return 0;
     },
-  },
+  }),
 ];

@@ -1,7 +1,8 @@
 import { appError } from "../../errors/index.ts";
 import { ownerDeploymentView } from "../../server/routes/owner/owner-views.ts";
 import type { DeploymentPatch } from "../../store/contract/index.ts";
-import type { Command } from "../command.ts";
+import { optionalString, requiredOption } from "../args.ts";
+import { type Command, defineCommand, resultCommand } from "../command.ts";
 
 /** What an owner sees of a deployment: the console's view (settings, status, key display prefix, never the key). */
 export const deploymentView = ownerDeploymentView;
@@ -27,6 +28,19 @@ function shareLimit(values: Record<string, unknown>, flag: string): number | nul
   if (raw.trim() === "" || !Number.isInteger(n) || n < 0)
     throw appError("bad_request", { message: `--${flag} must be a whole number of at least 0, or default.`, param: flag });
   return n;
+}
+
+/** An allow-list flag: comma-separated CIDRs, or none (or nothing) for an empty list; undefined when not given. */
+function cidrList(values: Record<string, unknown>, flag: string): string[] | undefined {
+  const raw = values[flag];
+  if (typeof raw !== "string") return undefined;
+  const v = raw.trim();
+  return v === "none" || v === ""
+    ? []
+    : v
+        .split(",")
+        .map((c) => c.trim())
+        .filter(Boolean);
 }
 
 function patchFrom(values: Record<string, unknown>): DeploymentPatch {
@@ -58,16 +72,7 @@ function patchFrom(values: Record<string, unknown>): DeploymentPatch {
       });
     patch.refusalThreshold = raw === "default" ? null : x;
   }
-  if (typeof values["ip-allow"] === "string") {
-    const v = values["ip-allow"].trim();
-    patch.ipAllow =
-      v === "none" || v === ""
-        ? []
-        : v
-            .split(",")
-            .map((c) => c.trim())
-            .filter(Boolean);
-  }
+  patch.ipAllow = cidrList(values, "ip-allow");
   const onOff = (flag: string): boolean | undefined => {
     const v = values[flag];
     if (typeof v !== "string") return undefined;
@@ -76,16 +81,7 @@ function patchFrom(values: Record<string, unknown>): DeploymentPatch {
   };
   patch.keyManagesDocuments = onOff("key-manages-documents");
   patch.pushEnabled = onOff("push");
-  if (typeof values["push-ip-allow"] === "string") {
-    const v = values["push-ip-allow"].trim();
-    patch.pushIpAllow =
-      v === "none" || v === ""
-        ? []
-        : v
-            .split(",")
-            .map((c) => c.trim())
-            .filter(Boolean);
-  }
+  patch.pushIpAllow = cidrList(values, "push-ip-allow");
   patch.pushMaxDocuments = shareLimit(values, "push-max-documents");
   patch.pushMaxBytes = shareLimit(values, "push-max-bytes");
   if (typeof values.languages === "string") {
@@ -104,8 +100,7 @@ function patchFrom(values: Record<string, unknown>): DeploymentPatch {
 }
 
 export const deploymentCommands: Command[] = [
-  {
-    path: ["deployment", "create"],
+  defineCommand({
     usage: "deployment create --account E --name NAME [--kind docs|private_gpt] [--publish]",
     summary: "Create a deployment and its API key (the key is shown once).",
     options: {
@@ -115,13 +110,13 @@ export const deploymentCommands: Command[] = [
       publish: { type: "boolean", doc: "publish immediately" },
     },
     async run(ctx) {
-      if (typeof ctx.values.account !== "string") throw appError("bad_request", { message: "--account is required.", param: "account" });
-      if (typeof ctx.values.name !== "string") throw appError("bad_request", { message: "--name is required.", param: "name" });
+      const account = requiredOption(ctx, "account");
+      const name = requiredOption(ctx, "name");
       const s = await ctx.services();
-      const owner = await s.accounts.getByEmailOrThrow(ctx.values.account);
+      const owner = await s.accounts.getByEmailOrThrow(account);
       const { deployment, apiKey } = await s.deployments.create({
         accountId: owner.id,
-        name: ctx.values.name,
+        name,
         kind: (ctx.values.kind as "docs" | "private_gpt" | undefined) ?? "docs",
         published: ctx.values.publish === true,
       });
@@ -129,9 +124,8 @@ export const deploymentCommands: Command[] = [
       if (!ctx.json) ctx.progress("Store the API key now: it cannot be shown again.");
       return 0;
     },
-  },
-  {
-    path: ["deployment", "update"],
+  }),
+  defineCommand({
     usage:
       'deployment update ID [--publish|--unpublish] [--persona T] [--description T] [--temperature X] [--handoff on|off] [--refusal-threshold X|default] [--languages de,en|auto] [--refusal-text T|default] [--ip-allow CIDR,...|none] [--push on|off] [--push-ip-allow CIDR,...|none] [--push-max-documents N|default] [--push-max-bytes N|default] [--key-manages-documents on|off] [--starter-question Q]... [--qa "Q=>A"]...',
     summary: "Change a deployment's settings (repeatable lists replace the previous list; 'none' clears).",
@@ -177,59 +171,43 @@ export const deploymentCommands: Command[] = [
       ctx.print(await deploymentView(s, d));
       return 0;
     },
-  },
-  {
-    path: ["deployment", "show"],
+  }),
+  resultCommand({
     usage: "deployment show ID",
     summary: "Show settings, training status and the key's display prefix (never the key).",
     options: {},
-    async run(ctx) {
-      const s = await ctx.services();
-      ctx.print(await deploymentView(s, await s.deployments.getOrThrow(positionalId(ctx))));
-      return 0;
-    },
-  },
-  {
-    path: ["deployment", "list"],
+    result: async (ctx, s) => deploymentView(s, await s.deployments.getOrThrow(positionalId(ctx))),
+  }),
+  resultCommand({
     usage: "deployment list [--account E]",
     summary: "List deployments, optionally of one account.",
     options: { account: { type: "string", doc: "owner email" } },
-    async run(ctx) {
-      const s = await ctx.services();
-      const accountId = typeof ctx.values.account === "string" ? (await s.accounts.getByEmailOrThrow(ctx.values.account)).id : undefined;
-      ctx.print({ deployments: await Promise.all((await s.repos.deployments.list(accountId)).map((d) => deploymentView(s, d))) });
-      return 0;
+    async result(ctx, s) {
+      const email = optionalString(ctx.values.account);
+      const accountId = email === undefined ? undefined : (await s.accounts.getByEmailOrThrow(email)).id;
+      return { deployments: await Promise.all((await s.repos.deployments.list(accountId)).map((d) => deploymentView(s, d))) };
     },
-  },
-  {
-    path: ["key", "regenerate"],
+  }),
+  resultCommand({
     usage: "key regenerate ID",
     summary: "Delete the deployment's key and create a new one (shown once).",
     options: {},
-    async run(ctx) {
-      const s = await ctx.services();
-      const apiKey = await s.deployments.regenerateKey(positionalId(ctx));
-      ctx.print({ id: positionalId(ctx), api_key: apiKey });
-      return 0;
-    },
-  },
+    result: async (ctx, s) => ({ id: positionalId(ctx), api_key: await s.deployments.regenerateKey(positionalId(ctx)) }),
+  }),
   keyStateCommand("disable", "Disable the deployment's key (calls with it get 401)."),
   keyStateCommand("enable", "Re-enable a disabled key."),
 ];
 
 /** `key disable ID` / `key enable ID`: switches the key off or on, keeping it. */
 function keyStateCommand(verb: "disable" | "enable", summary: string): Command {
-  return {
-    path: ["key", verb],
+  return resultCommand({
     usage: `key ${verb} ID`,
     summary,
     options: {},
-    async run(ctx) {
-      const s = await ctx.services();
+    async result(ctx, s) {
       const disabled = verb === "disable";
       await s.deployments.setKeyDisabled(positionalId(ctx), disabled);
-      ctx.print({ id: positionalId(ctx), key_disabled: disabled });
-      return 0;
+      return { id: positionalId(ctx), key_disabled: disabled };
     },
-  };
+  });
 }

@@ -1,5 +1,5 @@
 import { COMMIT, VERSION } from "../../version.ts";
-import type { Command } from "../command.ts";
+import { type Command, defineCommand } from "../command.ts";
 import { type Check, checkDataDir, checkLlm, checkPostgres, checkSmtp, checkSqlite } from "../doctor/checks.ts";
 import { checkCircuits } from "../doctor/circuit-check.ts";
 import { checkLanguages } from "../doctor/language-checks.ts";
@@ -7,8 +7,7 @@ import { checkEmbedder, checkReranker } from "../doctor/model-checks.ts";
 
 const mark = { ok: "ok  ", warn: "WARN", error: "FAIL" } as const;
 
-export const doctorCommand: Command = {
-  path: ["doctor"],
+export const doctorCommand: Command = defineCommand({
   usage: "doctor [--data DIR] [--load] [--offline]",
   summary: "Check the data dir, SQLite (FTS5, sqlite-vec), PostgreSQL when configured, embedder, reranker, LLM backend and SMTP.",
   options: {
@@ -52,4 +51,4 @@ export const doctorCommand: Command = {
     }
     return ok ? 0 : 1;
   },
-};
+});

@@ -5,7 +5,7 @@ import { reindexKeywords } from "../../documents/keyword-reindex.ts";
 import { reindexVectors } from "../../documents/vector-index.ts";
 import { appError, isAppError } from "../../errors/index.ts";
 import { documentView } from "../../server/routes/documents/documents.routes.ts";
-import type { Command, CommandContext } from "../command.ts";
+import { type Command, type CommandContext, defineCommand } from "../command.ts";
 import { createProgressBar } from "../progress-bar.ts";
 
 /** Extensions picked up when a folder is given; a file named on the command line is always tried (its type is sniffed). */
@@ -58,8 +58,7 @@ async function trainHere(s: Services, ctx: CommandContext, deploymentId: string)
 }
 
 export const documentsCommands: Command[] = [
-  {
-    path: ["documents", "add"],
+  defineCommand({
     usage: "documents add ID FILE|DIR... [--recursive] [--no-train] [--wait] [--append]",
     summary:
       "Add PDF, DOCX, TXT or CSV files (or folders of them) to a deployment (a file with the same name is replaced unless --append).",
@@ -113,9 +112,8 @@ export const documentsCommands: Command[] = [
       ctx.print({ deployment: id, documents: docs, training_status: (await s.deployments.getOrThrow(id)).trainingStatus });
       return failed > 0 ? 1 : 0;
     },
-  },
-  {
-    path: ["documents", "list"],
+  }),
+  defineCommand({
     usage: "documents list ID",
     summary: "List a deployment's documents with their training status.",
     options: {},
@@ -126,9 +124,8 @@ export const documentsCommands: Command[] = [
       ctx.print({ deployment: id, documents: (await s.documents.list(id)).map(documentView) });
       return 0;
     },
-  },
-  {
-    path: ["documents", "remove"],
+  }),
+  defineCommand({
     usage: "documents remove ID DOC",
     summary: "Remove a document and its index entries.",
     options: {},
@@ -140,9 +137,8 @@ export const documentsCommands: Command[] = [
       ctx.print({ deployment: id, id: doc, deleted: true });
       return 0;
     },
-  },
-  {
-    path: ["train"],
+  }),
+  defineCommand({
     usage: "train ID [--wait]",
     summary: "Queue a deployment's untrained or failed documents (with --wait: train now and wait).",
     options: { wait: { type: "boolean", doc: "train in this process and wait until done" } },
@@ -156,9 +152,8 @@ export const documentsCommands: Command[] = [
       ctx.print({ deployment: id, queued, training_status: d.trainingStatus, documents: await s.repos.documents.statusCounts(id) });
       return 0;
     },
-  },
-  {
-    path: ["reindex"],
+  }),
+  defineCommand({
     usage: "reindex [--keywords-only]",
     summary:
       "Rebuild every chunk's vector with the configured embedder (after changing DOCCHAT_EMBEDDER or the model), and finish any keyword index re-analysis (an upgrade, pinned languages) now.",
@@ -185,5 +180,5 @@ export const documentsCommands: Command[] = [
       ctx.print({ chunks: n, embedder: e ? `${e.id}@${e.dimension}` : "none", keyword_chunks: keywords });
       return 0;
     },
-  },
+  }),
 ];

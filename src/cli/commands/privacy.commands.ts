@@ -1,13 +1,11 @@
 import { appError } from "../../errors/index.ts";
 import { erasureSubject } from "../../owner/privacy.service.ts";
 import { erasureView, policyView } from "../../server/routes/owner/owner-insight-views.ts";
-import type { Command } from "../command.ts";
-
-const str = (v: unknown) => (typeof v === "string" ? v : undefined);
+import { optionalString } from "../args.ts";
+import { type Command, defineCommand } from "../command.ts";
 
 export const privacyCommands: Command[] = [
-  {
-    path: ["visitor", "erase"],
+  defineCommand({
     usage: "visitor erase (--email EMAIL | --conversation ID) [--account EMAIL] [--deployment ID]",
     summary:
       "Erase one visitor's chat logs, leads and lead mails (every deployment of every account, or of one account or deployment), and record it.",
@@ -18,10 +16,10 @@ export const privacyCommands: Command[] = [
       deployment: { type: "string", doc: "only this deployment" },
     },
     async run(ctx) {
-      const subject = erasureSubject({ email: str(ctx.values.email), conversationId: str(ctx.values.conversation) });
+      const subject = erasureSubject({ email: optionalString(ctx.values.email), conversationId: optionalString(ctx.values.conversation) });
       const s = await ctx.services();
-      const only = str(ctx.values.deployment);
-      const accountEmail = str(ctx.values.account);
+      const only = optionalString(ctx.values.deployment);
+      const accountEmail = optionalString(ctx.values.account);
       let scopes: { accountId: number; deploymentIds?: string[] }[];
       if (only) {
         const d = await s.deployments.getOrThrow(only);
@@ -39,9 +37,8 @@ export const privacyCommands: Command[] = [
       ctx.print({ erasures });
       return 0;
     },
-  },
-  {
-    path: ["deployment", "policy"],
+  }),
+  defineCommand({
     usage: "deployment policy ID [--retention-days N|off] [--transcripts on|off] [--widget-citations off|page|document]",
     summary: "Show or change how long chat logs are kept, whether transcripts are kept, and what visitors may open from a citation.",
     options: {
@@ -54,9 +51,9 @@ export const privacyCommands: Command[] = [
       if (!id) throw appError("bad_request", { param: "id", message: "The deployment ID is required." });
       const s = await ctx.services();
       const d = await s.deployments.getOrThrow(id);
-      const days = str(ctx.values["retention-days"]);
-      const transcripts = str(ctx.values.transcripts);
-      const citations = str(ctx.values["widget-citations"]);
+      const days = optionalString(ctx.values["retention-days"]);
+      const transcripts = optionalString(ctx.values.transcripts);
+      const citations = optionalString(ctx.values["widget-citations"]);
       if (transcripts !== undefined && transcripts !== "on" && transcripts !== "off")
         throw appError("bad_request", { param: "transcripts", message: "--transcripts is on or off." });
       if (citations !== undefined && !["off", "page", "document"].includes(citations))
@@ -74,5 +71,5 @@ export const privacyCommands: Command[] = [
       ctx.print({ deployment_id: d.id, ...policyView(p) });
       return 0;
     },
-  },
+  }),
 ];

@@ -1,6 +1,7 @@
 import { appError } from "../../errors/index.ts";
 import { correctionItemView, correctionView, leadView } from "../../visitor/views.ts";
-import type { Command } from "../command.ts";
+import { requiredOption } from "../args.ts";
+import { type Command, defineCommand, resultCommand } from "../command.ts";
 
 function positional(ctx: { positionals: string[] }, param: string, what: string): string {
   const v = ctx.positionals[0];
@@ -16,33 +17,28 @@ function chatLogIdArg(ctx: { positionals: string[] }): number {
 }
 
 export const visitorCommands: Command[] = [
-  {
-    path: ["corrections", "list"],
+  resultCommand({
     usage: "corrections list ID",
     summary: "Answers rated 0 (not helpful) for a deployment, with the correction that applies to each.",
     options: {},
-    async run(ctx) {
-      const s = await ctx.services();
+    async result(ctx, s) {
       const id = (await s.deployments.getOrThrow(positional(ctx, "id", "deployment ID"))).id;
-      ctx.print({ deployment_id: id, items: (await s.corrections.list(id)).map(correctionItemView) });
-      return 0;
+      return { deployment_id: id, items: (await s.corrections.list(id)).map(correctionItemView) };
     },
-  },
-  {
-    path: ["corrections", "set"],
+  }),
+  defineCommand({
     usage: "corrections set CHAT_LOG_ID --answer TEXT",
     summary: "Write (or replace) the answer served from now on for that chat log's question.",
     options: { answer: { type: "string", doc: "the replacement answer" } },
     async run(ctx) {
       const chatLogId = chatLogIdArg(ctx);
-      if (typeof ctx.values.answer !== "string") throw appError("bad_request", { message: "--answer is required.", param: "answer" });
+      const answer = requiredOption(ctx, "answer");
       const s = await ctx.services();
-      ctx.print({ correction: correctionView(await s.corrections.set(chatLogId, ctx.values.answer)) });
+      ctx.print({ correction: correctionView(await s.corrections.set(chatLogId, answer)) });
       return 0;
     },
-  },
-  {
-    path: ["corrections", "delete"],
+  }),
+  defineCommand({
     usage: "corrections delete CHAT_LOG_ID",
     summary: "Take that chat log's correction out of service (the rating stays).",
     options: {},
@@ -52,9 +48,8 @@ export const visitorCommands: Command[] = [
       ctx.print({ chat_log_id: chatLogId, deactivated: await s.corrections.remove(chatLogId) });
       return 0;
     },
-  },
-  {
-    path: ["leads", "list"],
+  }),
+  defineCommand({
     usage: "leads list ID [--csv]",
     summary: "Handoff leads of a deployment with their mail status; --csv prints a spreadsheet-safe CSV.",
     options: { csv: { type: "boolean", doc: "print CSV (with --json: a `csv` field)" } },
@@ -70,16 +65,11 @@ export const visitorCommands: Command[] = [
       ctx.print({ deployment_id: id, mail_enabled: s.mail.enabled, leads: (await s.leads.list(id)).map(leadView) });
       return 0;
     },
-  },
-  {
-    path: ["mail", "retry-dead"],
+  }),
+  resultCommand({
     usage: "mail retry-dead",
     summary: "Queue dead-lettered owner mail again with a fresh attempt budget (e.g. after fixing DOCCHAT_SMTP_URL).",
     options: {},
-    async run(ctx) {
-      const s = await ctx.services();
-      ctx.print({ requeued: await s.repos.outbox.retryDead() });
-      return 0;
-    },
-  },
+    result: async (_ctx, s) => ({ requeued: await s.repos.outbox.retryDead() }),
+  }),
 ];

@@ -61,6 +61,11 @@ export function createOpenAiCompatibleBackend(opts: OpenAiCompatibleOptions): Ll
   }
 
   /** A failure the circuit should hear of: not the caller's own abort, not the circuit's own refusal. */
+  /** The chat completion request for the configured model. */
+  const bodyFor = (req: Pick<CompleteRequest, "messages" | "maxTokens" | "temperature">, stream: boolean) =>
+    buildChatBody({ model: opts.model, messages: req.messages, maxTokens: req.maxTokens, temperature: req.temperature, stream });
+  /** What a failed call throws: our own errors as they are, anything else (a timeout, a socket) as backend_down. */
+  const asDown = (e: unknown, deadlines: Deadlines) => (isAppError(e) ? e : down(deadlines.expired ?? "request failed", e));
   const failed = (e: unknown, signal: AbortSignal | undefined) => {
     const refusedByCircuit = isAppError(e) && /circuit open/.test(String((e.cause as Error | undefined)?.message));
     if (!signal?.aborted && !refusedByCircuit) opts.breaker?.failure(String((e as Error)?.message ?? e));
@@ -74,13 +79,7 @@ export function createOpenAiCompatibleBackend(opts: OpenAiCompatibleOptions): Ll
     let finishReason: "stop" | "length" | undefined;
     let usage: { prompt: number; completion: number } | undefined;
     try {
-      const body = buildChatBody({
-        model: opts.model,
-        messages: req.messages,
-        maxTokens: req.maxTokens,
-        temperature: req.temperature,
-        stream: true,
-      });
+      const body = bodyFor(req, true);
       const res = await post(body, deadlines);
       if (!res.body) throw down("empty body");
       let clearFirstToken: (() => void) | undefined = deadlines.arm(firstTokenTimeoutMs, "first-token timeout");
@@ -113,8 +112,7 @@ export function createOpenAiCompatibleBackend(opts: OpenAiCompatibleOptions): Ll
     } catch (e) {
       failed(e, req.signal);
       if (req.signal?.aborted) return;
-      if (isAppError(e)) throw e;
-      throw down(deadlines.expired ?? "request failed", e);
+      throw asDown(e, deadlines);
     } finally {
       deadlines.dispose();
     }
@@ -130,13 +128,7 @@ export function createOpenAiCompatibleBackend(opts: OpenAiCompatibleOptions): Ll
     const deadlines = createDeadlines(req.signal);
     deadlines.arm(req.timeoutMs ?? totalTimeoutMs, "total timeout");
     try {
-      const body = buildChatBody({
-        model: opts.model,
-        messages: req.messages,
-        maxTokens: req.maxTokens,
-        temperature: req.temperature,
-        stream: false,
-      });
+      const body = bodyFor(req, false);
       const res = await post(body, deadlines);
       const content = parseChunk(await readCappedText(res, MAX_REPLY_BYTES))?.choices?.[0]?.message?.content;
       if (typeof content !== "string") throw down("response without choices[0].message.content");
@@ -146,8 +138,7 @@ export function createOpenAiCompatibleBackend(opts: OpenAiCompatibleOptions): Ll
       failed(e, req.signal);
       // The caller gave up: hand back its own abort reason rather than blaming the upstream.
       if (req.signal?.aborted) throw req.signal.reason;
-      if (isAppError(e)) throw e;
-      throw down(deadlines.expired ?? "request failed", e);
+      throw asDown(e, deadlines);
     } finally {
       deadlines.dispose();
     }

@@ -56,10 +56,24 @@ export function badge(text: string, tone: "ok" | "warn" | "bad" | "busy" | "mute
 /** A column of a data table: its heading, and "hide-sm" when it is left out on small screens. */
 export type Column = string | { label: string; class: string };
 
+/** A data table's headings, with what else its table and its wrapper carry. */
+export interface TableSpec {
+  columns: Column[];
+  /** the table's data-testid */
+  testid?: string;
+  /** the table's class, "table" unless given */
+  class?: string;
+  /** inside the wrapper, before and after the table (a status line, a "show more" row) */
+  before?: Child;
+  after?: Child;
+}
+
 /** A data table in its scrolling wrapper: the headings, then the body rows (a tbody, or the rows themselves). */
-export function dataTable(columns: Column[], ...body: Child[]): HTMLElement {
-  const heads = columns.map((c) => (typeof c === "string" ? h("th", null, c) : h("th", { class: c.class }, c.label)));
-  return h("div", { class: "table-wrap" }, h("table", { class: "table" }, h("thead", null, h("tr", null, ...heads)), ...body));
+export function dataTable(spec: Column[] | TableSpec, ...body: Child[]): HTMLElement {
+  const s = Array.isArray(spec) ? { columns: spec } : spec;
+  const heads = s.columns.map((c) => (typeof c === "string" ? h("th", null, c) : h("th", { class: c.class }, c.label)));
+  const table = h("table", { class: s.class ?? "table", "data-testid": s.testid }, h("thead", null, h("tr", null, ...heads)), ...body);
+  return h("div", { class: "table-wrap" }, s.before, table, s.after);
 }
 
 export function emptyState(title: string, text: string, ...actions: Child[]): HTMLElement {

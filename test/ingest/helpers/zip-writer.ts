@@ -1,4 +1,5 @@
 import { deflateRawSync } from "node:zlib";
+import { concatBytes } from "../../helpers/bytes.ts";
 
 export interface ZipFile {
   name: string;
@@ -35,7 +36,7 @@ export function writeZip(files: ZipFile[]): Uint8Array {
   end.setUint16(10, files.length, true);
   end.setUint32(12, centralSize, true);
   end.setUint32(16, offset, true);
-  return concat([...locals, ...centrals, new Uint8Array(end.buffer)]);
+  return concatBytes([...locals, ...centrals, new Uint8Array(end.buffer)]);
 }
 
 interface Fields {
@@ -55,7 +56,7 @@ function localHeader(name: Uint8Array, f: Fields): Uint8Array {
   v.setUint32(18, f.compressed, true);
   v.setUint32(22, f.size, true);
   v.setUint16(26, name.byteLength, true);
-  return concat([new Uint8Array(v.buffer), name]);
+  return concatBytes([new Uint8Array(v.buffer), name]);
 }
 
 function centralHeader(name: Uint8Array, f: Fields, offset: number): Uint8Array {
@@ -70,15 +71,5 @@ function centralHeader(name: Uint8Array, f: Fields, offset: number): Uint8Array 
   v.setUint32(24, f.size, true);
   v.setUint16(28, name.byteLength, true);
   v.setUint32(42, offset, true);
-  return concat([new Uint8Array(v.buffer), name]);
-}
-
-export function concat(parts: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.byteLength, 0));
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.byteLength;
-  }
-  return out;
+  return concatBytes([new Uint8Array(v.buffer), name]);
 }

@@ -5,22 +5,17 @@ import { nativeChatResponseSchema } from "../../openapi/public-schemas.ts";
 
 const threadKey = t.String({ maxLength: CHAT_BOUNDS.conversationIdChars });
 
-/** ChatRequest (form fields; JSON is accepted too). */
-export const nativeChatBody = t.Object({
+/** ChatRequest's fields: the chat's form fields (JSON is accepted too), and its stream's query string. */
+const chatRequest = {
   msg: t.String({ minLength: 1 }),
   api_key: t.Optional(t.String()),
   conversation_id: t.Optional(threadKey),
   visitor_email: t.Optional(t.String({ maxLength: 254 })),
   lang: t.Optional(t.String({ maxLength: 35 })),
-});
+};
 
-export const nativeStreamQuery = t.Object({
-  msg: t.String({ minLength: 1 }),
-  api_key: t.Optional(t.String()),
-  conversation_id: t.Optional(threadKey),
-  visitor_email: t.Optional(t.String({ maxLength: 254 })),
-  lang: t.Optional(t.String({ maxLength: 35 })),
-});
+export const nativeChatBody = t.Object(chatRequest);
+export const nativeStreamQuery = t.Object(chatRequest);
 
 /** How these routes appear in the public OpenAPI document (openapi/public-openapi.ts). */
 export const nativeChatDocs = {

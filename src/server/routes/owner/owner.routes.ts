@@ -25,34 +25,37 @@ const SPEC_PATH = `${OWNER_API}/openapi.json`;
 export function ownerRoutes(services: Services, state: RequestStates) {
   const guard = createOwnerGuard(services);
   let spec: unknown = null;
-  const app = new Elysia({ name: "owner" })
-    .onRequest(({ request, set }) => {
-      if (!state.get(request).path.startsWith(`${OWNER_API}/`)) return;
-      set.headers["cache-control"] = "no-store";
-      set.headers["x-content-type-options"] = "nosniff";
-      guard.checkCsrf(request, state.socket());
-    })
-    .use(ownerSessionRoutes(services, guard))
-    .use(ownerAccountRoutes(services, guard))
-    .use(ownerDeploymentRoutes(services, guard))
-    .use(ownerDocumentRoutes(services, guard, state))
-    .use(ownerVisitorRoutes(services, guard))
-    .use(ownerReportRoutes(services, guard))
-    .use(ownerEvalRoutes(services, guard))
-    .use(ownerInsightRoutes(services, guard))
-    .use(ownerPrivacyRoutes(services, guard))
+  const app = new Elysia({ name: "owner" }).onRequest(({ request, set }) => {
+    if (!state.get(request).path.startsWith(`${OWNER_API}/`)) return;
+    set.headers["cache-control"] = "no-store";
+    set.headers["x-content-type-options"] = "nosniff";
+    guard.checkCsrf(request, state.socket());
+  });
+  // one plugin per route family, each with the services and the session guard
+  const families = [
+    ownerSessionRoutes(services, guard),
+    ownerAccountRoutes(services, guard),
+    ownerDeploymentRoutes(services, guard),
+    ownerDocumentRoutes(services, guard, state),
+    ownerVisitorRoutes(services, guard),
+    ownerReportRoutes(services, guard),
+    ownerEvalRoutes(services, guard),
+    ownerInsightRoutes(services, guard),
+    ownerPrivacyRoutes(services, guard),
     // visitors' citation links (/cite/…) and the owner's viewer: one plugin, since both open the same view
-    .use(citationRoutes(services, guard))
-    .use(ownerWebhookRoutes(services, guard))
-    .use(ownerExportRoutes(services, guard))
-    .get(
-      SPEC_PATH,
-      () => {
-        spec ??= ownerOpenApi(app as unknown as { routes: RouteInfo[] }, services.version);
-        return spec;
-      },
-      { detail: { hide: true } },
-    );
+    citationRoutes(services, guard),
+    ownerWebhookRoutes(services, guard),
+    ownerExportRoutes(services, guard),
+  ];
+  for (const family of families) app.use(family);
+  app.get(
+    SPEC_PATH,
+    () => {
+      spec ??= ownerOpenApi(app as unknown as { routes: RouteInfo[] }, services.version);
+      return spec;
+    },
+    { detail: { hide: true } },
+  );
   return app;
 }
 

@@ -1,6 +1,6 @@
-import { emptyState, field, h } from "../../shared/dom.ts";
+import { dataTable, emptyState, field, h } from "../../shared/dom.ts";
 import { api } from "../api.ts";
-import { onSubmit } from "../form-submit.ts";
+import { actionForm } from "../form-submit.ts";
 import { dateTime, number } from "../format.ts";
 import type { PageContext } from "../layout.ts";
 import type { Account } from "../types.ts";
@@ -12,25 +12,21 @@ function passwordForm(ctx: PageContext): HTMLElement {
   const current = h("input", { type: "password", autocomplete: "current-password", required: true });
   const next = h("input", { type: "password", autocomplete: "new-password", required: true, minlength: 8 });
   const again = h("input", { type: "password", autocomplete: "new-password", required: true, minlength: 8 });
-  const status = h("div");
-  const submit = h("button", { class: "btn btn-primary", type: "submit" }, "Change password");
-  return h(
-    "form",
+  return actionForm(
     {
       class: "card",
-      onsubmit: onSubmit(submit, status, async () => {
+      heading: "Change password",
+      submit: "Change password",
+      action: async () => {
         if (next.value !== again.value) throw new Error("The new passwords do not match.");
         await api("POST", "/account/password", { current_password: current.value, new_password: next.value });
         for (const i of [current, next, again]) i.value = "";
         ctx.toast("Password changed. Other sessions were signed out.", "success");
-      }),
+      },
     },
-    h("h2", null, "Change password"),
-    status,
     field("Current password", current),
     field("New password", next, "At least 8 characters."),
     field("Repeat new password", again),
-    submit,
   );
 }
 
@@ -71,27 +67,7 @@ function ledgerTable(ledger: Account["ledger"]): HTMLElement {
   return h(
     "div",
     null,
-    h(
-      "div",
-      { class: "table-wrap" },
-      h(
-        "table",
-        { class: "table", "data-testid": "ledger" },
-        h(
-          "thead",
-          null,
-          h(
-            "tr",
-            null,
-            h("th", null, "When"),
-            h("th", null, "What"),
-            h("th", { class: "num" }, "Change"),
-            h("th", { class: "num" }, "Balance"),
-          ),
-        ),
-        body,
-      ),
-    ),
+    dataTable({ columns: ["When", "What", { label: "Change", class: "num" }, { label: "Balance", class: "num" }], testid: "ledger" }, body),
     more,
   );
 }

@@ -1,4 +1,4 @@
-import { badge, clear, emptyState, field, h } from "../../shared/dom.ts";
+import { badge, clear, dataTable, emptyState, field, h } from "../../shared/dom.ts";
 import { api, errorText } from "../api.ts";
 import { dateTime, isoDay } from "../format.ts";
 import { deploymentFrame, type PageContext } from "../layout.ts";
@@ -92,27 +92,13 @@ export function chatsPage(ctx: PageContext): Promise<Node> {
         clear(
           list,
           r.data.length
-            ? h(
-                "div",
-                { class: "table-wrap" },
-                h(
-                  "table",
-                  { class: "table", "data-testid": "conversations" },
-                  h(
-                    "thead",
-                    null,
-                    h(
-                      "tr",
-                      null,
-                      h("th", null, "Last activity"),
-                      h("th", null, "First question"),
-                      h("th", { class: "num" }, "Turns"),
-                      h("th", null, "What happened"),
-                    ),
-                  ),
-                  body,
-                ),
-                h("div", { class: "actions" }, more),
+            ? dataTable(
+                {
+                  columns: ["Last activity", "First question", { label: "Turns", class: "num" }, "What happened"],
+                  testid: "conversations",
+                  after: h("div", { class: "actions" }, more),
+                },
+                body,
               )
             : emptyState(
                 query.toString() ? "No conversation matches" : "No conversations yet",

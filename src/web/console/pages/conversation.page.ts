@@ -1,6 +1,6 @@
 import { alertBox, badge, clear, field, h } from "../../shared/dom.ts";
 import { api } from "../api.ts";
-import { onSubmit } from "../form-submit.ts";
+import { actionForm, turnAnswerForm } from "../form-submit.ts";
 import { dateTime } from "../format.ts";
 import { deploymentFrame, type PageContext } from "../layout.ts";
 import { deploymentHref } from "../router.ts";
@@ -9,28 +9,16 @@ import { citationButton } from "../viewer-dialog.ts";
 
 /** "Write a correction": the answer visitors asking this question get from now on. */
 function correctionForm(ctx: PageContext, depId: string, t: Turn): HTMLElement {
-  const answer = h("textarea", {
-    rows: 3,
-    maxlength: 8000,
-    "aria-label": "Replacement answer",
+  return turnAnswerForm({
+    label: "Replacement answer",
     placeholder: "The answer visitors asking this should get",
-  });
-  const status = h("div");
-  const save = h("button", { class: "btn btn-primary btn-sm", type: "submit" }, "Save correction");
-  return h(
-    "form",
-    {
-      class: "turn-action",
-      onsubmit: onSubmit(save, status, async () => {
-        await api("PUT", `/deployments/${encodeURIComponent(depId)}/corrections/${t.id}`, { answer: answer.value });
-        ctx.toast("Correction saved. Visitors asking this question now get your answer.", "success");
-        ctx.rerender();
-      }),
+    submit: "Save correction",
+    save: async (answer) => {
+      await api("PUT", `/deployments/${encodeURIComponent(depId)}/corrections/${t.id}`, { answer });
+      ctx.toast("Correction saved. Visitors asking this question now get your answer.", "success");
+      ctx.rerender();
     },
-    status,
-    answer,
-    save,
-  );
+  });
 }
 
 /** "Add to test questions": the expected text of a right answer, or "should refuse". */
@@ -42,24 +30,21 @@ function testForm(ctx: PageContext, depId: string, t: Turn): HTMLElement {
     h("option", { value: "refuse", selected: t.refused }, "Should refuse"),
   );
   const expect = h("input", { type: "text", maxlength: 500, placeholder: "text a right answer contains, e.g. 9:00" });
-  const status = h("div");
-  const save = h("button", { class: "btn btn-sm", type: "submit" }, "Add test question");
-  return h(
-    "form",
+  return actionForm(
     {
       class: "turn-action",
-      onsubmit: onSubmit(save, status, async () => {
+      submit: "Add test question",
+      submitClass: "btn btn-sm",
+      action: async () => {
         await api("POST", `/deployments/${encodeURIComponent(depId)}/tests`, {
           question: t.question,
           kind: kind.value,
           expect_any: kind.value === "answer" ? [expect.value] : [],
         });
         ctx.toast("Added to test questions: it runs after every training.", "success");
-      }),
+      },
     },
-    status,
     h("div", { class: "grid-2" }, field("Expected", kind), field("Answer contains", expect)),
-    save,
   );
 }
 

@@ -1,6 +1,6 @@
 import { alertBox, badge, clear, emptyState, field, h } from "../../shared/dom.ts";
 import { api } from "../api.ts";
-import { onSubmit } from "../form-submit.ts";
+import { actionForm } from "../form-submit.ts";
 import { dateTime } from "../format.ts";
 import type { PageContext } from "../layout.ts";
 import { deploymentHref } from "../router.ts";
@@ -36,21 +36,17 @@ function createForm(onCreated: (d: Deployment, k: KeyOnce) => void): HTMLFormEle
     h("option", { value: "docs" }, "Documents: answers from uploaded files"),
     h("option", { value: "private_gpt" }, "Private GPT: persona only, no documents"),
   );
-  const status = h("div");
-  const submit = h("button", { class: "btn btn-primary", type: "submit" }, "Create deployment");
-  return h(
-    "form",
+  return actionForm(
     {
       class: "card",
-      onsubmit: onSubmit(submit, status, async () => {
+      heading: "New deployment",
+      submit: "Create deployment",
+      action: async () => {
         const r = await api<{ deployment: Deployment } & KeyOnce>("POST", "/deployments", { name: name.value, kind: kind.value });
         onCreated(r.deployment, r);
-      }),
+      },
     },
-    h("h2", null, "New deployment"),
-    status,
     h("div", { class: "grid-2" }, field("Name", name, "Visitors see this name in the chat widget."), field("Kind", kind)),
-    submit,
   );
 }
 

@@ -1,6 +1,6 @@
 import { badge, clear, emptyState, h } from "../../shared/dom.ts";
 import { api } from "../api.ts";
-import { onSubmit } from "../form-submit.ts";
+import { turnAnswerForm } from "../form-submit.ts";
 import { dateTime } from "../format.ts";
 import { deploymentFrame, type PageContext } from "../layout.ts";
 import { deploymentHref } from "../router.ts";
@@ -11,31 +11,19 @@ type Group = Gaps["groups"][number];
 const plural = (n: number, one: string) => `${n} ${one}${n === 1 ? "" : "s"}`;
 
 function answerForm(ctx: PageContext, depId: string, g: Group): HTMLElement {
-  const text = h("textarea", {
-    rows: 3,
-    maxlength: 8000,
-    "aria-label": "Answer for this group",
+  return turnAnswerForm({
+    label: "Answer for this group",
     placeholder: "The answer visitors asking any of these get",
-  });
-  const status = h("div");
-  const save = h("button", { class: "btn btn-primary btn-sm", type: "submit" }, "Save answer");
-  return h(
-    "form",
-    {
-      class: "turn-action",
-      onsubmit: onSubmit(save, status, async () => {
-        const r = await api<{ corrections: number }>("POST", `/deployments/${encodeURIComponent(depId)}/gaps/answer`, {
-          chat_log_ids: g.wordings.flatMap((w) => w.chat_log_ids).slice(0, 50),
-          answer: text.value,
-        });
-        ctx.toast(`Answer saved for ${plural(r.corrections, "wording")}: visitors asking them get it now, free.`, "success");
-        ctx.rerender();
-      }),
+    submit: "Save answer",
+    save: async (answer) => {
+      const r = await api<{ corrections: number }>("POST", `/deployments/${encodeURIComponent(depId)}/gaps/answer`, {
+        chat_log_ids: g.wordings.flatMap((w) => w.chat_log_ids).slice(0, 50),
+        answer,
+      });
+      ctx.toast(`Answer saved for ${plural(r.corrections, "wording")}: visitors asking them get it now, free.`, "success");
+      ctx.rerender();
     },
-    status,
-    text,
-    save,
-  );
+  });
 }
 
 function groupCard(ctx: PageContext, depId: string, g: Group, rank: number): HTMLElement {

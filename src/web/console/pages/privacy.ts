@@ -1,7 +1,8 @@
-import { emptyState, field, h } from "../../shared/dom.ts";
+import { dataTable, emptyState, field, h } from "../../shared/dom.ts";
 import { api } from "../api.ts";
-import { onSubmit } from "../form-submit.ts";
+import { actionForm, onSubmit } from "../form-submit.ts";
 import { dateTime } from "../format.ts";
+import { optionalNumberInput } from "../inputs.ts";
 import type { PageContext } from "../layout.ts";
 import type { Deployment, Erasure, Policy } from "../types.ts";
 
@@ -9,14 +10,7 @@ import type { Deployment, Erasure, Policy } from "../types.ts";
 export async function policyCard(ctx: PageContext, d: Deployment): Promise<HTMLElement> {
   const path = `/deployments/${encodeURIComponent(d.id)}/policy`;
   const p = await api<Policy>("GET", path);
-  const keep = h("input", {
-    type: "number",
-    min: 1,
-    max: 3650,
-    step: 1,
-    value: p.retention_days === null ? "" : String(p.retention_days),
-    placeholder: "keep",
-  });
+  const keep = optionalNumberInput({ min: 1, max: 3650, step: 1, value: p.retention_days, placeholder: "keep" });
   const transcripts = h("input", { type: "checkbox", checked: !p.transcripts });
   const cites = h(
     "select",
@@ -29,27 +23,24 @@ export async function policyCard(ctx: PageContext, d: Deployment): Promise<HTMLE
     ),
     h("option", { value: "document", selected: p.widget_citations === "document" }, "Visitors can open the whole document"),
   );
-  const status = h("div");
-  const save = h("button", { class: "btn btn-primary", type: "submit" }, "Save privacy settings");
-  return h(
-    "form",
+  return actionForm(
     {
       class: "card",
-      "data-testid": "policy",
-      onsubmit: onSubmit(save, status, async () => {
+      attrs: { "data-testid": "policy" },
+      heading: "Privacy and citations",
+      submit: "Save privacy settings",
+      action: async () => {
         await api("PUT", path, {
-          retention_days: keep.value.trim() === "" ? null : Number(keep.value),
+          retention_days: keep.value(),
           transcripts: !transcripts.checked,
           widget_citations: cites.value,
         });
         ctx.toast("Privacy settings saved.", "success");
-      }),
+      },
     },
-    h("h2", null, "Privacy and citations"),
-    status,
     field(
       "Keep chat logs for (days)",
-      keep,
+      keep.input,
       "Empty keeps them until you erase them. Older chat logs are removed by a background job; the counts in Reports stay.",
     ),
     h(
@@ -64,7 +55,6 @@ export async function policyCard(ctx: PageContext, d: Deployment): Promise<HTMLE
       ),
     ),
     field("Citations in the widget", cites, "In the console you can always open what an answer cited."),
-    save,
   );
 }
 
@@ -118,16 +108,7 @@ export async function erasureCard(ctx: PageContext): Promise<HTMLElement> {
     h("div", { class: "grid-2" }, field("Visitor's email", email), field("or conversation id", conv)),
     go,
     data.length
-      ? h(
-          "div",
-          { class: "table-wrap" },
-          h(
-            "table",
-            { class: "table", "data-testid": "erasures" },
-            h("thead", null, h("tr", null, h("th", null, "When"), h("th", null, "By"), h("th", null, "Removed"), h("th", null, "From"))),
-            h("tbody", null, rows),
-          ),
-        )
+      ? dataTable({ columns: ["When", "By", "Removed", "From"], testid: "erasures" }, h("tbody", null, rows))
       : emptyState("No erasures yet", "Erasures you make appear here."),
   );
 }

@@ -1,6 +1,7 @@
 import { field, h } from "../../shared/dom.ts";
 import { api } from "../api.ts";
 import { onSubmit } from "../form-submit.ts";
+import { optionalNumberInput } from "../inputs.ts";
 import { deploymentFrame, type PageContext } from "../layout.ts";
 import type { Deployment } from "../types.ts";
 import { widgetSnippet } from "./key-once.ts";
@@ -17,16 +18,14 @@ const MODE_NAMES: Record<string, string> = { keyword: "keyword only", embeddings
 /** The threshold field explains itself: which retrieval mode runs, what the score is, and the mode's default. */
 function thresholdField(d: Deployment) {
   const r = d.retrieval;
-  const input = h("input", {
-    type: "number",
+  const { input, value } = optionalNumberInput({
     min: 0,
     max: 1,
     step: 0.01,
-    value: d.refusal_threshold === null ? "" : String(d.refusal_threshold),
+    value: d.refusal_threshold,
     placeholder: `default ${r.default_threshold}`,
   });
   const hint = `Retrieval mode: ${MODE_NAMES[r.mode] ?? r.mode}. Questions whose best passage scores below this are refused (free, no model call); the score is ${r.judged_by}. Empty = the default for this mode (${r.default_threshold}). Higher refuses more, lower answers more loosely.`;
-  const value = () => (input.value.trim() === "" ? null : Number(input.value));
   return { el: field("Refusal threshold", input, hint), value };
 }
 

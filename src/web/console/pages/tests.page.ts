@@ -1,6 +1,6 @@
-import { badge, emptyState, field, h } from "../../shared/dom.ts";
+import { badge, dataTable, emptyState, field, h } from "../../shared/dom.ts";
 import { api } from "../api.ts";
-import { onSubmit } from "../form-submit.ts";
+import { actionForm, onSubmit } from "../form-submit.ts";
 import { dateTime } from "../format.ts";
 import { deploymentFrame, type PageContext } from "../layout.ts";
 import type { TestSummary } from "../types.ts";
@@ -26,13 +26,12 @@ function addForm(ctx: PageContext, depId: string): HTMLElement {
   const question = h("input", { type: "text", required: true, maxlength: 4000, placeholder: "e.g. When is the shop open on Saturday?" });
   const kind = h("select", null, h("option", { value: "answer" }, "Should answer"), h("option", { value: "refuse" }, "Should refuse"));
   const expect = h("input", { type: "text", maxlength: 500, placeholder: "e.g. 10:00 (several: separate with |)" });
-  const status = h("div");
-  const save = h("button", { class: "btn btn-primary", type: "submit" }, "Add test question");
-  return h(
-    "form",
+  return actionForm(
     {
       class: "card",
-      onsubmit: onSubmit(save, status, async () => {
+      heading: "New test question",
+      submit: "Add test question",
+      action: async () => {
         await api("POST", `/deployments/${encodeURIComponent(depId)}/tests`, {
           question: question.value,
           kind: kind.value,
@@ -46,10 +45,8 @@ function addForm(ctx: PageContext, depId: string): HTMLElement {
         });
         ctx.toast("Test question added. It runs after every training, or now with “Run now”.", "success");
         ctx.rerender();
-      }),
+      },
     },
-    h("h2", null, "New test question"),
-    status,
     field("Question", question),
     h(
       "div",
@@ -57,7 +54,6 @@ function addForm(ctx: PageContext, depId: string): HTMLElement {
       field("Expected", kind),
       field("A right answer contains", expect, "Any one of these passes (case does not matter)."),
     ),
-    save,
   );
 }
 
@@ -147,20 +143,7 @@ export function testsPage(ctx: PageContext): Promise<Node> {
         status,
         summary,
         s.questions.length
-          ? h(
-              "div",
-              { class: "table-wrap" },
-              h(
-                "table",
-                { class: "table", "data-testid": "tests" },
-                h(
-                  "thead",
-                  null,
-                  h("tr", null, h("th", null, "Question"), h("th", null, "Latest run"), h("th", null, "Answer"), h("th", null, "")),
-                ),
-                h("tbody", null, rows),
-              ),
-            )
+          ? dataTable({ columns: ["Question", "Latest run", "Answer", ""], testid: "tests" }, h("tbody", null, rows))
           : emptyState(
               "No test questions yet",
               "Keep the questions that matter with what a right answer says (or that it should refuse). They run after every training.",
