@@ -180,6 +180,9 @@ export function composeAnswer(input: {
     if (c.score < first.score * MIN_RELATIVE_SCORE && !(brings && c.passage === first.passage)) continue;
     // another passage (another section, another notice in the same file) must match nearly as well
     if (c.passage !== first.passage && c.score < first.score * OTHER_PASSAGE_SCORE) continue;
+    // a field under the label asked for ("Age: 1 Year 9 Months") or an entry's definition is the answer: another
+    // unit joins only when it is one too, or goes on in the same passage with a word of the question it lacks
+    if (first.defining && !c.defining && !(brings && c.passage === first.passage)) continue;
     const key = normalise(c.unit.text);
     if (seen.has(key)) continue;
     // another document only when it brings question words the answer does not have yet
