@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createHash } from "node:crypto";
 import type { Embedder } from "../../src/rag/embedder.ts";
 import { createRetriever } from "../../src/rag/retrieve.ts";
+import type { NewChunk } from "../../src/store/contract/index.ts";
 import { withTerms } from "../helpers/analyzed.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
 import { describeEngines } from "../helpers/stores.ts";
@@ -41,40 +42,11 @@ describeEngines("hybrid retrieval", (engine) => {
       ["storage", "Extra storage is sold in blocks of 100 GB."],
     ] as const;
     const vectors = await embedder.embedDocuments(texts.map((t) => t[1]));
-    for (const [dep, suffix] of [
-      [deploymentId, "a"],
-      [other, "b"],
-    ] as const) {
-      for (const [i, [source, text]] of texts.entries()) {
-        const id = `doc_${source}_${suffix}`;
-        const bytes = new TextEncoder().encode(text);
-        await server.services.repos.documents.insert({
-          id,
-          deploymentId: dep,
-          name: `${source}.txt`,
-          kind: "txt",
-          contentHash: id,
-          bytes,
-          parsed: "{}",
-          pages: null,
-          queue: false,
-          replaceOnTrain: false,
-        });
-        await index.insert(dep, id, [
-          withTerms({ ord: 0, source, text, headingPath: "", pageStart: 2, pageEnd: 3, tokenCount: 10, textHash: id, vector: vectors[i] }),
-        ]);
-      }
-    }
-    for (const [source, text] of [
-      ["receptor", "Each TLR on dendritic cells senses microbes."],
-      ["cytokines", "Proinflammatory cytokines rise after infection."],
-      ["background", "!: Expands to the process ID of the job most recently placed into the background."],
-      ["status", "?: Expands to the exit status of the most recently executed foreground pipeline."],
-    ] as const) {
-      const id = `doc_${source}_v`;
+    /** A document of one passage, stored and indexed as training would. */
+    const addDocument = async (dep: string, id: string, source: string, text: string, chunk: Partial<NewChunk> = {}) => {
       await server.services.repos.documents.insert({
         id,
-        deploymentId: variants,
+        deploymentId: dep,
         name: `${source}.txt`,
         kind: "txt",
         contentHash: id,
@@ -84,8 +56,22 @@ describeEngines("hybrid retrieval", (engine) => {
         queue: false,
         replaceOnTrain: false,
       });
-      await index.insert(variants, id, [withTerms({ ord: 0, source, text, headingPath: "", tokenCount: 8, textHash: id })]);
+      await index.insert(dep, id, [withTerms({ ord: 0, source, text, headingPath: "", tokenCount: 8, textHash: id, ...chunk })]);
+    };
+    for (const [dep, suffix] of [
+      [deploymentId, "a"],
+      [other, "b"],
+    ] as const) {
+      for (const [i, [source, text]] of texts.entries())
+        await addDocument(dep, `doc_${source}_${suffix}`, source, text, { pageStart: 2, pageEnd: 3, tokenCount: 10, vector: vectors[i] });
     }
+    for (const [source, text] of [
+      ["receptor", "Each TLR on dendritic cells senses microbes."],
+      ["cytokines", "Proinflammatory cytokines rise after infection."],
+      ["background", "!: Expands to the process ID of the job most recently placed into the background."],
+      ["status", "?: Expands to the exit status of the most recently executed foreground pipeline."],
+    ] as const)
+      await addDocument(variants, `doc_${source}_v`, source, text);
   }, 60_000);
   afterAll(() => server.stop());
 

@@ -60,12 +60,12 @@ export function createOpenAiCompatibleBackend(opts: OpenAiCompatibleOptions): Ll
     return res;
   }
 
-  /** A failure the circuit should hear of: not the caller's own abort, not the circuit's own refusal. */
   /** The chat completion request for the configured model. */
   const bodyFor = (req: Pick<CompleteRequest, "messages" | "maxTokens" | "temperature">, stream: boolean) =>
     buildChatBody({ model: opts.model, messages: req.messages, maxTokens: req.maxTokens, temperature: req.temperature, stream });
   /** What a failed call throws: our own errors as they are, anything else (a timeout, a socket) as backend_down. */
   const asDown = (e: unknown, deadlines: Deadlines) => (isAppError(e) ? e : down(deadlines.expired ?? "request failed", e));
+  /** A failure the circuit should hear of: not the caller's own abort, not the circuit's own refusal. */
   const failed = (e: unknown, signal: AbortSignal | undefined) => {
     const refusedByCircuit = isAppError(e) && /circuit open/.test(String((e.cause as Error | undefined)?.message));
     if (!signal?.aborted && !refusedByCircuit) opts.breaker?.failure(String((e as Error)?.message ?? e));
