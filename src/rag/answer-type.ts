@@ -20,9 +20,11 @@ const NUMBER_WORD =
   /(?<![\p{L}]-)\b(one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|forty|fifty|dozens?|hundreds?|thousands?|millions?|billions?|half|twice|several|once)\b(?!-(?!(one|two|three|four|five|six|seven|eight|nine)\b)\p{L})/iu;
 const MONTH =
   /\b(jan(uary)?|feb(ruary)?|mar(ch)?|apr(il)?|may|june?|july?|aug(ust)?|sep(t(ember)?)?|oct(ober)?|nov(ember)?|dec(ember)?)\b/i;
-/** times of day and spans: "7:30", "9am", "noon", "within 14 days" */
-const CLOCK =
-  /\b\d{1,2}[:.]\d{2}\b|\b\d{1,2}\s?(am|pm|a\.m\.|p\.m\.)|\b(noon|midnight|morning|afternoon|evening|night|o['’]clock|daily|weekly|monthly|yearly|annually)\b|\b(\d+|an?|one|two|three|four|five|six|seven|eight|nine|ten|twelve|fifteen|twenty|thirty|a few|several)[\s-](\w+\s)?(seconds?|minutes?|hours?|days?|weeks?|months?|years?)\b/i;
+/** a point in the day: "7:30", "9am", "noon" */
+const CLOCK_TIME = /\b\d{1,2}[:.]\d{2}\b|\b\d{1,2}\s?(am|pm|a\.m\.|p\.m\.)|\b(noon|midnight|o['’]clock)\b/i;
+/** parts of a day, recurrences and spans: "in the morning", "weekly", "within 14 days", "5 year-old" */
+const SPAN =
+  /\b(morning|afternoon|evening|night|daily|weekly|monthly|yearly|annually)\b|\b(\d+|an?|one|two|three|four|five|six|seven|eight|nine|ten|twelve|fifteen|twenty|thirty|a few|several)[\s-](\w+\s)?(seconds?|minutes?|hours?|days?|weeks?|months?|years?)\b/i;
 /**
  * Counts written as words in German, French, Spanish, Italian, Portuguese and Dutch (question-words.ts); not the
  * articles that also mean one (ein, un, uno, een …), nor words that are English too (due, mil, cent, um, sept).
@@ -70,9 +72,6 @@ export function expectedAnswerType(question: string): AnswerType | null {
   return found[0]?.[0] ?? null;
 }
 
-/** a clock time or a time of day, without the spans CLOCK also takes ("5 year-old", "within 14 days") */
-const CLOCK_ONLY = /\b\d{1,2}[:.]\d{2}\b|\b\d{1,2}\s?(am|pm|a\.m\.|p\.m\.)|\b(noon|midnight|o['’]clock)\b/i;
-
 /**
  * Whether `text` holds a candidate of `type` that is not just a word of the question itself. `spans: false`: a time
  * must be a point in time (a date, a month, a year, a clock time), not a span.
@@ -88,9 +87,9 @@ export function holdsAnswerType(type: AnswerType, text: string, question: string
       numbers.some((n) => (opts.spans === false ? /^[12]\d{3}$/ : /^\d{3,4}$/).test(n) || /^\d{1,2}[/.-]\d{1,2}/.test(n)) ||
       MONTH.test(text) ||
       ERA.test(text) ||
-      (opts.spans === false ? CLOCK_ONLY.test(text) : CLOCK.test(text)) ||
+      CLOCK_TIME.test(text) ||
       FOREIGN_TIME.test(text) ||
-      (opts.spans !== false && FOREIGN_SPAN.test(text))
+      (opts.spans !== false && (SPAN.test(text) || FOREIGN_SPAN.test(text)))
     );
   return namesIn(text).some((w) => !asked.has(w.toLowerCase()));
 }

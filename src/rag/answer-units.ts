@@ -153,7 +153,9 @@ export function scoreUnits(
     const entry = entryName(passage.headingPath, lang);
     const units = segmentPassage(passage.text);
     const rowKeys = keyCounts(units);
-    const tokens = units.map((u) => spellOut(stemTokens(u.kind === "row" ? readableKeys(u.text) : u.text, lang), u.text, abbreviations, weights));
+    const tokens = units.map((u) =>
+      spellOut(stemTokens(u.kind === "row" ? readableKeys(u.text) : u.text, lang), u.text, abbreviations, weights),
+    );
     const sets = tokens.map((t) => new Set(t));
     let localHead = new Set<string>();
     for (const [i, unit] of units.entries()) {

@@ -146,15 +146,13 @@ export function composeAnswer(input: {
   // immediately …"), which answers "what does -e do?" better than any later sentence that mentions it as often
   const asks = new Set([...shape.focus.flat(), ...(shape.focusKind ? kindStems(shape.focusKind) : [])]);
   const candidates: Candidate[] = scored.map((u) => {
-    const defining =
-      definesEntry(u.unit, passages[u.passage]?.headingPath ?? "", weights) || labelAsked(u.unit, asks, langOf(weights));
+    const defining = definesEntry(u.unit, passages[u.passage]?.headingPath ?? "", weights) || labelAsked(u.unit, asks, langOf(weights));
     return { unit: u.unit, passage: u.passage, score: u.score * (1 - (defining ? 0 : u.passage * 0.02)), terms: u.terms, defining };
   });
   const ranked = candidates
     .filter((c) => c.score > 0)
     .sort(
-      (a, b) =>
-        b.score - a.score || Number(b.defining) - Number(a.defining) || a.passage - b.passage || a.unit.position - b.unit.position,
+      (a, b) => b.score - a.score || Number(b.defining) - Number(a.defining) || a.passage - b.passage || a.unit.position - b.unit.position,
     );
   const first = ranked[0] ?? candidates[0];
   if (!first) return { text: "", used: [], truncated: false };

@@ -73,7 +73,10 @@ export const focusKindOf = (stemmed: string): FocusKind | undefined => {
 
 /** The stems of the nouns that name `kind` ("age" for an age): a form's field under such a label holds one. */
 export const kindStems = (kind: FocusKind): string[] =>
-  (KIND_WORDS.find(([k]) => k === kind)?.[1] ?? "").split(" ").filter(Boolean).map((w) => stem(w));
+  (KIND_WORDS.find(([k]) => k === kind)?.[1] ?? "")
+    .split(" ")
+    .filter(Boolean)
+    .map((w) => stem(w));
 
 /** Whether `text` holds a value of the kind the focus names (not just a number the question brought). */
 export function holdsFocusKind(kind: FocusKind, text: string, question: string): boolean {

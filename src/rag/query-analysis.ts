@@ -61,7 +61,8 @@ export async function analyzeForSearch(
   const known = (t: string) => (df.get(t) ?? 0) > 0;
   // a word in a compounding language that the deployment holds in no form may be a compound of words it holds
   // a name written in capitals or with digits ("HISTTIMEOUT", "A5347") is an identifier, never a compound
-  const identifier = (w: string) => /\d/.test(w) || (w.length >= 3 && query.split(/[^\p{L}\p{N}_]+/u).includes(w.toUpperCase()));
+  const capitals = new Set(query.split(/[^\p{L}\p{N}_]+/u).filter((w) => w.length >= 3 && w === w.toUpperCase()));
+  const identifier = (w: string) => /\d/.test(w) || capitals.has(w.toUpperCase());
   const missing = analyzed.filter((w) => !w.forms.some(known) && !known(folded(w.word)) && !identifier(w.word));
   // (an English question's unknown word is no German compound because the deployment also holds German documents)
   const compounding = COMPOUNDING.has(lang);

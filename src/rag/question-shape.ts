@@ -1,7 +1,7 @@
 import { expectedAnswerType, isQuestion } from "./answer-type.ts";
 import { answerTypeOf, type FocusKind, focusKindOf } from "./focus-kinds.ts";
 import { foreignQuestion } from "./question-words.ts";
-import { stem, wordTokens } from "./terms.ts";
+import { FRAME_VERBS, stem, wordTokens } from "./terms.ts";
 
 /**
  * What a question asks for, beyond its words: the kind of answer (a number, a date, a name, a place, a reason)
@@ -77,11 +77,11 @@ const WHO_VERB = /^\s*who\s+(\p{L}+)/iu;
 const VERB_AFTER_NAME =
   /^\s*(?:[Hh]ow|[Ww]hat|[Ww]hy|[Ww]hen|[Ww]here|[Ww]hom)\s+(?:did|does|do|will|would|can|could|should|has|have|had)\s+(?:the\s+)?(?:(?!I\s)\p{Lu}[\p{L}.'’-]*\s+){1,5}(\p{Ll}{3,})\b/u;
 /** verbs that say little about what happened: they are never the focus */
-const LIGHT_VERBS = new Set(
-  "get got make made do did have has had be become come go say said take took give gave use used find found know think hold mean contain store represent stand refer denote indicate".split(
-    " ",
-  ),
-);
+const LIGHT_VERBS = new Set([
+  ..."get got make made do did have has had be become come go say said take took give gave use used find found know think".split(" "),
+  // "What does OLDPWD hold?": the verb only asks what the thing is
+  ...FRAME_VERBS,
+]);
 const CALLED = /\b(called|named)\s*\??\s*$/i;
 
 const stems = (words: string[]) => [...new Set(words.map((w) => stem(w.toLowerCase())))];
@@ -89,13 +89,6 @@ const NAME_MODIFIERS = new Set(
   "first last full maiden brand middle given family code user pen stage trade common scientific street".split(" "),
 );
 const ARTICLES = new Set(["the", "a", "an", "his", "her", "its", "their"]);
-/** heads that name one of many values of their modifier's kind */
-const IDENTIFYING_HEADS = new Set(["number", "numbers", "code", "codes"]);
-const QUANTITY_WORDS = new Set(
-  "total overall whole entire average mean median maximum minimum max min exact approximate estimated actual final current same different right correct lucky magic".split(
-    " ",
-  ),
-);
 
 /** The focus of a noun phrase: its head noun; a generic head ("the name of X") hands on to what follows "of". */
 function focusFrom(phrase: string, question: string, depth = 0): string[][] {
@@ -107,9 +100,6 @@ function focusFrom(phrase: string, question: string, depth = 0): string[][] {
   const modifier = words.at(-2);
   // ("In the first place" is no first name: the name itself must be spoken of too)
   if (modifier && NAME_MODIFIERS.has(modifier)) return [stems([modifier]), stems([head, "call", "christen"])];
-  // "docket number", "telephone number", "product code": the modifier says which number — not "the total number"
-  if (modifier && IDENTIFYING_HEADS.has(head) && !ARTICLES.has(modifier) && !QUANTITY_WORDS.has(modifier) && /^\p{L}{3,}$/u.test(modifier))
-    return [stems([modifier])];
   phrase = phrase.split(/\s+of\s+/i)[0] ?? phrase;
   if (depth > 0) return [];
   const escaped = phrase.trim().replace(/[.*+?^${}()|[\]\\]/g, "\\$&");

@@ -7,7 +7,7 @@ import { foldTerm, tokenize } from "./analyzer/normalise.ts";
  * The analyzer's entry points for the rest of rag/ (the analyzer itself is rag/analyzer/): the index, the query,
  * the gate and the composer all reach words through here, so a word is the same term everywhere.
  */
-export { ANALYZER_VERSION, analyze, analyzeQuery, type QueryWord } from "./analyzer/analyze.ts";
+export { ANALYZER_VERSION, analyze, analyzeQuery, FRAME_VERBS, type QueryWord } from "./analyzer/analyze.ts";
 export { type Detection, detectLanguage } from "./analyzer/detect-language.ts";
 export { type ChunkTerms, chunkTerms, documentLanguage, reanalyze } from "./analyzer/index-terms.ts";
 export { DEFAULT_LANG, isLang, LANGUAGE_CODES, LANGUAGES, type Lang, parseLanguageList, toLang } from "./analyzer/languages.ts";

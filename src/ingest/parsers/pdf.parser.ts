@@ -32,13 +32,10 @@ export const pdfParser: Parser = {
     if (blocks.length === 0)
       throw appError(ocr?.notes.some((n) => n.code === "ocr_unavailable") ? "ocr_unavailable" : "no_extractable_text");
     const doc: ParsedDocument = { kind: "pdf", blocks, pages: pages.length };
-    // the printed dateline says when the document was written: it comes before the file's own creation date
-    const [head, ...rest] = withPrintedTitle(info, title);
-    const titled =
-      head?.label === "Title"
-        ? [head, ...printedDate(firstLines), ...rest]
-        : [...printedDate(firstLines), ...(head ? [head] : []), ...rest];
-    const fields = [...titled, ...runningFields(running)];
+    // the printed dateline says when the document was written: after the title, before the file's creation date
+    const recorded = withPrintedTitle(info, title);
+    const afterTitle = recorded[0]?.label === "Title" ? 1 : 0;
+    const fields = [...recorded.slice(0, afterTitle), ...printedDate(firstLines), ...recorded.slice(afterTitle), ...runningFields(running)];
     if (fields.length > 0) doc.meta = { fields };
     if (ocr && ocr.read.length > 0)
       doc.ocr = { pages: ocr.read.length, confidence: ocr.read.reduce((n, p) => n + p.confidence, 0) / ocr.read.length };

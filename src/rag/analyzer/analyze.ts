@@ -88,7 +88,8 @@ export interface QueryWord {
 }
 
 /** "What does X hold / mean / stand for?": a definition is asked for, and the verb is not a word to find */
-const FRAME_VERB = /^\s*what\s+(?:does|do|did)\s+.+?\s+(hold|mean|contain|store|represent|stand|refer|denote|indicate)\s*(?:for|to)?\s*\??\s*$/i;
+export const FRAME_VERBS = ["hold", "mean", "contain", "store", "represent", "stand", "refer", "denote", "indicate"] as const;
+const FRAME_VERB = new RegExp(String.raw`^\s*what\s+(?:does|do|did)\s+.+?\s+(${FRAME_VERBS.join("|")})\s*(?:for|to)?\s*\??\s*$`, "i");
 
 // "how long", "how much": the second word asks for a kind of answer, it is not what the question is about.
 const HOW_WORDS = new Set(["long", "much", "many", "often", "far", "old", "big", "large", "soon", "come"]);

@@ -2,7 +2,7 @@
  * English words Snowball cannot stem to their base, because they change inside: past tenses and participles of
  * irregular verbs ("gave", "given" → give; "threw" → throw) and irregular plurals ("children" → child). A novel's
  * "The bride gave me a sovereign" answers "What did the bride give?", "she threw the key" answers "Where does she
- * throw the key?". Forms that are more often other words are left out ("left", "saw", "felt", "rose", "bit",
+ * throw the key?". Forms that are more often other words are not listed ("left", "saw", "felt", "rose", "bit",
  * "shot", "lay", "ground", "bound", "wound", "born").
  */
 const FORMS = `give:gave,given take:took,taken go:went,gone come:came become:became begin:began,begun run:ran win:won
@@ -18,20 +18,14 @@ overtake:overtook,overtaken withdraw:withdrew,withdrawn arise:arose,arisen awake
 bite:bitten slide:slid stride:strode strive:strove,striven weave:wove,woven wring:wrung cling:clung fling:flung
 spin:spun sting:stung swing:swung find:found fight:fought seek:sought think:thought bring:brought buy:bought
 catch:caught teach:taught hold:held keep:kept sleep:slept meet:met pay:paid say:said tell:told sell:sold
-stand:stood understand:understood send:sent spend:spent lose:lost deal:dealt feel:felt leave:left see:seen
-fight:fought shine:shone sell:sold tread:trod,trodden hit:hit cost:cost
+stand:stood understand:understood send:sent spend:spent lose:lost deal:dealt see:seen shine:shone tread:trod,trodden
 man:men woman:women child:children foot:feet tooth:teeth mouse:mice goose:geese ox:oxen`;
-
-const AMBIGUOUS = new Set(["felt", "left"]);
 
 export const ENGLISH_IRREGULAR: ReadonlyMap<string, string> = new Map(
   FORMS.split(/\s+/)
     .filter(Boolean)
     .flatMap((entry) => {
       const [base = "", forms = ""] = entry.split(":");
-      return forms
-        .split(",")
-        .filter((f) => f !== base && !AMBIGUOUS.has(f))
-        .map((f) => [f, base] as const);
+      return forms.split(",").map((f) => [f, base] as const);
     }),
 );
