@@ -1,7 +1,7 @@
 import { CARD_HEADING } from "../shared/document-card-labels.ts";
 import { holdsAnswerType } from "./answer-type.ts";
 import { holdsFocusKind } from "./focus-kinds.ts";
-import type { QuestionShape } from "./question-shape.ts";
+import { NEGATION, type QuestionShape } from "./question-shape.ts";
 import { segmentPassage, type TextUnit } from "./sentences.ts";
 import { langOf, stem, stemSet, stemTokens } from "./terms.ts";
 
@@ -86,7 +86,6 @@ const REASON_MISS = 0.4;
 /** words that give a reason: a why-question is not answered by a sentence that only restates what happened */
 const REASON =
   /\b(because|since|so that|in order to|due to|owing to|as a result|reason|why|cause[sd]?|for fear|mistake|therefore|thus|hence)\b/i;
-const NEGATION = /\b(not|never|no|none|neither|nor|cannot|without|except|excluding|unless)\b|n['’]t\b/i;
 
 const PLACE_PHRASE = /\b(in|at|on|from|into|inside|under)\s+(the|a|an|his|her)\s+\p{L}/u;
 
@@ -151,6 +150,7 @@ export function scoreUnits(
     // the entry a passage is ("HISTCONTROL" under Shell Variables, "-e" under set): its sentences speak of it by name
     // once, then as "a value of …": the entry's own name counts as their word
     const entry = entryName(passage.headingPath, lang);
+    const closed = closedEntryWord(passage.headingPath);
     const units = segmentPassage(passage.text);
     const rowKeys = keyCounts(units);
     const tokens = units.map((u) =>
@@ -186,7 +186,7 @@ export function scoreUnits(
         } else if (terms.has(t)) {
           mass += w * NEIGHBOUR;
           own++;
-        } else if (entry.has(t)) {
+        } else if (entry.has(t) || partOfClosed(closed, t)) {
           mass += w;
           own++;
         } else if (head.has(t) || localHead.has(t)) mass += w;
@@ -303,6 +303,20 @@ function entryName(headingPath: string, lang: ReturnType<typeof langOf>): Set<st
   if (parts.length < 2 || !last || last.split(/\s+/).length > 3) return new Set();
   return stemSet(last, lang);
 }
+
+/** An entry named by one closed word of letters ("pipefail", "histappend", "globstar"), lower-cased, or "". */
+function closedEntryWord(headingPath: string): string {
+  const last = headingPath.split(" > ").at(-1)?.trim() ?? "";
+  return headingPath.includes(" > ") && /^\p{L}{6,}$/u.test(last) ? last.toLowerCase() : "";
+}
+
+/**
+ * A question's word that begins or ends a closed entry name ("fail" in "pipefail", "append" in "histappend"): an
+ * option's name is its words written together, and the question says them apart.
+ */
+const partOfClosed = (word: string, stem: string): boolean =>
+  stem.length >= CLOSED_PART && word.length >= stem.length + CLOSED_PART - 1 && (word.startsWith(stem) || word.endsWith(stem));
+const CLOSED_PART = 4;
 
 /** How many rows of a passage carry each key ("Permit: " in every row of a table, "Study Endpoints: " once). */
 function keyCounts(units: { kind: string; text: string }[]): Map<string, number> {

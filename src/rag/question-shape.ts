@@ -52,7 +52,11 @@ const FOCUS_ALTERNATIVES: Record<string, string[]> = {
   cost: ["cost", "costs", "price"],
   age: ["age", "aged", "old"],
 };
-const NEGATION = /\b(not|never|no|none|neither|nor|cannot|without|except|excluding|unless)\b|n['’]t\b/i;
+/** a word that negates what a sentence says (the answer to a negated question says it too) */
+export const NEGATION = /\b(not|never|no|none|neither|nor|cannot|without|except|excluding|unless)\b|n['’]t\b/i;
+/** "not only the last one", "not just files": a contrast that widens the question, no negation */
+const WIDENING = /\bnot\s+(?:only|just|merely|simply|solely)\b/gi;
+const negatedQuestion = (q: string): boolean => NEGATION.test(q.replace(WIDENING, " "));
 const REASON_Q = /^\s*(why|what (is|was|were|are) the (reason|cause)s?|for what reason|how come)\b/i;
 const PLACE_Q = /^\s*(where|in (what|which) (place|city|country|town|room|state))\b/i;
 
@@ -127,7 +131,7 @@ export function questionShape(text: string, mustMention: string[] = []): Questio
   if (foreign) {
     const required = mustMention.length > 0 ? [[...new Set(mustMention.map((w) => stem(w.toLowerCase(), foreign.lang)))]] : [];
     const { kind, focus, focusKind } = foreign;
-    return { question: isQuestion(q), kind, focus, required, negated: NEGATION.test(q), ...(focusKind ? { focusKind } : {}) };
+    return { question: isQuestion(q), kind, focus, required, negated: negatedQuestion(q), ...(focusKind ? { focusKind } : {}) };
   }
   const type = expectedAnswerType(q);
   let kind: AskedKind | null = type;
@@ -149,5 +153,5 @@ export function questionShape(text: string, mustMention: string[] = []): Questio
   if (focusKind && kind === null) kind = answerTypeOf(focusKind);
   // any one of them will do: "And in the Ethiopian Airlines crash?" is answered by a sentence about "Ethiopian Airlines"
   const required = mustMention.length > 0 ? [stems(mustMention)] : [];
-  return { question: isQuestion(q), kind, focus, required, negated: NEGATION.test(q), ...(focusKind ? { focusKind } : {}) };
+  return { question: isQuestion(q), kind, focus, required, negated: negatedQuestion(q), ...(focusKind ? { focusKind } : {}) };
 }

@@ -165,6 +165,12 @@ describe("definition entries", () => {
     expect(a.text.startsWith("histappend: If set, the history list is appended")).toBe(true);
     expect(a.sources).toEqual(["shell-options"]);
   });
+
+  test("an option named by its words written together is found by those words ('fails' for pipefail), and 'not only' asks for no negation", async () => {
+    const a = await ask("How can I make a pipeline report failure when any command in it fails, not only the last one?");
+    expect(a.text).toContain("pipefail: If set, the return value of a pipeline");
+    expect(a.text).not.toContain("errexit");
+  });
 });
 
 describe("follow-ups without a model", () => {
