@@ -81,6 +81,7 @@ const LONE_WORD = 0.5;
 const CARD_ELSEWHERE = 0.6;
 const SOFT_TYPE_MISS = 0.7;
 const FOCUS_MISS = 0.4;
+const NAMES_ONLY = 0.5;
 /** a why-question answered without a reason is a restatement of what happened, not an answer */
 const REASON_MISS = 0.4;
 /** words that give a reason: a why-question is not answered by a sentence that only restates what happened */
@@ -200,8 +201,15 @@ export function scoreUnits(
       // a row belongs to the table its heading names ("NICS Firearm Background Checks November - 2015"): the
       // heading's words are the row's own, so the totals row of that table is no lone-word match
       if (unit.kind === "row") for (const t of weights.keys()) if (!terms.has(t) && (localHead.has(t) || head.has(t))) own++;
-      let score = (mass / total) * (own < minTerms ? LONE_WORD : 1) * typeFactor(shape, unit.text, question);
+      const typed = typeFactor(shape, unit.text, question);
+      let score = (mass / total) * (own < minTerms ? LONE_WORD : 1) * typed;
       if (isIndexListing(passage.headingPath, unit.text)) score *= BOOK_INDEX;
+      // a sentence that only names who or what is asked about ("good-bye, Mr. Jabez Wilson") says nothing of what is
+      // asked ("paid to copy"): the name is the topic, the other words are the fact — unless it holds the value asked
+      // for ("How many died in the Ethiopian Airlines crash?" — "… Ethiopian Airlines …, resulting in 157 fatalities")
+      const holdsValue = typed === 1 && (focusByKind || shape.kind === "number" || shape.kind === "time");
+      if (unit.kind === "sentence" && !isCard && !holdsValue && saysOnlyNames(weights, names.stems, (t) => terms.has(t) || entry.has(t)))
+        score *= NAMES_ONLY;
       // a card tells what a document is, who made it and when: asked anything else, its fields answer nothing
       if (isCard && !aboutDocument) score *= CARD_ELSEWHERE;
       // a row is found by its values ("Twitter, Inc."), not by the column names every row repeats; a form's row
@@ -302,6 +310,12 @@ function entryName(headingPath: string, lang: ReturnType<typeof langOf>): Set<st
   const last = parts.at(-1)?.trim() ?? "";
   if (parts.length < 2 || !last || last.split(/\s+/).length > 3) return new Set();
   return stemSet(last, lang);
+}
+
+/** The unit says some of the question's names and none of its other words, while the question has other words. */
+function saysOnlyNames(weights: Map<string, number>, names: string[], says: (t: string) => boolean): boolean {
+  const others = [...weights.keys()].filter((t) => !names.includes(t));
+  return others.length > 0 && names.some(says) && !others.some(says);
 }
 
 /** An entry named by one closed word of letters ("pipefail", "histappend", "globstar"), lower-cased, or "". */

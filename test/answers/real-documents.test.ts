@@ -96,6 +96,14 @@ describe("a novel's irregular verbs", () => {
   });
 });
 
+describe("a novel's names", () => {
+  test("a sentence that only names the person asked about is not the answer: what he was paid to copy is", async () => {
+    const a = await ask("What was Jabez Wilson paid to copy out by hand?");
+    expect(a.text).toContain("copying out the _Encyclopædia Britannica_");
+    expect(a.text).not.toContain("good-bye, Mr. Jabez Wilson");
+  });
+});
+
 describe("document cards", () => {
   test("a DOCX's core properties and its title are searchable: its title heads every section", async () => {
     const a = await ask("How long should the personal worldview essay be?");
