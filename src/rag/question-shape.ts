@@ -114,6 +114,8 @@ function focusFrom(phrase: string, question: string, depth = 0): string[][] {
 /** "how old" asks for an age, "how long" for a length or a duration …: a bare number does not answer them */
 const HOW_KIND: [RegExp, FocusKind][] = [
   [/\bhow much\b.*\b(pay|pays|paid|cost|costs|charge|charged|earn|earns|earned|spend|spent|price|fee|salary|wage|worth)\b/i, "money"],
+  // "What does the FAA estimate it costs each airline …?", "What does a printed copy cost?"
+  [/\bwhat\s+(?:does|do|did|will|would|should)\b.*\b(?:cost|costs|charge|charges)\b/i, "money"],
   [/\bhow old\b/i, "age"],
   [/\bhow long\b/i, "extent"],
   [/\bhow (far|tall|high|deep|wide)\b/i, "length"],

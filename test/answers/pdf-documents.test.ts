@@ -4,6 +4,7 @@
  * repeating on every page, a definition entry found with its term, and a transcript without its line numbers.
  */
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
+import { CLOSEST_PASSAGE } from "../../src/llm/backends/extractive.backend.ts";
 import { sharedDoc } from "../helpers/paths.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
 
@@ -82,6 +83,12 @@ describe("tables in PDFs", () => {
     expect(a.sources).toEqual(["federal-register-2020-17221"]);
     expect(a.text).toContain("Cost on U.S. operators: $248,200");
     expect(a.text).toContain("AOA sensor system test");
+  });
+
+  test("'what does it cost …' asks for an amount: the sentence with the estimate in dollars answers", async () => {
+    const a = await ask("Under the 737 MAX proposal, what does the FAA estimate it costs each airline to update its minimum equipment list?");
+    // (the sentence that says what the estimate is per, without the amount, no longer comes first)
+    expect(a.text.replace(CLOSEST_PASSAGE, "")).toStartWith("Therefore, the FAA estimates the average total cost per operator to be $7,650");
   });
 });
 
