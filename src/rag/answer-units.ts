@@ -81,6 +81,8 @@ const LONE_WORD = 0.5;
 const CARD_ELSEWHERE = 0.6;
 const SOFT_TYPE_MISS = 0.7;
 const FOCUS_MISS = 0.4;
+/** an instance of the class asked for seldom names the class ("comfits" for "What sweets …?") */
+const CLASS_MISS = 0.7;
 const NAMES_ONLY = 0.5;
 /** a why-question answered without a reason is a restatement of what happened, not an answer */
 const REASON_MISS = 0.4;
@@ -219,12 +221,13 @@ export function scoreUnits(
         if (![...weights.keys()].some((t) => values.has(t))) score *= UNIDENTIFIED_ROW;
       }
       const seen = (t: string) => terms.has(t) || head.has(t) || localHead.has(t) || around.some((s) => s.has(t));
-      // a focus that names a value kind is answered by a value of that kind
-      const groups = [...(focusByKind ? [] : shape.focus), ...shape.required];
       const named = namedIn.get(passage.source);
       const unnamed =
         names.stems.some((t) => !named?.has(t) && !seen(t)) || names.literals.some((l) => !named?.has(l) && !unit.text.includes(l));
-      if (unnamed || !groups.every((alternatives) => alternatives.some(seen))) score *= FOCUS_MISS;
+      if (unnamed || !shape.required.every((alternatives) => alternatives.some(seen))) score *= FOCUS_MISS;
+      // (a focus that names a value kind is answered by a value of that kind)
+      else if (!focusByKind && !shape.focus.every((alternatives) => alternatives.some(seen)))
+        score *= shape.classFocus ? CLASS_MISS : FOCUS_MISS;
       out.push({ passage: p, unit, score, terms });
     }
   }

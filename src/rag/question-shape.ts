@@ -22,6 +22,11 @@ export interface QuestionShape {
   /** words the caller requires besides the focus, each group satisfied by any one of its stems (questionShape's mustMention) */
   required: string[][];
   negated: boolean;
+  /**
+   * the focus is the class of what is asked for ("What sweets did Alice hand out?"): the answer names one of them
+   * ("comfits") and seldom the class itself, unlike a field asked for by its label ("What is the brand name …?")
+   */
+  classFocus?: boolean;
 }
 
 /** Words that say "some value" rather than which one: they are never the focus. */
@@ -142,7 +147,9 @@ export function questionShape(text: string, mustMention: string[] = []): Questio
   if (CALLED.test(q) && kind === null) kind = "name";
   const focus: string[][] = [];
   const who = WHO_VERB.exec(q)?.[1]?.toLowerCase();
-  const noun = WH_THE.exec(q)?.[1] ?? WH_NOUN.exec(q)?.[1] ?? WH_SUBJECT.exec(q)?.[1];
+  const labelled = WH_THE.exec(q)?.[1];
+  const classNoun = labelled ? undefined : WH_NOUN.exec(q)?.[1];
+  const noun = labelled ?? classNoun ?? WH_SUBJECT.exec(q)?.[1];
   if (who && ROLE_VERBS[who]) focus.push(stems(ROLE_VERBS[who] ?? []));
   else if (POSSESSIVE.test(q)) focus.push(...focusFrom((POSSESSIVE.exec(q)?.[1] ?? "").replace(/\s+(called|named)$/i, ""), q));
   else if (noun && !CALLED.test(q)) focus.push(...focusFrom(noun, q));
@@ -155,5 +162,14 @@ export function questionShape(text: string, mustMention: string[] = []): Questio
   if (focusKind && kind === null) kind = answerTypeOf(focusKind);
   // any one of them will do: "And in the Ethiopian Airlines crash?" is answered by a sentence about "Ethiopian Airlines"
   const required = mustMention.length > 0 ? [stems(mustMention)] : [];
-  return { question: isQuestion(q), kind, focus, required, negated: negatedQuestion(q), ...(focusKind ? { focusKind } : {}) };
+  const classFocus = !!classNoun && !focusKind && focus.length === 1 && !POSSESSIVE.test(q) && !who;
+  return {
+    question: isQuestion(q),
+    kind,
+    focus,
+    required,
+    negated: negatedQuestion(q),
+    ...(focusKind ? { focusKind } : {}),
+    ...(classFocus ? { classFocus } : {}),
+  };
 }

@@ -96,11 +96,19 @@ describe("a novel's irregular verbs", () => {
   });
 });
 
-describe("a novel's names", () => {
+describe("a novel: who is asked about, and what", () => {
   test("a sentence that only names the person asked about is not the answer: what he was paid to copy is", async () => {
     const a = await ask("What was Jabez Wilson paid to copy out by hand?");
     expect(a.text).toContain("copying out the _Encyclopædia Britannica_");
     expect(a.text).not.toContain("good-bye, Mr. Jabez Wilson");
+  });
+
+  test("'What sweets …?' is answered by the sweets the book names ('comfits'), though it never calls them sweets", async () => {
+    const a = await ask("What sweets did Alice hand out to everyone as prizes after the race?");
+    expect(a.refused).toBe(false);
+    expect(a.text).toContain("pulled out a box of comfits");
+    // a label asked for must still be there: the book names no principal investigator
+    expect((await ask("Who is the principal investigator of study A5346?")).refused).toBe(true);
   });
 });
 
