@@ -1,7 +1,7 @@
 import { Elysia } from "elysia";
 import type { Services } from "../app.ts";
 import type { RegisteredRoute } from "./openapi/public-openapi.ts";
-import { bodyPlugin } from "./pipeline/body.plugin.ts";
+import { bodyPlugin, withoutParseOnReads } from "./pipeline/body.plugin.ts";
 import { errorsPlugin } from "./pipeline/errors.plugin.ts";
 import { gatePlugin } from "./pipeline/gate.plugin.ts";
 import { createGate } from "./pipeline/gate.ts";
@@ -60,6 +60,7 @@ export function createServer(services: Services) {
     .use(mcpRoutes(services, state))
     .use(ownerRoutes(services, state))
     .use(consoleRoutes());
+  withoutParseOnReads(root.routes);
   app = root as unknown as { server: SocketInfo | null; routes: RegisteredRoute[] };
   return root;
 }
