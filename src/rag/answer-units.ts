@@ -104,10 +104,19 @@ function typeFactor(shape: QuestionShape, text: string, question: string): numbe
       return holdsAnswerType("name", text, question) || PLACE_PHRASE.test(text) ? 1 : SOFT_TYPE_MISS;
     case "reason":
       return REASON.test(text) ? 1 : REASON_MISS;
+    case "code":
+      return holdsCode(text, question) ? 1 : 0;
     default:
       return 1;
   }
 }
+
+/** A token with a digit the question does not give ("FAA–2020–0686", "221B"): a number that names something. */
+function holdsCode(text: string, question: string): boolean {
+  const asked = new Set(question.toLowerCase().match(CODE_TOKEN) ?? []);
+  return (text.toLowerCase().match(CODE_TOKEN) ?? []).some((t) => !asked.has(t));
+}
+const CODE_TOKEN = /[\p{L}\p{N}–-]*\p{N}[\p{L}\p{N}–-]*/gu;
 
 /** Scores every answering unit of the passages (headings and table headers are context, not answers). */
 export function scoreUnits(

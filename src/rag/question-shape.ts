@@ -10,7 +10,8 @@ import { FRAME_VERBS, stem, wordTokens } from "./terms.ts";
  * is about the same subject, not the answer: that is how on-topic questions the documents cannot answer are told
  * from those they can.
  */
-export type AskedKind = "number" | "time" | "name" | "place" | "reason";
+/** "code": a number that names something ("the docket number", "his telephone number"), digits of any shape */
+export type AskedKind = "number" | "time" | "name" | "place" | "reason" | "code";
 
 export interface QuestionShape {
   question: boolean;
@@ -97,6 +98,10 @@ const stems = (words: string[]) => [...new Set(words.map((w) => stem(w.toLowerCa
 const NAME_MODIFIERS = new Set(
   "first last full maiden brand middle given family code user pen stage trade common scientific street".split(" "),
 );
+/** modifiers that say how much of a number, not which number */
+const QUANTIFYING = new Set(
+  "total average mean median maximum minimum exact approximate estimated overall actual largest smallest highest lowest greatest least whole full same different".split(" "),
+);
 const ARTICLES = new Set(["the", "a", "an", "his", "her", "its", "their"]);
 
 /** The focus of a noun phrase: its head noun; a generic head ("the name of X") hands on to what follows "of". */
@@ -114,6 +119,13 @@ function focusFrom(phrase: string, question: string, depth = 0): string[][] {
   const escaped = phrase.trim().replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
   const of = new RegExp(String.raw`${escaped}\s+of\s+(?:the\s+|a\s+|an\s+)?${PHRASE}${STOP_AFTER}`, "iu").exec(question)?.[1];
   return of ? focusFrom(of.replace(/['’]s\b/g, " "), question, depth + 1) : [];
+}
+
+/** "docket number", "telephone number": the word that says which number, unless it says how much ("total number"). */
+function namingNumber(phrase: string): string | undefined {
+  const words = wordTokens(phrase.split(/\s+of\s+/i)[0] ?? "").filter((w) => !ARTICLES.has(w));
+  const [modifier, head] = words.slice(-2);
+  return head === "number" && modifier && !GENERIC.has(modifier) && !QUANTIFYING.has(modifier) ? modifier : undefined;
 }
 
 /** "how old" asks for an age, "how long" for a length or a duration …: a bare number does not answer them */
@@ -150,8 +162,14 @@ export function questionShape(text: string, mustMention: string[] = []): Questio
   const labelled = WH_THE.exec(q)?.[1];
   const classNoun = labelled ? undefined : WH_NOUN.exec(q)?.[1];
   const noun = labelled ?? classNoun ?? WH_SUBJECT.exec(q)?.[1];
-  if (who && ROLE_VERBS[who]) focus.push(stems(ROLE_VERBS[who] ?? []));
-  else if (POSSESSIVE.test(q)) focus.push(...focusFrom((POSSESSIVE.exec(q)?.[1] ?? "").replace(/\s+(called|named)$/i, ""), q));
+  const possessed = POSSESSIVE.exec(q)?.[1];
+  // "the docket number of …", "Holmes's telephone number": which number is the focus, and the answer has digits
+  const numberOf = namingNumber(possessed ?? noun ?? "");
+  if (numberOf) {
+    focus.push(stems([numberOf]));
+    kind = "code";
+  } else if (who && ROLE_VERBS[who]) focus.push(stems(ROLE_VERBS[who] ?? []));
+  else if (possessed !== undefined) focus.push(...focusFrom(possessed.replace(/\s+(called|named)$/i, ""), q));
   else if (noun && !CALLED.test(q)) focus.push(...focusFrom(noun, q));
   else {
     // "How did the Supreme Court RULE …", "What did the Dodo PRESENT …": what the named subject did is asked

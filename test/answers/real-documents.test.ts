@@ -103,6 +103,14 @@ describe("a novel: who is asked about, and what", () => {
     expect(a.text).not.toContain("good-bye, Mr. Jabez Wilson");
   });
 
+  test("a number that names something is asked by what it names: a telephone number the book never gives is refused", async () => {
+    const phone = await ask("What is Sherlock Holmes's telephone number?");
+    expect(phone.refused).toBe(true);
+    // one the documents do give is answered with it
+    const protocol = await ask("What is the protocol number of the sitagliptin study?");
+    expect(protocol.text).toContain("Protocol No. (Document ID): | A5346 (12028)");
+  });
+
   test("'What sweets …?' is answered by the sweets the book names ('comfits'), though it never calls them sweets", async () => {
     const a = await ask("What sweets did Alice hand out to everyone as prizes after the race?");
     expect(a.refused).toBe(false);
