@@ -24,7 +24,7 @@ import { ENGINES, type Engine, type IndexDriver, openPostgresDriver, openSqliteD
 import { startPostgres } from "../test/helpers/postgres.ts";
 import { replaceSection } from "./lib/benchmarks-md.ts";
 import { createHashedEmbedder } from "./lib/hashed-embedder.ts";
-import { rng, synthesiser } from "./lib/latency-bench.ts";
+import { chunkSizes, rng, synthesiser } from "./lib/latency-bench.ts";
 import { describeMachine } from "./lib/machine-info.ts";
 import { percentile } from "./lib/percentiles.ts";
 import { precomputedEmbedder } from "./lib/product-index.ts";
@@ -289,10 +289,7 @@ if (only.has("scifact")) {
 
 if (only.has("latency")) {
   const ds = await loadScifact();
-  const sizes = (args.sizes ?? "")
-    .split(",")
-    .map(Number)
-    .filter((n) => n > 0);
+  const sizes = chunkSizes(args.sizes);
   const nq = Number(args.queries);
   const DIM = 384;
   const next = rng(42);

@@ -22,7 +22,7 @@ import { chatThroughput } from "./lib/chat-throughput.ts";
 import { bestBlend, choose, type GateChoice, samplesFor } from "./lib/gate-analysis.ts";
 import { collectGateRecords, type GateRun } from "./lib/gate-data.ts";
 import { gateAt } from "./lib/gate-sweep.ts";
-import { retrievalLatency } from "./lib/latency-bench.ts";
+import { chunkSizes, retrievalLatency } from "./lib/latency-bench.ts";
 import { describeMachine } from "./lib/machine-info.ts";
 import { scifactQuality } from "./lib/retrieval-quality.ts";
 import { loadScifact } from "./lib/scifact.dataset.ts";
@@ -178,10 +178,7 @@ if (only.has("gate")) {
 
 if (only.has("latency")) {
   const ds = await loadScifact();
-  const sizes = (args.sizes ?? "")
-    .split(",")
-    .map(Number)
-    .filter((n) => n > 0);
+  const sizes = chunkSizes(args.sizes);
   const rows = await retrievalLatency(ds, sizes, { dimension: 384, queries: 200, log: console.log });
   const label: Record<string, string> = {
     keyword: "keyword only",
