@@ -1,4 +1,5 @@
 import { join } from "node:path";
+import { describeMachine } from "./machine-info.ts";
 
 /** Replaces (or appends) one `## title` section of BENCHMARKS.md, leaving every other section alone. */
 export async function replaceSection(path: string, title: string, body: string): Promise<void> {
@@ -24,4 +25,18 @@ export const BENCHMARKS_MD = join(import.meta.dir, "../../BENCHMARKS.md");
 export async function reportSection(title: string, body: string, write: boolean | undefined): Promise<void> {
   console.log(body);
   if (write) await replaceSection(BENCHMARKS_MD, title, body);
+}
+
+/**
+ * The writer of a benchmark with several sections: each printed under its heading and, with `write`, put into
+ * BENCHMARKS.md with the run's command line and machine on top.
+ */
+export function sectionWriter(script: string, write: boolean): (title: string, body: string) => Promise<void> {
+  const argv = process.argv.slice(2);
+  const command = `bun ${script}${argv.length ? ` ${argv.join(" ")}` : ""}`;
+  const machine = describeMachine();
+  return async (title, body) => {
+    console.log(`\n## ${title}\n\n${body}`);
+    if (write) await replaceSection(BENCHMARKS_MD, title, `Command: \`${command}\`\nMachine: ${machine}.\n\n${body}`);
+  };
 }
