@@ -6,6 +6,8 @@ import { wordTokens } from "./terms.ts";
  * the gate tells an on-topic question the documents cannot answer from one they can.
  */
 export type AnswerType = "number" | "time" | "name";
+/** What a question asks for, in any language: one of the answer types, a place or a reason. */
+export type AskedKind = AnswerType | "place" | "reason";
 
 const NUMBER_Q =
   /\bhow (many|much|long|far|old|large|big|tall|high|heavy|fast|often|deep|wide)\b|\b(what|which) (percentage|percent|proportion|number|amount|fraction|share|size|price|cost|version|range)\b/;
