@@ -27,19 +27,14 @@ describe("training worker on PostgreSQL", () => {
     const [a, b] = nodes as [PgStore, PgStore];
     const d = await deployment(a);
     const expected = new Map<string, number>();
+    // a queued TXT document, its chunks given inline or (a large one) stored in parts beforehand
+    const queueTxt = (id: string, name: string, content: { bytes: Uint8Array; chunks: string } | { size: number }) =>
+      a.repos.documents.insert({ id, deploymentId: d.id, name, kind: "txt", contentHash: id, pages: null, queue: true, replaceOnTrain: false, ...content });
     for (let i = 0; i < 30; i++) {
       const id = uid("doc");
-      await a.repos.documents.insert({
-        id,
-        deploymentId: d.id,
-        name: `small-${i}.txt`,
-        kind: "txt",
-        contentHash: id,
+      await queueTxt(id, `small-${i}.txt`, {
         bytes: new TextEncoder().encode(`small ${i}`),
         chunks: line(0, `kestrel small ${i}`) + line(1, `merlin small ${i}`),
-        pages: null,
-        queue: true,
-        replaceOnTrain: false,
       });
       expected.set(id, 2);
     }
@@ -52,17 +47,7 @@ describe("training worker on PostgreSQL", () => {
           seq,
           line(2 * seq, `harrier large ${i} part ${seq}`) + line(2 * seq + 1, `osprey large ${i}`),
         );
-      await a.repos.documents.insert({
-        id,
-        deploymentId: d.id,
-        name: `large-${i}.txt`,
-        kind: "txt",
-        contentHash: id,
-        size: 1,
-        pages: null,
-        queue: true,
-        replaceOnTrain: false,
-      });
+      await queueTxt(id, `large-${i}.txt`, { size: 1 });
       expected.set(id, 8);
     }
     const log = createLogger("error", () => {});
