@@ -2,23 +2,15 @@
  * The product's training worker (documents/training.worker.ts) on the PostgreSQL store, two nodes at once: every
  * queued document, small or large (staged in parts), is trained exactly once, and the index adds up.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { createTrainingWorker } from "../../src/documents/training.worker.ts";
 import { createLogger } from "../../src/log.ts";
-import { createPgStore, type PgStore } from "../../src/store/postgres/pg-store.ts";
+import type { PgStore } from "../../src/store/postgres/pg-store.ts";
 import { searched } from "../helpers/analyzed.ts";
-import { freshPgDatabase, stopSharedCluster } from "../helpers/stores.ts";
+import { usePgNodes } from "../helpers/stores.ts";
 import { deployment, uid } from "./contract/core-fixtures.ts";
 
-let nodes: PgStore[] = [];
-beforeAll(async () => {
-  const url = await freshPgDatabase();
-  nodes = [await createPgStore(url, { max: 4 }), await createPgStore(url, { max: 4 })];
-}, 60_000);
-afterAll(async () => {
-  for (const n of nodes) await n.close();
-  await stopSharedCluster();
-});
+const nodes = usePgNodes(2, { max: 4 });
 
 const line = (ord: number, text: string) => `${JSON.stringify({ ord, text, headingPath: "", tokenCount: text.split(" ").length })}\n`;
 
