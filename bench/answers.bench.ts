@@ -13,7 +13,6 @@
  *
  *   bun bench/answers.bench.ts [--only squad,scifact] [--engines sqlite,postgres] [--no-write]
  */
-import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { MIN_IDF_CORPUS } from "../src/chat/create-chat.ts";
 import { composeAnswer } from "../src/rag/compose-answer.ts";
@@ -21,8 +20,8 @@ import { isGrounded, termCoverage, termWeights } from "../src/rag/grounding-gate
 import { statsSnapshot } from "../src/rag/retrieve.ts";
 import { queryTerms } from "../src/rag/terms.ts";
 import { createServer } from "../src/server/create-server.ts";
-import { replaceSection } from "./lib/benchmarks-md.ts";
-import { describeMachine, loadAverage } from "./lib/machine-info.ts";
+import { sectionWriter } from "./lib/benchmarks-md.ts";
+import { loadAverage } from "./lib/machine-info.ts";
 import { percentile } from "./lib/percentiles.ts";
 import { benchRetriever, loadPassages, openBenchDeployment, pushSquadArticles } from "./lib/product-index.ts";
 import { ndcgAt } from "./lib/retrieval.metrics.ts";
@@ -41,17 +40,10 @@ const { values: args } = parseArgs({
 });
 const only = new Set(args.only?.split(","));
 const engines = (args.engines?.split(",") ?? []).filter((e): e is Engine => e === "sqlite" || e === "postgres");
-const ROOT = join(import.meta.dir, "..");
-const machine = describeMachine();
-const command = `bun bench/answers.bench.ts${process.argv.slice(2).length ? ` ${process.argv.slice(2).join(" ")}` : ""}`;
 const f = (x: number, d = 3) => x.toFixed(d);
 const pct = (x: number) => `${(x * 100).toFixed(1)} %`;
 const row = (cells: (string | number)[]) => `| ${cells.join(" | ")} |`;
-const write = async (title: string, body: string) => {
-  console.log(`\n## ${title}\n\n${body}`);
-  if (!args["no-write"])
-    await replaceSection(join(ROOT, "BENCHMARKS.md"), title, `Command: \`${command}\`\nMachine: ${machine}.\n\n${body}`);
-};
+const write = sectionWriter("bench/answers.bench.ts", !args["no-write"]);
 const TOP_K = 5;
 const DEFAULT_THRESHOLD = 0.37;
 const words = (s: string) => s.split(/\s+/).filter(Boolean).length;

@@ -20,7 +20,7 @@ import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { buildBinary } from "../scripts/build-binary.ts";
 import { freePort } from "../test/helpers/free-port.ts";
-import { replaceSection } from "./lib/benchmarks-md.ts";
+import { reportSection } from "./lib/benchmarks-md.ts";
 import { REPO, startDocchat } from "./lib/http-servers.ts";
 import { measureThroughput, throughputOptions, throughputTable } from "./lib/http-throughput.ts";
 import { describeMachine } from "./lib/machine-info.ts";
@@ -179,8 +179,7 @@ ${[
     ? [row("before (`--before` binary), fresh data dir", "before-fresh"), row("before (`--before` binary), existing data dir", "before-existing")]
     : []),
 ].join("\n")}`;
-    console.log(body);
-    if (values.write) await replaceSection(join(REPO, "BENCHMARKS.md"), "Single binary: start-up against a hello-world", body);
+    await reportSection("Single binary: start-up against a hello-world", body, values.write);
     rmSync(work, { recursive: true, force: true });
     process.exit(0);
   }
@@ -218,8 +217,7 @@ Throughput on the binary (wrk \`-t${opts.threads} -c${opts.connections} -d${opts
 the bare Elysia baseline runs from source in the same run):
 
 ${throughputTable(r, "`dist/docchat serve`: `GET /api/v1/models` with a valid key")}`;
-  console.log(body);
-  if (values.write) await replaceSection(join(REPO, "BENCHMARKS.md"), "Single binary", body);
+  await reportSection("Single binary", body, values.write);
 } catch (e) {
   console.error(`benchmark failed: ${e instanceof Error ? e.message : String(e)}`);
   process.exitCode = 1;

@@ -19,7 +19,7 @@ import { createPgStore } from "../src/store/postgres/pg-store.ts";
 import { createSqliteStore } from "../src/store/sqlite/sqlite-store.ts";
 import { startPostgres } from "../test/helpers/postgres.ts";
 import { seedOwner, turn } from "../test/helpers/visitor-seed.ts";
-import { replaceSection } from "./lib/benchmarks-md.ts";
+import { reportSection } from "./lib/benchmarks-md.ts";
 import { describeMachine, loadAverage } from "./lib/machine-info.ts";
 
 const { values: args } = parseArgs({
@@ -121,6 +121,4 @@ const body = [
   "",
   "A turn is `chatLogs.record()`: conversation upsert, chat log insert, debit + ledger row, one transaction. Turns of one account serialise on its row lock on PostgreSQL (debits stay exact across nodes); SQLite serialises every write anyway. A debit sends no NOTIFY: the key cache's trigger on accounts fires on email and disabled only — when it fired on every debit, a notifying commit took PostgreSQL's global notify lock and 16 accounts' turns on one node fell to 1,018/s (4,753/s without it, same run).",
 ].join("\n");
-console.log(body);
-if (!args["no-write"])
-  await replaceSection(join(import.meta.dir, "../BENCHMARKS.md"), "Recording chat turns on SQLite and PostgreSQL", body);
+await reportSection("Recording chat turns on SQLite and PostgreSQL", body, !args["no-write"]);

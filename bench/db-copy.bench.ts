@@ -13,7 +13,7 @@ import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { startFakeModelServer } from "../test/helpers/fake-model-server.ts";
 import { startPostgres } from "../test/helpers/postgres.ts";
-import { replaceSection } from "./lib/benchmarks-md.ts";
+import { reportSection } from "./lib/benchmarks-md.ts";
 import { describeMachine } from "./lib/machine-info.ts";
 
 const { values: args } = parseArgs({
@@ -80,8 +80,7 @@ try {
     "",
     "Times are whole CLI runs (process start, SQLite open, migrations, copy in one transaction with keyword postings rebuilt per chunk, vectors moved, then both sides read back and checksummed).",
   ].join("\n");
-  console.log(body);
-  if (!args["no-write"]) await replaceSection(join(import.meta.dir, "../BENCHMARKS.md"), "Moving up: db copy (SQLite → PostgreSQL)", body);
+  await reportSection("Moving up: db copy (SQLite → PostgreSQL)", body, !args["no-write"]);
 } finally {
   await cluster.stop();
   await models.close();

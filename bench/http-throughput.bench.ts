@@ -10,7 +10,7 @@
 import { loadavg } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { replaceSection } from "./lib/benchmarks-md.ts";
+import { reportSection } from "./lib/benchmarks-md.ts";
 import { REPO, startDocchat } from "./lib/http-servers.ts";
 import { measureThroughput, throughputOptions, throughputTable } from "./lib/http-throughput.ts";
 import { describeMachine } from "./lib/machine-info.ts";
@@ -41,8 +41,7 @@ try {
 Machine: ${describeMachine()}; load average ${startLoad.map((l) => l.toFixed(1)).join(" / ")} (1/5/15 min) when the run started.
 
 ${table}`;
-  console.log(body);
-  if (values.write) await replaceSection(join(REPO, "BENCHMARKS.md"), "HTTP throughput (from source)", body);
+  await reportSection("HTTP throughput (from source)", body, values.write);
 } catch (e) {
   await docchat.stop().catch(() => 0);
   console.error(`benchmark failed: ${e instanceof Error ? e.message : String(e)}`);

@@ -15,7 +15,7 @@ import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { configFor, createServices } from "../src/app.ts";
 import { createServer } from "../src/server/create-server.ts";
-import { replaceSection } from "./lib/benchmarks-md.ts";
+import { reportSection } from "./lib/benchmarks-md.ts";
 import { watchEventLoopLag } from "./lib/event-loop-lag.ts";
 import { describeMachine } from "./lib/machine-info.ts";
 
@@ -110,8 +110,7 @@ Machine: ${describeMachine()}; load average ${startLoad.map((l) => l.toFixed(1))
 ${rows.map(([what, ms]) => `| ${what} | ${ms.toFixed(1)} ms |`).join("\n")}
 
 Aim: no question holds the loop more than 100 ms beyond what the idle baseline shows on this machine.`;
-  console.log(body);
-  if (values.write) await replaceSection(join(import.meta.dir, "../BENCHMARKS.md"), "Event-loop slices: wide rows and huge chunks", body);
+  await reportSection("Event-loop slices: wide rows and huge chunks", body, values.write);
 } finally {
   await app.stop(true);
   await services.close();

@@ -11,7 +11,7 @@
 import { loadavg } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { replaceSection } from "./lib/benchmarks-md.ts";
+import { reportSection } from "./lib/benchmarks-md.ts";
 import { REPO, startDocchat } from "./lib/http-servers.ts";
 import { describeMachine } from "./lib/machine-info.ts";
 import { runWrk, type WrkResult } from "./lib/wrk.ts";
@@ -61,8 +61,7 @@ ${row("on (`DOCCHAT_METRICS_TOKEN` set)", results.on)}
 
 On / off (median req/s): **${((rps.on / rps.off) * 100).toFixed(0)} %**. One scrape after the load: HTTP ${scrape.status},
 ${(text.length / 1024).toFixed(1)} KiB, ${scrapeMs.toFixed(1)} ms.`;
-  console.log(body);
-  if (values.write) await replaceSection(join(REPO, "BENCHMARKS.md"), "Metrics overhead", body);
+  await reportSection("Metrics overhead", body, values.write);
 } finally {
   await off.stop().catch(() => 0);
   await on.stop().catch(() => 0);

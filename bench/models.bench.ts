@@ -17,7 +17,7 @@ import { createRetriever } from "../src/rag/retrieve.ts";
 import { createSqliteTermStats } from "../src/store/sqlite/term-stats.sqlite.ts";
 import { startFakeModelServer } from "../test/helpers/fake-model-server.ts";
 import { sqliteDb } from "../test/helpers/test-sql.ts";
-import { replaceSection } from "./lib/benchmarks-md.ts";
+import { reportSection } from "./lib/benchmarks-md.ts";
 import { describeMachine, loadAverage } from "./lib/machine-info.ts";
 import { percentile } from "./lib/percentiles.ts";
 
@@ -129,7 +129,5 @@ const body = [
   "",
   "A real model adds its inference on top: on CPU, embedding one short question with a base-size model is typically tens of milliseconds and cross-encoding 20 passages with a base-size reranker a few hundred; on a GPU both are a few milliseconds. Not measured here (no model can be downloaded on this machine).",
 ].join("\n");
-console.log(body);
-if (!args["no-write"])
-  await replaceSection(join(import.meta.dir, "../BENCHMARKS.md"), "Query latency added by embeddings and reranking", body);
+await reportSection("Query latency added by embeddings and reranking", body, !args["no-write"]);
 process.exit(0);

@@ -9,11 +9,10 @@
  *
  *   bun add --no-save postgres@3.4.9 pg@8.23.1 && bun bench/pg-client.bench.ts [--no-write]
  */
-import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { SQL } from "bun";
 import { startPostgres } from "../test/helpers/postgres.ts";
-import { replaceSection } from "./lib/benchmarks-md.ts";
+import { reportSection } from "./lib/benchmarks-md.ts";
 import { describeMachine } from "./lib/machine-info.ts";
 
 const { values: args } = parseArgs({
@@ -142,9 +141,7 @@ try {
     "",
     "Point query: `SELECT id, body FROM bench_rows WHERE id = $1` over 100k rows. Insert: `INSERT … SELECT FROM unnest($1::int[], $2::text[])`, 20,000 rows per round.",
   ].join("\n");
-  console.log(body);
-  if (!args["no-write"])
-    await replaceSection(join(import.meta.dir, "../BENCHMARKS.md"), "PostgreSQL client (Bun.sql vs postgres vs pg)", body);
+  await reportSection("PostgreSQL client (Bun.sql vs postgres vs pg)", body, !args["no-write"]);
 } finally {
   await cluster.stop();
 }

@@ -16,7 +16,7 @@ import { createPgStore } from "../src/store/postgres/pg-store.ts";
 import { createSqliteStore } from "../src/store/sqlite/sqlite-store.ts";
 import { freshPgDatabase, stopSharedCluster } from "../test/helpers/stores.ts";
 import { chunk, deployment, document, uid } from "../test/store/contract/core-fixtures.ts";
-import { replaceSection } from "./lib/benchmarks-md.ts";
+import { reportSection } from "./lib/benchmarks-md.ts";
 import { describeMachine, loadAverage } from "./lib/machine-info.ts";
 
 const { values: args } = parseArgs({
@@ -107,5 +107,4 @@ const body = [
   "",
   ...rows,
 ].join("\n");
-console.log(body);
-if (!args["no-write"]) await replaceSection(join(import.meta.dir, "../BENCHMARKS.md"), "PostgreSQL training queue and key cache", body);
+await reportSection("PostgreSQL training queue and key cache", body, !args["no-write"]);

@@ -13,7 +13,6 @@
  *   bun bench/postgres-retrieval.bench.ts [--only scifact,latency,recall-scale] [--sizes 10000,100000] [--queries 200] [--no-write]
  */
 import { cpus, loadavg } from "node:os";
-import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { MIN_IDF_CORPUS } from "../src/chat/create-chat.ts";
 import type { Embedder } from "../src/rag/embedder.ts";
@@ -22,10 +21,9 @@ import type { NewChunk } from "../src/store/contract/index.ts";
 import { createPgChunkIndex, defaultEfSearch } from "../src/store/postgres/chunk-index.pg.ts";
 import { ENGINES, type Engine, type IndexDriver, openPostgresDriver, openSqliteDriver } from "../test/helpers/index-drivers.ts";
 import { startPostgres } from "../test/helpers/postgres.ts";
-import { replaceSection } from "./lib/benchmarks-md.ts";
+import { sectionWriter } from "./lib/benchmarks-md.ts";
 import { createHashedEmbedder } from "./lib/hashed-embedder.ts";
-import { rng, synthesiser } from "./lib/latency-bench.ts";
-import { describeMachine } from "./lib/machine-info.ts";
+import { chunkSizes, rng, synthesiser } from "./lib/latency-bench.ts";
 import { percentile } from "./lib/percentiles.ts";
 import { precomputedEmbedder } from "./lib/product-index.ts";
 import { type RunScores, scoreRun } from "./lib/retrieval.metrics.ts";
@@ -41,16 +39,9 @@ const { values: args } = parseArgs({
   },
 });
 const only = new Set(args.only?.split(","));
-const ROOT = join(import.meta.dir, "..");
-const command = `bun bench/postgres-retrieval.bench.ts${process.argv.slice(2).length ? ` ${process.argv.slice(2).join(" ")}` : ""}`;
-const machine = describeMachine();
 const f = (x: number, d = 3) => x.toFixed(d);
 const row = (cells: (string | number)[]) => `| ${cells.join(" | ")} |`;
-const write = async (title: string, body: string) => {
-  console.log(`\n## ${title}\n\n${body}`);
-  if (!args["no-write"])
-    await replaceSection(join(ROOT, "BENCHMARKS.md"), title, `Command: \`${command}\`\nMachine: ${machine}.\n\n${body}`);
-};
+const write = sectionWriter("bench/postgres-retrieval.bench.ts", !args["no-write"]);
 const PG_NOTE =
   "PostgreSQL 15.20 + pgvector 0.8.6, throwaway cluster on 127.0.0.1 (fsync off: reads are what is timed), shared_buffers 512MB, `VACUUM ANALYZE` after loading (autovacuum's job in production), Bun.sql pool of 4.";
 
@@ -289,10 +280,7 @@ if (only.has("scifact")) {
 
 if (only.has("latency")) {
   const ds = await loadScifact();
-  const sizes = (args.sizes ?? "")
-    .split(",")
-    .map(Number)
-    .filter((n) => n > 0);
+  const sizes = chunkSizes(args.sizes);
   const nq = Number(args.queries);
   const DIM = 384;
   const next = rng(42);

@@ -17,6 +17,7 @@ import { createPgRateLimits } from "../src/store/postgres/rate-limits.pg.ts";
 import { createMemoryRateLimits } from "../src/store/sqlite/memory-rate-limits.ts";
 import { startPostgres } from "../test/helpers/postgres.ts";
 import { replaceSection } from "./lib/benchmarks-md.ts";
+import { closedLoop } from "./lib/chat-throughput.ts";
 import { describeMachine } from "./lib/machine-info.ts";
 
 const { values: args } = parseArgs({
@@ -33,18 +34,12 @@ const HOT_LIMIT = 120; // one identity: the interface's 120 a minute, so after t
 
 /** Hits/s with `inFlight` concurrent callers for `seconds`; identity per hit from `who`. */
 async function run(store: RateLimitStore, inFlight: number, who: (i: number) => string, limit: number): Promise<number> {
-  let n = 0;
-  const end = performance.now() + seconds * 1000;
-  const t = performance.now();
-  await Promise.all(
-    Array.from({ length: inFlight }, async () => {
-      while (performance.now() < end) {
-        const d = await store.hit(who(n++), limit);
-        if (!d.allowed && limit === LIMIT) throw new Error("a hit under the limit was refused");
-      }
-    }),
-  );
-  return (n / (performance.now() - t)) * 1000;
+  const r = await closedLoop(seconds, inFlight, async (i) => {
+    const d = await store.hit(who(i), limit);
+    if (!d.allowed && limit === LIMIT) throw new Error("a hit under the limit was refused");
+    return true;
+  });
+  return r.perSecond;
 }
 
 /**

@@ -17,13 +17,12 @@ import { parseArgs } from "node:util";
 import { MIN_IDF_CORPUS } from "../src/chat/create-chat.ts";
 import { EXACT_MAX } from "../src/store/sqlite/vector-search.sqlite.ts";
 import { findModelFolders } from "../src/rag/embedders/onnx-model-folder.ts";
-import { replaceSection } from "./lib/benchmarks-md.ts";
+import { sectionWriter } from "./lib/benchmarks-md.ts";
 import { chatThroughput } from "./lib/chat-throughput.ts";
 import { bestBlend, choose, type GateChoice, samplesFor } from "./lib/gate-analysis.ts";
 import { collectGateRecords, type GateRun } from "./lib/gate-data.ts";
 import { gateAt } from "./lib/gate-sweep.ts";
-import { retrievalLatency } from "./lib/latency-bench.ts";
-import { describeMachine } from "./lib/machine-info.ts";
+import { chunkSizes, retrievalLatency } from "./lib/latency-bench.ts";
 import { scifactQuality } from "./lib/retrieval-quality.ts";
 import { loadScifact } from "./lib/scifact.dataset.ts";
 import type { EmbedderCandidate } from "./lib/scifact-vectors.ts";
@@ -49,15 +48,9 @@ const CANDIDATES: EmbedderCandidate[] = [
     shards: 1,
   })),
 ].filter((c) => embedderNames.includes(c.name) || (c.name.startsWith("onnx:") && embedderNames.includes("onnx"))) as EmbedderCandidate[];
-const machine = describeMachine();
-const command = `bun bench/retrieval.bench.ts${process.argv.slice(2).length ? ` ${process.argv.slice(2).join(" ")}` : ""}`;
 const f = (x: number, d = 3) => x.toFixed(d);
 const row = (cells: (string | number)[]) => `| ${cells.join(" | ")} |`;
-const write = async (title: string, body: string) => {
-  console.log(`\n## ${title}\n\n${body}`);
-  if (!args["no-write"])
-    await replaceSection(join(ROOT, "BENCHMARKS.md"), title, `Command: \`${command}\`\nMachine: ${machine}.\n\n${body}`);
-};
+const write = sectionWriter("bench/retrieval.bench.ts", !args["no-write"]);
 const started = performance.now();
 const SCIFACT_NOTE =
   "Defaults from these rows: no built-in embedder helps, so `DOCCHAT_EMBEDDER=auto` stays keyword-only unless an ONNX model is installed, and `DOCCHAT_VECTOR_WEIGHT=0.25` (the least harmful weight measured) applies when an owner opts into one; measure a real ONNX model (`--embedders onnx`, folders in ./models) before raising it. Keyword search sends FTS5 at most the 12 rarest words and stops adding words once they would match 15,000 rows (at least 3 words): the keyword row above is measured with that rule.";
@@ -178,10 +171,7 @@ if (only.has("gate")) {
 
 if (only.has("latency")) {
   const ds = await loadScifact();
-  const sizes = (args.sizes ?? "")
-    .split(",")
-    .map(Number)
-    .filter((n) => n > 0);
+  const sizes = chunkSizes(args.sizes);
   const rows = await retrievalLatency(ds, sizes, { dimension: 384, queries: 200, log: console.log });
   const label: Record<string, string> = {
     keyword: "keyword only",

@@ -14,7 +14,7 @@ import { parseArgs } from "node:util";
 import { configFor, createServices } from "../src/app.ts";
 import { startPostgres } from "../test/helpers/postgres.ts";
 import { type ServeProcess, startServeProcess } from "../test/helpers/serve-process.ts";
-import { replaceSection } from "./lib/benchmarks-md.ts";
+import { reportSection } from "./lib/benchmarks-md.ts";
 import { closedLoop, type ThroughputRow } from "./lib/chat-throughput.ts";
 import { describeMachine } from "./lib/machine-info.ts";
 import { pushSquadArticles } from "./lib/product-index.ts";
@@ -130,5 +130,4 @@ Machine: ${describeMachine()}; load average ${startLoad.map((l) => l.toFixed(1))
 ${table}
 
 ${ratios}`;
-console.log(body);
-if (values.write) await replaceSection(join(import.meta.dir, "../BENCHMARKS.md"), "Scale-out: nodes on PostgreSQL", body);
+await reportSection("Scale-out: nodes on PostgreSQL", body, values.write);

@@ -1,3 +1,6 @@
+import { join } from "node:path";
+import { describeMachine } from "./machine-info.ts";
+
 /** Replaces (or appends) one `## title` section of BENCHMARKS.md, leaving every other section alone. */
 export async function replaceSection(path: string, title: string, body: string): Promise<void> {
   const file = Bun.file(path);
@@ -13,4 +16,27 @@ export async function replaceSection(path: string, title: string, body: string):
   }
   const next = text.indexOf("\n## ", start + heading.length);
   await Bun.write(path, `${text.slice(0, start)}${section}${next < 0 ? "" : `\n${text.slice(next + 1)}`}`);
+}
+
+/** BENCHMARKS.md at the repository's root, where every benchmark keeps its section. */
+export const BENCHMARKS_MD = join(import.meta.dir, "../../BENCHMARKS.md");
+
+/** Prints a benchmark's section and, with `write`, puts it into BENCHMARKS.md under `## title`. */
+export async function reportSection(title: string, body: string, write: boolean | undefined): Promise<void> {
+  console.log(body);
+  if (write) await replaceSection(BENCHMARKS_MD, title, body);
+}
+
+/**
+ * The writer of a benchmark with several sections: each printed under its heading and, with `write`, put into
+ * BENCHMARKS.md with the run's command line and machine on top.
+ */
+export function sectionWriter(script: string, write: boolean): (title: string, body: string) => Promise<void> {
+  const argv = process.argv.slice(2);
+  const command = `bun ${script}${argv.length ? ` ${argv.join(" ")}` : ""}`;
+  const machine = describeMachine();
+  return async (title, body) => {
+    console.log(`\n## ${title}\n\n${body}`);
+    if (write) await replaceSection(BENCHMARKS_MD, title, `Command: \`${command}\`\nMachine: ${machine}.\n\n${body}`);
+  };
 }

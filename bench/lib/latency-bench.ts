@@ -55,6 +55,13 @@ export function synthesiser(ds: Dataset, next: () => number): () => string {
   };
 }
 
+/** The --sizes flag: corpus sizes in chunks, comma-separated ("10000,100000"). */
+export const chunkSizes = (flag: string | undefined): number[] =>
+  (flag ?? "")
+    .split(",")
+    .map(Number)
+    .filter((n) => n > 0);
+
 export async function retrievalLatency(
   ds: Dataset,
   sizes: number[],

@@ -1,7 +1,7 @@
 import type { Logger } from "../log.ts";
 import { retryDelayMs } from "../shared/backoff.ts";
 import { createOutboxLoop } from "../shared/outbox-loop.ts";
-import type { OutboxStore } from "../store/contract/index.ts";
+import type { OutboxMail, OutboxStore } from "../store/contract/index.ts";
 import { type Mailer, UnsafeMailError } from "./mailer.ts";
 
 export interface OutboxWorkerOptions {
@@ -31,13 +31,8 @@ const describe = (e: unknown): string => {
  */
 export function createOutboxWorker(o: OutboxWorkerOptions) {
   const now = o.now ?? Date.now;
-  // A claimed row stays invisible while its send may still be running; after that a crash is assumed.
-  const leaseMs = o.sendTimeoutMs * 2 + 1000;
 
-  async function deliverOne(): Promise<boolean> {
-    const at = now();
-    const mail = await o.outbox.claimNext(at, at + leaseMs);
-    if (!mail) return false;
+  async function deliver(mail: OutboxMail): Promise<void> {
     let via: string;
     try {
       via = (await o.mailer.send({ messageId: mail.messageId, from: o.from, to: mail.to, subject: mail.subject, text: mail.body })).via;
@@ -51,25 +46,21 @@ export function createOutboxWorker(o: OutboxWorkerOptions) {
         await o.outbox.markRetry(mail.id, now() + delay, error);
         o.log.warn("mail delivery failed; will retry", { outboxId: mail.id, attempt: mail.attempts, retryInMs: delay, error });
       }
-      return true;
+      return;
     }
     // The server accepted it. Failing to record that (the database away) is not a failed delivery: no retry now,
     // no attempt counted; the row stays leased and is sent again only after its lease, like after a crash.
     await o.outbox.markSent(mail.id, via, now());
     o.log.debug("mail sent", { outboxId: mail.id, messageId: mail.messageId, via, attempt: mail.attempts });
-    return true;
-  }
-
-  /** Delivers every due row; returns how many rows were attempted. */
-  async function drain(keepGoing: () => boolean = () => true): Promise<number> {
-    let n = 0;
-    while (keepGoing() && (await deliverOne())) n++;
-    return n;
   }
 
   const loop = createOutboxLoop({
-    drain,
+    claimNext: (at, leaseUntil) => o.outbox.claimNext(at, leaseUntil),
+    deliver,
+    attemptMs: o.sendTimeoutMs,
+    lanes: 1,
     pollMs: o.pollMs,
+    now,
     onError: (e) => o.log.error("mail outbox worker error", { error: describe(e) }),
   });
 
@@ -83,7 +74,7 @@ export function createOutboxWorker(o: OutboxWorkerOptions) {
       await o.mailer.close();
     },
     /** One pass over the due rows without the background loop (tests and tools). */
-    runOnce: () => drain(),
+    runOnce: loop.runOnce,
   };
 }
 

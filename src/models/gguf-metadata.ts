@@ -10,7 +10,20 @@ type Scalar = number | bigint | boolean | string;
 export type GgufValue = Scalar | GgufValue[];
 
 const T = { u8: 0, i8: 1, u16: 2, i16: 3, u32: 4, i32: 5, f32: 6, bool: 7, string: 8, array: 9, u64: 10, i64: 11, f64: 12 } as const;
-const FIXED: Record<number, number> = { 0: 1, 1: 1, 2: 2, 3: 2, 4: 4, 5: 4, 6: 4, 7: 1, 10: 8, 11: 8, 12: 8 };
+/** The fixed-size value types: their width in bytes and how one is read (little-endian). */
+const FIXED: Record<number, [bytes: number, read: (b: Buffer) => Scalar]> = {
+  [T.u8]: [1, (b) => b.readUInt8(0)],
+  [T.i8]: [1, (b) => b.readInt8(0)],
+  [T.u16]: [2, (b) => b.readUInt16LE(0)],
+  [T.i16]: [2, (b) => b.readInt16LE(0)],
+  [T.u32]: [4, (b) => b.readUInt32LE(0)],
+  [T.i32]: [4, (b) => b.readInt32LE(0)],
+  [T.f32]: [4, (b) => b.readFloatLE(0)],
+  [T.bool]: [1, (b) => b.readUInt8(0) !== 0],
+  [T.u64]: [8, (b) => b.readBigUInt64LE(0)],
+  [T.i64]: [8, (b) => b.readBigInt64LE(0)],
+  [T.f64]: [8, (b) => b.readDoubleLE(0)],
+};
 
 class Cursor {
   private buf = Buffer.alloc(0);
@@ -48,7 +61,7 @@ function readValue(c: Cursor, type: number, keep: boolean): GgufValue {
   if (type === T.array) {
     const itemType = c.u32();
     const n = c.count();
-    const size = FIXED[itemType];
+    const size = FIXED[itemType]?.[0];
     // Arrays are the tokenizer's vocabulary: skipped in bulk unless asked for.
     if (!keep && size !== undefined) {
       c.bytes(size * n);
@@ -61,33 +74,9 @@ function readValue(c: Cursor, type: number, keep: boolean): GgufValue {
     }
     return out;
   }
-  const b = c.bytes(FIXED[type] ?? 0);
-  switch (type) {
-    case T.u8:
-      return b.readUInt8(0);
-    case T.i8:
-      return b.readInt8(0);
-    case T.u16:
-      return b.readUInt16LE(0);
-    case T.i16:
-      return b.readInt16LE(0);
-    case T.u32:
-      return b.readUInt32LE(0);
-    case T.i32:
-      return b.readInt32LE(0);
-    case T.f32:
-      return b.readFloatLE(0);
-    case T.bool:
-      return b.readUInt8(0) !== 0;
-    case T.u64:
-      return b.readBigUInt64LE(0);
-    case T.i64:
-      return b.readBigInt64LE(0);
-    case T.f64:
-      return b.readDoubleLE(0);
-    default:
-      throw new Error(`unknown GGUF value type ${type}`);
-  }
+  const fixed = FIXED[type];
+  if (!fixed) throw new Error(`unknown GGUF value type ${type}`);
+  return fixed[1](c.bytes(fixed[0]));
 }
 
 /** Metadata of a GGUF file as a flat key → value map (arrays skipped); throws when it is not a GGUF file. */

@@ -49,37 +49,34 @@ export function formatPassages(passages: PromptPassage[]): string {
   return `<passages>\n${body}\n</passages>`;
 }
 
+/** What every prompt is built from: the deployment's persona, the visitor's question and the conversation so far. */
+export interface PromptInput {
+  persona: string;
+  question: string;
+  history: PromptTurn[];
+  lang?: string;
+  maxHistoryTurns?: number;
+}
+
+/** The one system message, the last turns of the history (6 unless said), then the visitor's turn. */
+function conversation(input: PromptInput, rules: string | null, userTurn: string): LlmMessage[] {
+  return [
+    systemMessage(input.persona, rules, input.lang),
+    ...historyMessages(input.history, input.maxHistoryTurns ?? 6),
+    { role: "user", content: userTurn },
+  ];
+}
+
 /**
  * The answer prompt: the deployment's persona and the grounding rules as the only system message (a
  * client's `system` messages never get here), earlier turns as history, and the passages as clearly
  * delimited data followed by the visitor's question in its original wording.
  */
-export function buildAnswerPrompt(input: {
-  persona: string;
-  passages: PromptPassage[];
-  question: string;
-  history: PromptTurn[];
-  lang?: string;
-  maxHistoryTurns?: number;
-}): LlmMessage[] {
-  return [
-    systemMessage(input.persona, GROUNDING_RULES, input.lang),
-    ...historyMessages(input.history, input.maxHistoryTurns ?? 6),
-    { role: "user", content: `Reference passages:\n${formatPassages(input.passages)}\n\nQuestion: ${input.question}` },
-  ];
+export function buildAnswerPrompt(input: PromptInput & { passages: PromptPassage[] }): LlmMessage[] {
+  return conversation(input, GROUNDING_RULES, `Reference passages:\n${formatPassages(input.passages)}\n\nQuestion: ${input.question}`);
 }
 
 /** Private GPT deployments: plain persona chat, no passages and no grounding rules. */
-export function buildPersonaPrompt(input: {
-  persona: string;
-  question: string;
-  history: PromptTurn[];
-  lang?: string;
-  maxHistoryTurns?: number;
-}): LlmMessage[] {
-  return [
-    systemMessage(input.persona, null, input.lang),
-    ...historyMessages(input.history, input.maxHistoryTurns ?? 6),
-    { role: "user", content: input.question },
-  ];
+export function buildPersonaPrompt(input: PromptInput): LlmMessage[] {
+  return conversation(input, null, input.question);
 }

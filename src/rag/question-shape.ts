@@ -1,4 +1,4 @@
-import { expectedAnswerType, isQuestion } from "./answer-type.ts";
+import { type AskedKind, expectedAnswerType, isQuestion } from "./answer-type.ts";
 import { answerTypeOf, type FocusKind, focusKindOf } from "./focus-kinds.ts";
 import { foreignQuestion } from "./question-words.ts";
 import { FRAME_VERBS, stem, wordTokens } from "./terms.ts";
@@ -10,8 +10,6 @@ import { FRAME_VERBS, stem, wordTokens } from "./terms.ts";
  * is about the same subject, not the answer: that is how on-topic questions the documents cannot answer are told
  * from those they can.
  */
-/** "code": a number that names something ("the docket number", "his telephone number"), digits of any shape */
-export type AskedKind = "number" | "time" | "name" | "place" | "reason" | "code";
 
 export interface QuestionShape {
   question: boolean;

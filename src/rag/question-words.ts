@@ -1,3 +1,4 @@
+import type { AskedKind } from "./answer-type.ts";
 import type { FocusKind } from "./focus-kinds.ts";
 import { detectLanguage, type Lang, stem } from "./terms.ts";
 
@@ -8,11 +9,9 @@ import { detectLanguage, type Lang, stem } from "./terms.ts";
  * for a sentence holding a date, a number, an amount of money or a name there too. The question's language is
  * detected; the focus words are stemmed in it, as the gate's weights are.
  */
-export type ForeignKind = "number" | "time" | "name" | "place" | "reason";
-
 export interface ForeignQuestion {
   lang: Lang;
-  kind: ForeignKind | null;
+  kind: AskedKind | null;
   focusKind?: FocusKind;
   /** stems (in `lang`) of the words that name the focus, any one of which the answer may use */
   focus: string[][];
@@ -20,7 +19,7 @@ export interface ForeignQuestion {
 
 interface Rules {
   /** the interrogatives, tried in order at the start of the question (after a leading preposition) */
-  kinds: [RegExp, ForeignKind, FocusKind?][];
+  kinds: [RegExp, AskedKind, FocusKind?][];
   /** a question about a price, and the words a document may use for one */
   money: RegExp;
   moneyWords: string;

@@ -1,7 +1,7 @@
 import type { Logger } from "../log.ts";
 import { retryDelayMs } from "../shared/backoff.ts";
 import { createOutboxLoop } from "../shared/outbox-loop.ts";
-import type { WebhooksStore } from "../store/contract/index.ts";
+import type { ClaimedDelivery, WebhooksStore } from "../store/contract/index.ts";
 import { DeliveryFailure, postWebhook } from "./webhook-sender.ts";
 import { webhookHeaders } from "./webhook-signature.ts";
 
@@ -30,13 +30,8 @@ export interface WebhookWorkerOptions {
  */
 export function createWebhookWorker(o: WebhookWorkerOptions) {
   const now = o.now ?? Date.now;
-  // A claimed delivery stays invisible while its attempt may still be running; after that a crash is assumed.
-  const leaseMs = o.timeoutMs * 2 + 1000;
 
-  async function deliverOne(): Promise<boolean> {
-    const at = now();
-    const d = await o.store.claimNext(at, at + leaseMs);
-    if (!d) return false;
+  async function deliver(d: ClaimedDelivery, at: number): Promise<void> {
     const headers = webhookHeaders({ secret: d.secret, id: d.eventId, timestamp: Math.floor(at / 1000), body: d.payload });
     try {
       const { status } = await postWebhook({
@@ -62,22 +57,15 @@ export function createWebhookWorker(o: WebhookWorkerOptions) {
         o.log.info("webhook delivery failed; will retry", { ...fields, retryInMs: delay });
       }
     }
-    return true;
-  }
-
-  /** Delivers every due row with up to `concurrency` in flight; returns how many were attempted. */
-  async function drain(keepGoing: () => boolean = () => true): Promise<number> {
-    let n = 0;
-    const lane = async () => {
-      while (keepGoing() && (await deliverOne())) n++;
-    };
-    await Promise.all(Array.from({ length: o.concurrency ?? 4 }, lane));
-    return n;
   }
 
   const loop = createOutboxLoop({
-    drain,
+    claimNext: (at, leaseUntil) => o.store.claimNext(at, leaseUntil),
+    deliver,
+    attemptMs: o.timeoutMs,
+    lanes: o.concurrency ?? 4,
     pollMs: o.pollMs,
+    now,
     onError: (e) => o.log.error("webhook worker error", { error: String((e as Error)?.message ?? e) }),
   });
 
@@ -88,7 +76,7 @@ export function createWebhookWorker(o: WebhookWorkerOptions) {
     /** Finishes the deliveries in flight (each bounded by the timeout). */
     stop: loop.stop,
     /** One pass over the due rows without the background loop (tests and tools). */
-    runOnce: () => drain(),
+    runOnce: loop.runOnce,
   };
 }
 

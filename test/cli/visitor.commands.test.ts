@@ -1,26 +1,20 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { rmSync } from "node:fs";
-import { configFor, createServices, type Services } from "../../src/app.ts";
+import type { Services } from "../../src/app.ts";
 import { insertChatLog } from "../helpers/chat-logs.ts";
-import { runCliProcess, tempDir } from "../helpers/server.ts";
+import { type HandoffShop, seedHandoffShop } from "../helpers/handoff-shop.ts";
+import { runCliProcess } from "../helpers/server.ts";
 
-let dir: string;
+let shop: HandoffShop;
 let s: Services;
 let deploymentId: string;
 let env: Record<string, string>;
 
 beforeAll(async () => {
-  dir = tempDir();
-  env = { DOCCHAT_DATA: dir, DOCCHAT_EMBEDDER: "none" };
-  s = await createServices(configFor(dir, env));
-  const account = await s.accounts.create({ email: "cli-owner@example.com" });
-  const { deployment } = await s.deployments.create({ accountId: account.id, name: "CLI Shop", published: true });
-  deploymentId = (await s.deployments.update(deployment.id, { handoffEnabled: true })).id;
+  shop = await seedHandoffShop({ env: { DOCCHAT_EMBEDDER: "none" }, owner: "cli-owner@example.com", name: "CLI Shop" });
+  ({ s, deploymentId } = shop);
+  env = { DOCCHAT_DATA: shop.dir, DOCCHAT_EMBEDDER: "none" };
 });
-afterAll(async () => {
-  await s.close();
-  rmSync(dir, { recursive: true, force: true });
-});
+afterAll(() => shop.close());
 
 const cli = async (...args: string[]) => {
   const r = await runCliProcess(args, env);

@@ -1,17 +1,13 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { rmSync } from "node:fs";
 import { type HandoffShop, refusedQuestion, seedHandoffShop, spawnServe, widgetHandoff } from "../helpers/handoff-shop.ts";
-import { tempDir } from "../helpers/server.ts";
 import { countByMessageId, type SmtpSink, startSmtpSink } from "../helpers/smtp-sink.ts";
 import { waitUntil } from "../helpers/wait.ts";
 
-let dir: string;
 let sink: SmtpSink;
 let shop: HandoffShop;
 let env: Record<string, string>;
 
 beforeAll(async () => {
-  dir = tempDir();
   sink = await startSmtpSink();
   env = {
     DOCCHAT_SMTP_URL: sink.url,
@@ -24,12 +20,11 @@ beforeAll(async () => {
     DOCCHAT_EMBEDDER: "none",
   };
   // This process only seeds and reads the database; it never runs the outbox worker.
-  shop = await seedHandoffShop({ dir, env, owner: "crash-owner@example.com", name: "Crash Shop" });
+  shop = await seedHandoffShop({ env, owner: "crash-owner@example.com", name: "Crash Shop" });
 });
 afterAll(async () => {
-  await shop.s.close();
+  await shop.close();
   await sink.stop();
-  rmSync(dir, { recursive: true, force: true });
 });
 
 const mailOf = async (leadId: number) => (await shop.s.repos.outbox.list()).find((m) => m.leadId === leadId);
@@ -38,7 +33,7 @@ describe("owner mail across a kill -9", () => {
   test("a lead committed but not yet mailed when the server is killed is mailed exactly once after restart", async () => {
     const conversationId = await refusedQuestion(shop, "Killed before sending?");
     await sink.stop();
-    const first = await spawnServe(dir, env);
+    const first = await spawnServe(shop.dir, env);
     const r = await widgetHandoff(shop, { url: first.url, conversationId, email: "before-send@example.org" });
     expect(r.status).toBe(200);
     const { lead_id: leadId } = await r.json();
@@ -48,7 +43,7 @@ describe("owner mail across a kill -9", () => {
     expect((await mailOf(leadId))?.status).not.toBe("sent");
 
     await sink.start();
-    const second = await spawnServe(dir, env);
+    const second = await spawnServe(shop.dir, env);
     try {
       await waitUntil(async () => (await mailOf(leadId))?.status === "sent", "delivery after the restart");
       const messageId = (await mailOf(leadId))?.messageId as string;
@@ -63,7 +58,7 @@ describe("owner mail across a kill -9", () => {
   test("a server killed in the middle of sending delivers the mail after restart, at most once more, under the same Message-ID", async () => {
     const conversationId = await refusedQuestion(shop, "Killed while sending?");
     sink.setMode("hold");
-    const first = await spawnServe(dir, env);
+    const first = await spawnServe(shop.dir, env);
     const r = await widgetHandoff(shop, { url: first.url, conversationId, email: "mid-send@example.org" });
     expect(r.status).toBe(200);
     const { lead_id: leadId } = await r.json();
@@ -74,7 +69,7 @@ describe("owner mail across a kill -9", () => {
     expect((await mailOf(leadId))?.status).toBe("sending");
 
     sink.setMode("accept");
-    const second = await spawnServe(dir, env);
+    const second = await spawnServe(shop.dir, env);
     try {
       await waitUntil(async () => (await mailOf(leadId))?.status === "sent", "delivery after the restart");
       const acknowledged = countByMessageId(sink.messages).get(messageId) ?? 0;

@@ -4,19 +4,15 @@
  * delivery signed, duplicates only under the same webhook-id.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { rmSync } from "node:fs";
 import { type HandoffShop, refusedQuestion, seedHandoffShop, spawnServe, widgetHandoff } from "../helpers/handoff-shop.ts";
-import { tempDir } from "../helpers/server.ts";
 import { waitUntil } from "../helpers/wait.ts";
 import { type Receiver, startReceiver } from "../helpers/webhook-receiver.ts";
 
-let dir: string;
 let receiver: Receiver;
 let shop: HandoffShop;
 let env: Record<string, string>;
 
 beforeAll(async () => {
-  dir = tempDir();
   receiver = await startReceiver();
   env = {
     DOCCHAT_EMBEDDER: "none",
@@ -28,19 +24,18 @@ beforeAll(async () => {
     DOCCHAT_WEBHOOK_TIMEOUT_MS: "1000",
   };
   // This process only seeds and reads the database; it never runs the webhook worker.
-  shop = await seedHandoffShop({ dir, env, owner: "hooks-owner@example.com", name: "Crash Hooks" });
+  shop = await seedHandoffShop({ env, owner: "hooks-owner@example.com", name: "Crash Hooks" });
   const endpoint = await shop.s.webhooks.createEndpoint(shop.deploymentId, { url: receiver.url, events: ["lead.created"] });
   receiver.secret = endpoint.secret;
 });
 afterAll(async () => {
-  await shop.s.close();
+  await shop.close();
   await receiver.stop();
-  rmSync(dir, { recursive: true, force: true });
 });
 
 describe("webhooks across a kill -9", () => {
   test("leads acknowledged before a kill -9 in the middle of their delivery all reach the receiver after the restart", async () => {
-    const first = await spawnServe(dir, env);
+    const first = await spawnServe(shop.dir, env);
     receiver.mode = "hang";
     const leadIds: number[] = [];
     for (let i = 0; i < 8; i++) {
@@ -58,7 +53,7 @@ describe("webhooks across a kill -9", () => {
     expect(states.filter((x) => x === "delivered").length).toBeLessThan(8);
 
     receiver.mode = "ok";
-    const second = await spawnServe(dir, env);
+    const second = await spawnServe(shop.dir, env);
     try {
       const expected = leadIds.map((id) => `msg_lead_${id}`).sort();
       await waitUntil(() => expected.every((id) => receiver.unique().has(id)), "every lead's event after the restart", 30_000);

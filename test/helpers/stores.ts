@@ -11,7 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { SQL } from "bun";
 import type { Store } from "../../src/store/contract/index.ts";
-import { createPgStore } from "../../src/store/postgres/pg-store.ts";
+import { createPgStore, type PgStore } from "../../src/store/postgres/pg-store.ts";
 import { createSqliteStore } from "../../src/store/sqlite/sqlite-store.ts";
 import { ENGINES, type Engine } from "./index-drivers.ts";
 import { type PgCluster, startPostgres } from "./postgres.ts";
@@ -43,6 +43,23 @@ export async function freshPgDatabase(): Promise<string> {
   await db`CREATE EXTENSION IF NOT EXISTS vector`;
   await db.close();
   return url;
+}
+
+/**
+ * `count` PostgreSQL stores on one fresh database of the file's cluster, as nodes sharing it: opened one after the
+ * other before the file's tests, closed (and the cluster stopped) after them. The array is filled by the first test.
+ */
+export function usePgNodes(count: number, opts: { max: number }): PgStore[] {
+  const nodes: PgStore[] = [];
+  beforeAll(async () => {
+    const url = await freshPgDatabase();
+    for (let i = 0; i < count; i++) nodes.push(await createPgStore(url, opts));
+  }, 60_000);
+  afterAll(async () => {
+    for (const n of nodes) await n.close();
+    await stopSharedCluster();
+  });
+  return nodes;
 }
 
 export interface StoreContext {

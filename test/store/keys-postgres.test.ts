@@ -47,6 +47,14 @@ async function cachedKey(): Promise<string> {
   return hash;
 }
 
+/** Disables the key with the triggers off for this session: the row changes, but no notification is sent (as if lost). */
+async function disableSilently(hash: string): Promise<void> {
+  await other.begin(async (tx) => {
+    await tx`SET LOCAL session_replication_role = replica`;
+    await tx`UPDATE api_keys SET disabled = 1 WHERE key_hash = ${hash}`;
+  });
+}
+
 describe("PostgreSQL key cache", () => {
   test("a change by any other connection is announced on the keys channel when it commits, not before", async () => {
     const d = await deployment(node);
@@ -76,11 +84,7 @@ describe("PostgreSQL key cache", () => {
 
   test("a change whose notification never came is still seen within 1 s through the change counter", async () => {
     const hash = await cachedKey();
-    // triggers off for this session (as a lost notification): the row changes, then only the counter moves
-    await other.begin(async (tx) => {
-      await tx`SET LOCAL session_replication_role = replica`;
-      await tx`UPDATE api_keys SET disabled = 1 WHERE key_hash = ${hash}`;
-    });
+    await disableSilently(hash); // then only the counter moves
     await Bun.sleep(50);
     expect((await node.repos.keys.resolve(hash))?.key.disabled).toBe(false); // cached: nothing told the node yet
     await other`SELECT nextval('key_cache_version')`;
@@ -89,10 +93,7 @@ describe("PostgreSQL key cache", () => {
 
   test("when the listening connection is cut, the node re-listens and forgets what it cached", async () => {
     const hash = await cachedKey();
-    await other.begin(async (tx) => {
-      await tx`SET LOCAL session_replication_role = replica`;
-      await tx`UPDATE api_keys SET disabled = 1 WHERE key_hash = ${hash}`;
-    });
+    await disableSilently(hash);
     const cut = (await other`SELECT pg_terminate_backend(pid) AS ok FROM pg_stat_activity
       WHERE datname = current_database() AND query ILIKE 'LISTEN%' AND pid <> pg_backend_pid()`) as { ok: boolean }[];
     expect(cut.length).toBeGreaterThanOrEqual(1);

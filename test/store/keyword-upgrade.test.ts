@@ -20,6 +20,17 @@ afterAll(() => {
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });
 
+/** A fresh data dir (removed after the file) with its services and one owner's published deployment. */
+async function dataDirWithDeployment(name: string) {
+  const dir = tempDir();
+  dirs.push(dir);
+  const config = configFor(dir, { DOCCHAT_EMBEDDER: "none" });
+  const services = await createServices(config);
+  const account = await services.accounts.create({ email: `${name.toLowerCase()}@example.com`, tokens: 10 });
+  const { deployment } = await services.deployments.create({ accountId: account.id, name, published: true });
+  return { dir, config, services, deployment };
+}
+
 /** Turns every keyword table of a data dir into one the version before the analyzer built. */
 function makeLegacy(dir: string): void {
   const db = new Database(join(dir, "docchat.db"));
@@ -46,12 +57,8 @@ function makeLegacy(dir: string): void {
 }
 
 test("an upgraded data dir answers from its old index at once, then from the analyzed one", async () => {
-  const dir = tempDir();
-  dirs.push(dir);
-  const config = configFor(dir, { DOCCHAT_EMBEDDER: "none" });
-  let s = await createServices(config);
-  const account = await s.accounts.create({ email: "up@example.com", tokens: 10 });
-  const { deployment } = await s.deployments.create({ accountId: account.id, name: "Up", published: true });
+  const { dir, config, services, deployment } = await dataDirWithDeployment("Up");
+  let s = services;
   const docs: [string, string][] = [
     ["ferries.txt", "Ferry timetable\n\nThe ferry to Puffin Island leaves at nine and returns at five."],
     ["fähre.txt", "Fährplan\n\nDie Fähren zur Papageientaucherinsel fahren um neun Uhr ab."],
@@ -102,12 +109,7 @@ test("an upgraded data dir answers from its old index at once, then from the ana
 });
 
 test("docchat reindex killed with -9 midway resumes from its last batch and ends with a complete index", async () => {
-  const dir = tempDir();
-  dirs.push(dir);
-  const config = configFor(dir, { DOCCHAT_EMBEDDER: "none" });
-  const s = await createServices(config);
-  const account = await s.accounts.create({ email: "kill@example.com", tokens: 10 });
-  const { deployment } = await s.deployments.create({ accountId: account.id, name: "Kill", published: true });
+  const { dir, config, services: s, deployment } = await dataDirWithDeployment("Kill");
   const CHUNKS = 20_000;
   const db = sqliteDb(s);
   const words = ["harbour", "ferry", "island", "timetable", "ticket", "weather", "storm", "crossing", "captain", "deck"];

@@ -3,23 +3,17 @@
  * an expired claim is taken over (its partial rows removed in the claiming transaction) and the worker that lost
  * it can no longer write. (SQLite has one process per data dir: its claims never expire.)
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { createPgStore, type PgStore } from "../../src/store/postgres/pg-store.ts";
+import { beforeAll, describe, expect, test } from "bun:test";
+import type { PgStore } from "../../src/store/postgres/pg-store.ts";
 import { searched } from "../helpers/analyzed.ts";
-import { freshPgDatabase, stopSharedCluster } from "../helpers/stores.ts";
+import { usePgNodes } from "../helpers/stores.ts";
 import { chunk, deployment, document, uid } from "./contract/core-fixtures.ts";
 
+const nodes = usePgNodes(2, { max: 4 });
 let a: PgStore;
 let b: PgStore;
-beforeAll(async () => {
-  const url = await freshPgDatabase();
-  a = await createPgStore(url, { max: 4 });
-  b = await createPgStore(url, { max: 4 });
-}, 60_000);
-afterAll(async () => {
-  await a?.close();
-  await b?.close();
-  await stopSharedCluster();
+beforeAll(() => {
+  [a, b] = nodes as [PgStore, PgStore];
 });
 
 /** Every posting belongs to a chunk and every chunk's keyword statistics add up (nothing left by a removed claim). */

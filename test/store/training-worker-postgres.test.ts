@@ -2,23 +2,15 @@
  * The product's training worker (documents/training.worker.ts) on the PostgreSQL store, two nodes at once: every
  * queued document, small or large (staged in parts), is trained exactly once, and the index adds up.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { createTrainingWorker } from "../../src/documents/training.worker.ts";
 import { createLogger } from "../../src/log.ts";
-import { createPgStore, type PgStore } from "../../src/store/postgres/pg-store.ts";
+import type { PgStore } from "../../src/store/postgres/pg-store.ts";
 import { searched } from "../helpers/analyzed.ts";
-import { freshPgDatabase, stopSharedCluster } from "../helpers/stores.ts";
+import { usePgNodes } from "../helpers/stores.ts";
 import { deployment, uid } from "./contract/core-fixtures.ts";
 
-let nodes: PgStore[] = [];
-beforeAll(async () => {
-  const url = await freshPgDatabase();
-  nodes = [await createPgStore(url, { max: 4 }), await createPgStore(url, { max: 4 })];
-}, 60_000);
-afterAll(async () => {
-  for (const n of nodes) await n.close();
-  await stopSharedCluster();
-});
+const nodes = usePgNodes(2, { max: 4 });
 
 const line = (ord: number, text: string) => `${JSON.stringify({ ord, text, headingPath: "", tokenCount: text.split(" ").length })}\n`;
 
@@ -27,19 +19,14 @@ describe("training worker on PostgreSQL", () => {
     const [a, b] = nodes as [PgStore, PgStore];
     const d = await deployment(a);
     const expected = new Map<string, number>();
+    // a queued TXT document, its chunks given inline or (a large one) stored in parts beforehand
+    const queueTxt = (id: string, name: string, content: { bytes: Uint8Array; chunks: string } | { size: number }) =>
+      a.repos.documents.insert({ id, deploymentId: d.id, name, kind: "txt", contentHash: id, pages: null, queue: true, replaceOnTrain: false, ...content });
     for (let i = 0; i < 30; i++) {
       const id = uid("doc");
-      await a.repos.documents.insert({
-        id,
-        deploymentId: d.id,
-        name: `small-${i}.txt`,
-        kind: "txt",
-        contentHash: id,
+      await queueTxt(id, `small-${i}.txt`, {
         bytes: new TextEncoder().encode(`small ${i}`),
         chunks: line(0, `kestrel small ${i}`) + line(1, `merlin small ${i}`),
-        pages: null,
-        queue: true,
-        replaceOnTrain: false,
       });
       expected.set(id, 2);
     }
@@ -52,17 +39,7 @@ describe("training worker on PostgreSQL", () => {
           seq,
           line(2 * seq, `harrier large ${i} part ${seq}`) + line(2 * seq + 1, `osprey large ${i}`),
         );
-      await a.repos.documents.insert({
-        id,
-        deploymentId: d.id,
-        name: `large-${i}.txt`,
-        kind: "txt",
-        contentHash: id,
-        size: 1,
-        pages: null,
-        queue: true,
-        replaceOnTrain: false,
-      });
+      await queueTxt(id, `large-${i}.txt`, { size: 1 });
       expected.set(id, 8);
     }
     const log = createLogger("error", () => {});

@@ -80,54 +80,20 @@ export async function createPgChunkIndex(sql: SQL, opts: { efSearch?: (k: number
       ((await tx`SELECT nextval(pg_get_serial_sequence('chunks', 'id')) AS id FROM generate_series(1, ${chunks.length})`) as Raw[]).map(
         (r) => num(r.id),
       );
-    const col = <T>(f: (c: NewChunk) => T) => chunks.map(f);
+    // one column of the rows, as the array unnest() reads it
+    const ints = (f: (c: NewChunk, i: number) => number | null) => sql.array(chunks.map(f), "INT4");
+    const texts = (f: (c: NewChunk, i: number) => string | null) => sql.array(chunks.map(f), "TEXT");
     await tx`INSERT INTO chunks (id, deployment_id, document_id, ord, source, text, heading_path, page_start, page_end, row_start, row_end, token_count, text_hash, kw_length, lang, staged_terms, staged_heading_terms)
       SELECT u.id, ${deploymentId}, u.doc, u.ord, u.source, u.text, u.heading, u.ps, u.pe, u.rs, u.re, u.tc, u.hash, u.len, u.lang, u.st, u.sh
-      FROM unnest(${sql.array(ids, "INT8")}::bigint[], ${sql.array(documentIds, "TEXT")}::text[], ${sql.array(
-        col((c) => c.ord),
-        "INT4",
-      )}::int[], ${sql.array(
-        col((c) => c.source),
-        "TEXT",
-      )}::text[],
-                  ${sql.array(
-                    col((c) => c.text),
-                    "TEXT",
-                  )}::text[], ${sql.array(
-                    col((c) => c.headingPath),
-                    "TEXT",
-                  )}::text[],
-                  ${sql.array(
-                    col((c) => c.pageStart ?? null),
-                    "INT4",
-                  )}::int[], ${sql.array(
-                    col((c) => c.pageEnd ?? null),
-                    "INT4",
-                  )}::int[],
-                  ${sql.array(
-                    col((c) => c.rowStart ?? null),
-                    "INT4",
-                  )}::int[], ${sql.array(
-                    col((c) => c.rowEnd ?? null),
-                    "INT4",
-                  )}::int[],
-                  ${sql.array(
-                    col((c) => c.tokenCount),
-                    "INT4",
-                  )}::int[], ${sql.array(
-                    col((c) => c.textHash),
-                    "TEXT",
-                  )}::text[],
-                  ${sql.array(lengths, "INT4")}::int[], ${sql.array(
-                    col((c) => c.lang ?? null),
-                    "TEXT",
-                  )}::text[], ${sql.array(
-                    chunks.map((c, i) => (lengths[i] === null ? c.terms : null)),
-                    "TEXT",
-                  )}::text[], ${sql.array(
-                    chunks.map((c, i) => (lengths[i] === null ? c.headingTerms : null)),
-                    "TEXT",
-                  )}::text[])
+      FROM unnest(${sql.array(ids, "INT8")}::bigint[], ${sql.array(documentIds, "TEXT")}::text[],
+                  ${ints((c) => c.ord)}::int[], ${texts((c) => c.source)}::text[],
+                  ${texts((c) => c.text)}::text[], ${texts((c) => c.headingPath)}::text[],
+                  ${ints((c) => c.pageStart ?? null)}::int[], ${ints((c) => c.pageEnd ?? null)}::int[],
+                  ${ints((c) => c.rowStart ?? null)}::int[], ${ints((c) => c.rowEnd ?? null)}::int[],
+                  ${ints((c) => c.tokenCount)}::int[], ${texts((c) => c.textHash)}::text[],
+                  ${sql.array(lengths, "INT4")}::int[], ${texts((c) => c.lang ?? null)}::text[],
+                  ${texts((c, i) => (lengths[i] === null ? c.terms : null))}::text[],
+                  ${texts((c, i) => (lengths[i] === null ? c.headingTerms : null))}::text[])
            AS u(id, doc, ord, source, text, heading, ps, pe, rs, re, tc, hash, len, lang, st, sh)`;
     return ids;
   }

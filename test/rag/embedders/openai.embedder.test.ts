@@ -116,12 +116,24 @@ describe("OpenAI-compatible embedder", () => {
   });
 
   // These use their own server: requests an earlier test abandoned (timeouts) may still be running on the shared one.
-  test("a question's embedding goes before training batches already waiting for the server", async () => {
+  /** An embedder sending batches of one to a server of its own that takes `delayMs` per request; the server is closed after `body`. */
+  async function onOwnServer(
+    o: { concurrency: number; delayMs: number },
+    body: (e: Awaited<ReturnType<typeof createOpenAiEmbedder>>, own: ReturnType<typeof startFakeModelServer>) => Promise<void>,
+  ): Promise<void> {
     const own = startFakeModelServer({});
     try {
-      const e = await createOpenAiEmbedder(options({ url: own.url, batchSize: 1, concurrency: 1 }));
+      const e = await createOpenAiEmbedder(options({ url: own.url, batchSize: 1, concurrency: o.concurrency }));
       own.calls.length = 0;
-      own.set({ delayMs: 20 });
+      own.set({ delayMs: o.delayMs });
+      await body(e, own);
+    } finally {
+      await own.close();
+    }
+  }
+
+  test("a question's embedding goes before training batches already waiting for the server", async () => {
+    await onOwnServer({ concurrency: 1, delayMs: 20 }, async (e, own) => {
       const ingest = e.embedDocuments(Array.from({ length: 6 }, (_, i) => `training passage ${i}`));
       while (own.calls.length === 0) await Bun.sleep(1);
       await e.embedQuery("a visitor's question");
@@ -129,9 +141,7 @@ describe("OpenAI-compatible embedder", () => {
       const order = own.embeddingCalls().map((c) => c.input?.[0] ?? "");
       expect(order.indexOf("search_query: a visitor's question")).toBe(1);
       expect(Math.max(...own.calls.map((c) => c.inFlight))).toBe(1);
-    } finally {
-      await own.close();
-    }
+    });
   });
 
   test("a question's embedding is retried at most once, however many retries training gets", async () => {
@@ -143,19 +153,13 @@ describe("OpenAI-compatible embedder", () => {
   });
 
   test("the concurrency bound holds when slots are released and new requests arrive at the same moment", async () => {
-    const own = startFakeModelServer({});
-    try {
-      const e = await createOpenAiEmbedder(options({ url: own.url, batchSize: 1, concurrency: 2 }));
-      own.calls.length = 0;
-      own.set({ delayMs: 5 });
+    await onOwnServer({ concurrency: 2, delayMs: 5 }, async (e, own) => {
       await Promise.all(
         Array.from({ length: 8 }, (_, i) => Promise.all([e.embedDocuments([`a${i}`, `b${i}`, `c${i}`]), e.embedQuery(`q${i}`)])),
       );
       expect(own.calls).toHaveLength(32);
       expect(Math.max(...own.calls.map((c) => c.inFlight))).toBe(2);
-    } finally {
-      await own.close();
-    }
+    });
   });
 
   test("known paraphrases land closer than unrelated text (the fake server's synonym table)", async () => {

@@ -63,3 +63,13 @@ export async function document(
     origin: opts.origin,
   });
 }
+
+/** Runs `body` with a 3-dimension vector table, removed afterwards: the other tests run without vectors. */
+export async function withVectorTable(store: Store, body: () => Promise<void>): Promise<void> {
+  await store.repos.chunkIndex.createVectorTable(3);
+  try {
+    await body();
+  } finally {
+    await store.repos.chunkIndex.createVectorTable(null);
+  }
+}

@@ -2,7 +2,7 @@ import { expect, test } from "bun:test";
 import type { DeploymentPatch } from "../../../src/store/contract/index.ts";
 import { searched } from "../../helpers/analyzed.ts";
 import { describeStores } from "../../helpers/stores.ts";
-import { account, chunk, deployment, document, uid } from "./core-fixtures.ts";
+import { account, chunk, deployment, document, uid, withVectorTable } from "./core-fixtures.ts";
 
 describeStores("deployments", (ctx) => {
   test("a new deployment has the defaults SQLite gives it and reads back the same by id, by owner and in lists", async () => {
@@ -81,8 +81,7 @@ describeStores("deployments", (ctx) => {
   test("removing a deployment removes its key, documents, chunks, keyword rows and vectors, and leaves others searchable", async () => {
     const store = ctx.store();
     const { chunkIndex, training } = store.repos;
-    await chunkIndex.createVectorTable(3);
-    try {
+    await withVectorTable(store, async () => {
       const gone = await deployment(store);
       const stays = await deployment(store);
       await store.repos.keys.put(gone.id, uid("hash"), "dc_gone");
@@ -103,8 +102,6 @@ describeStores("deployments", (ctx) => {
       expect(await store.repos.termStats.totalChunks(gone.id)).toBe(0);
       expect((await chunkIndex.keywordSearch(stays.id, searched("heron"), 5)).length).toBe(1);
       expect((await chunkIndex.vectorSearch(stays.id, new Float32Array([1, 0, 0]), 5)).length).toBe(1);
-    } finally {
-      await chunkIndex.createVectorTable(null);
-    }
+    });
   });
 });

@@ -2,7 +2,7 @@ import { expect, test } from "bun:test";
 import type { DocumentRecord, Store } from "../../../src/store/contract/index.ts";
 import { searched } from "../../helpers/analyzed.ts";
 import { describeStores } from "../../helpers/stores.ts";
-import { chunk, deployment, document, uid } from "./core-fixtures.ts";
+import { chunk, deployment, document, uid, withVectorTable } from "./core-fixtures.ts";
 
 const LEASE = 60_000;
 
@@ -133,8 +133,7 @@ describeStores("training store", (ctx) => {
   test("a large document is staged where no search sees it, published in batches, and finished with its vectors", async () => {
     const store = ctx.store();
     const { chunkIndex, training } = store.repos;
-    await chunkIndex.createVectorTable(3);
-    try {
+    await withVectorTable(store, async () => {
       const d = await deployment(store);
       const worker = uid("w");
       const doc = await claimDoc(store, worker, (await document(store, d.id, { name: "big.txt" })).id);
@@ -170,9 +169,7 @@ describeStores("training store", (ctx) => {
       expect((await chunkIndex.vectorSearch(d.id, new Float32Array([1, 0, 0]), 5)).length).toBe(3);
       expect(await chunkIndex.counts(doc.id)).toEqual({ chunks: 6, fts: 6, vec: 3 });
       expect((await store.repos.deployments.findById(d.id))?.trainingStatus).toBe("completed");
-    } finally {
-      await chunkIndex.createVectorTable(null);
-    }
+    });
   });
 
   test("a document removed while it trains is not completed, and its rows are gone", async () => {

@@ -86,19 +86,25 @@ export function questionAndHistory(body: ChatCompletionBody): { question: string
   throw appError("bad_request", { param: "messages", message: "messages must contain a user message (or send message)." });
 }
 
-/** How these routes appear in the public OpenAPI document (openapi/public-openapi.ts). */
-export const chatDocs = {
-  completions: publicDoc({
+/** A chat completion endpoint: the completion body in, the completion (or its SSE chunks with stream true) out. */
+const completionDoc = (summary: string, description: string) =>
+  publicDoc({
     tag: "Chat completions",
-    summary: "Answer a question from the deployment's documents (OpenAI chat completions format).",
-    description:
-      "The last user message is the question; earlier user/assistant messages are history (style A), or send only the new message with a conversation_id (style B). " +
-      "System messages are ignored: the deployment's persona governs. An ungrounded question is refused before any model call and costs nothing. " +
-      "With stream true the answer is SSE `chat.completion.chunk` frames ending with `data: [DONE]`; a failure after the stream started is one frame with an `error` object.",
+    summary,
+    description,
     body: { json: chatCompletionBody },
     ok: [{ schema: chatCompletionSchema, sse: chatCompletionChunkSchema }],
     errors: CHAT_ERRORS,
-  }),
+  });
+
+/** How these routes appear in the public OpenAPI document (openapi/public-openapi.ts). */
+export const chatDocs = {
+  completions: completionDoc(
+    "Answer a question from the deployment's documents (OpenAI chat completions format).",
+    "The last user message is the question; earlier user/assistant messages are history (style A), or send only the new message with a conversation_id (style B). " +
+      "System messages are ignored: the deployment's persona governs. An ungrounded question is refused before any model call and costs nothing. " +
+      "With stream true the answer is SSE `chat.completion.chunk` frames ending with `data: [DONE]`; a failure after the stream started is one frame with an `error` object.",
+  ),
   stream: publicDoc({
     tag: "Chat completions",
     summary: "The same answer as an SSE stream for a browser EventSource (key as the api_key query parameter).",
@@ -106,20 +112,9 @@ export const chatDocs = {
     ok: [{ sse: chatCompletionChunkSchema }],
     errors: CHAT_ERRORS,
   }),
-  withSources: publicDoc({
-    tag: "Chat completions",
-    summary: "A chat completion that always returns the retrieved chunks.",
-    description: "400 sources_unsupported for a Private GPT deployment.",
-    body: { json: chatCompletionBody },
-    ok: [{ schema: chatCompletionSchema, sse: chatCompletionChunkSchema }],
-    errors: CHAT_ERRORS,
-  }),
-  contextual: publicDoc({
-    tag: "Chat completions",
-    summary: "A chat completion with search_query, retrieval_fallback and, when include_chunks is true, the chunks.",
-    description: "400 contextual_unsupported for a Private GPT deployment.",
-    body: { json: chatCompletionBody },
-    ok: [{ schema: chatCompletionSchema, sse: chatCompletionChunkSchema }],
-    errors: CHAT_ERRORS,
-  }),
+  withSources: completionDoc("A chat completion that always returns the retrieved chunks.", "400 sources_unsupported for a Private GPT deployment."),
+  contextual: completionDoc(
+    "A chat completion with search_query, retrieval_fallback and, when include_chunks is true, the chunks.",
+    "400 contextual_unsupported for a Private GPT deployment.",
+  ),
 };

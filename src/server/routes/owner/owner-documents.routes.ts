@@ -1,4 +1,3 @@
-import { Elysia } from "elysia";
 import type { Services } from "../../../app.ts";
 import type { DocumentRecord } from "../../../store/contract/index.ts";
 import type { RequestStates } from "../../pipeline/request-state.ts";
@@ -13,7 +12,7 @@ import {
   uploadBody,
   uploadResponse,
 } from "./owner.schemas.ts";
-import type { OwnerGuard } from "./owner-guard.ts";
+import { deploymentRoutes, type OwnerGuard } from "./owner-guard.ts";
 
 const view = (d: DocumentRecord) => ({ ...documentView(d), status_url: `/owner/api/deployments/${d.deploymentId}/documents/${d.id}` });
 
@@ -21,11 +20,10 @@ const view = (d: DocumentRecord) => ({ ...documentView(d), status_url: `/owner/a
 export function ownerDocumentRoutes(services: Services, guard: OwnerGuard, state: RequestStates) {
   const tags = ["documents"];
   const trainingStatus = (id: string) => services.deployments.trainingStatus(id);
-  return new Elysia({ name: "owner-documents", prefix: "/owner/api/deployments/:id" })
+  return deploymentRoutes(guard, "owner-documents")
     .get(
       "/documents",
-      async ({ request, params }) => {
-        const { deployment } = await guard.deployment(request, params.id);
+      async ({ deployment }) => {
         return {
           training_status: deployment.trainingStatus,
           data: (await services.documents.list(deployment.id)).map(view),
@@ -40,8 +38,7 @@ export function ownerDocumentRoutes(services: Services, guard: OwnerGuard, state
     )
     .post(
       "/documents",
-      async ({ request, params, body, set }) => {
-        const { deployment } = await guard.deployment(request, params.id);
+      async ({ deployment, request, body, set }) => {
         const fields = await readPushFields(body as unknown as Record<string, unknown>);
         const r = await services.documents.push(
           { deploymentId: deployment.id, ...fields },
@@ -60,16 +57,14 @@ export function ownerDocumentRoutes(services: Services, guard: OwnerGuard, state
     )
     .get(
       "/documents/:documentId",
-      async ({ request, params }) => {
-        const { deployment } = await guard.deployment(request, params.id);
+      async ({ deployment, params }) => {
         return view(await services.documents.getOrThrow(params.documentId, deployment.id));
       },
       { params: documentParams, response: { 200: documentSchema }, detail: { summary: "One document's status", tags } },
     )
     .delete(
       "/documents/:documentId",
-      async ({ request, params }) => {
-        const { deployment } = await guard.deployment(request, params.id);
+      async ({ deployment, params }) => {
         await services.documents.remove(params.documentId, deployment.id);
         return { training_status: await trainingStatus(deployment.id), data: (await services.documents.list(deployment.id)).map(view) };
       },
@@ -77,8 +72,7 @@ export function ownerDocumentRoutes(services: Services, guard: OwnerGuard, state
     )
     .post(
       "/train",
-      async ({ request, params }) => {
-        const { deployment } = await guard.deployment(request, params.id);
+      async ({ deployment }) => {
         const queued = await services.documents.train(deployment.id);
         return { queued, training_status: await trainingStatus(deployment.id) };
       },

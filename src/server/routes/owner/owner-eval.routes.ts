@@ -1,8 +1,8 @@
-import { Elysia, t } from "elysia";
+import { t } from "elysia";
 import type { Services } from "../../../app.ts";
 import { MAX_CASES } from "../../../eval/eval-cases.ts";
 import { deploymentParams } from "./owner.schemas.ts";
-import type { OwnerGuard } from "./owner-guard.ts";
+import { deploymentRoutes, type OwnerGuard } from "./owner-guard.ts";
 
 const group = t.Object({
   cases: t.Integer(),
@@ -47,10 +47,9 @@ const evalReport = t.Object({
 
 /** `docchat eval` for the console: the owner's cases through the answering pipeline, judged; nothing logged or charged. */
 export function ownerEvalRoutes(services: Services, guard: OwnerGuard) {
-  return new Elysia({ name: "owner-eval", prefix: "/owner/api/deployments/:id" }).post(
+  return deploymentRoutes(guard, "owner-eval").post(
     "/eval",
-    async ({ request, params, body }) => {
-      const { deployment, session } = await guard.deployment(request, params.id);
+    async ({ deployment, session, request, body }) => {
       return services.eval.run(deployment.id, body, { accountId: session.account.id, signal: request.signal });
     },
     {

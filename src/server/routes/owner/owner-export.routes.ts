@@ -1,8 +1,8 @@
-import { Elysia, t } from "elysia";
+import { t } from "elysia";
 import type { Services } from "../../../app.ts";
 import { exportStream, parseExportRange } from "../../../owner/chat-export.service.ts";
 import { deploymentParams } from "./owner.schemas.ts";
-import type { OwnerGuard } from "./owner-guard.ts";
+import { deploymentRoutes, type OwnerGuard } from "./owner-guard.ts";
 
 const exportQuery = t.Object({
   format: t.Optional(t.Union([t.Literal("jsonl"), t.Literal("csv")], { description: "jsonl (default) or csv" })),
@@ -14,10 +14,9 @@ const TYPES = { jsonl: "application/x-ndjson; charset=utf-8", csv: "text/csv; ch
 
 /** Conversation export, streamed as it is read: the response never holds more than a page of chat logs. */
 export function ownerExportRoutes(services: Services, guard: OwnerGuard) {
-  return new Elysia({ name: "owner-export", prefix: "/owner/api/deployments/:id" }).get(
+  return deploymentRoutes(guard, "owner-export").get(
     "/chat-logs/export",
-    async ({ request, params, query }) => {
-      const { deployment } = await guard.deployment(request, params.id);
+    async ({ deployment, query }) => {
       const format = query.format ?? "jsonl";
       const range = parseExportRange(query.from, query.to);
       const day = (ms: number) => new Date(Math.min(ms, 8.64e15)).toISOString().slice(0, 10);

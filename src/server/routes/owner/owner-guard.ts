@@ -1,3 +1,4 @@
+import { Elysia } from "elysia";
 import type { Services } from "../../../app.ts";
 import { appError } from "../../../errors/index.ts";
 import { addressAllowed, type Cidr, clientAddress, parseCidr } from "../../../net/cidr.ts";
@@ -87,3 +88,12 @@ export function createOwnerGuard(services: Services) {
 }
 
 export type OwnerGuard = ReturnType<typeof createOwnerGuard>;
+
+/**
+ * A route family under one deployment (`/owner/api/deployments/:id/…`): its handlers receive the signed-in owner's
+ * `session` and that `deployment`, resolved once the request is valid (401 without a session; another account's
+ * deployment is a 404, as a missing one).
+ */
+export function deploymentRoutes(guard: OwnerGuard, name: string) {
+  return new Elysia({ name, prefix: "/owner/api/deployments/:id" }).resolve(({ request, params }) => guard.deployment(request, params.id));
+}

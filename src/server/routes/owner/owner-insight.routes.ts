@@ -1,8 +1,8 @@
-import { Elysia, t } from "elysia";
+import { t } from "elysia";
 import type { Services } from "../../../app.ts";
 import { toSeconds } from "../../../shared/wire-time.ts";
 import { deploymentParams } from "./owner.schemas.ts";
-import type { OwnerGuard } from "./owner-guard.ts";
+import { deploymentRoutes, type OwnerGuard } from "./owner-guard.ts";
 import {
   conversationParams,
   conversationResponse,
@@ -24,11 +24,10 @@ const testInput = (b: TestBody) => ({ question: b.question, kind: b.kind, expect
 
 /** What visitors asked and what they got (conversations), what the documents miss (content gaps), and the owner's test questions. */
 export function ownerInsightRoutes(services: Services, guard: OwnerGuard) {
-  return new Elysia({ name: "owner-insight", prefix: "/owner/api/deployments/:id" })
+  return deploymentRoutes(guard, "owner-insight")
     .get(
       "/conversations",
-      async ({ request, params, query }) => {
-        const { deployment } = await guard.deployment(request, params.id);
+      async ({ deployment, query }) => {
         const r = await services.conversations.list(deployment.id, {
           refused: yes(query.refused),
           ratedDown: yes(query.rated_down),
@@ -51,8 +50,7 @@ export function ownerInsightRoutes(services: Services, guard: OwnerGuard) {
     )
     .get(
       "/conversations/:conversationId",
-      async ({ request, params }) => {
-        const { deployment } = await guard.deployment(request, params.id);
+      async ({ deployment, params }) => {
         const c = await services.conversations.get(deployment.id, params.conversationId);
         return {
           conversation_id: params.conversationId,
@@ -71,8 +69,7 @@ export function ownerInsightRoutes(services: Services, guard: OwnerGuard) {
     )
     .get(
       "/gaps",
-      async ({ request, params, query }) => {
-        const { deployment, session } = await guard.deployment(request, params.id);
+      async ({ deployment, session, query }) => {
         const r = await services.contentGaps.report(deployment, session.account, { days: query.days ?? 90 });
         return {
           days: r.days,
@@ -110,8 +107,7 @@ export function ownerInsightRoutes(services: Services, guard: OwnerGuard) {
     )
     .post(
       "/gaps/answer",
-      async ({ request, params, body }) => {
-        const { deployment } = await guard.deployment(request, params.id);
+      async ({ deployment, body }) => {
         return { corrections: await services.contentGaps.answer(deployment.id, body.chat_log_ids, body.answer) };
       },
       {
@@ -123,8 +119,7 @@ export function ownerInsightRoutes(services: Services, guard: OwnerGuard) {
     )
     .get(
       "/tests",
-      async ({ request, params }) => {
-        const { deployment } = await guard.deployment(request, params.id);
+      async ({ deployment }) => {
         const s = await services.testQuestions.summary(deployment.id);
         return {
           questions: (await services.testQuestions.list(deployment.id)).map(testQuestionView),
@@ -157,8 +152,7 @@ export function ownerInsightRoutes(services: Services, guard: OwnerGuard) {
     )
     .post(
       "/tests",
-      async ({ request, params, body, set }) => {
-        const { deployment } = await guard.deployment(request, params.id);
+      async ({ deployment, body, set }) => {
         set.status = 201;
         return testQuestionView(await services.testQuestions.create(deployment.id, testInput(body)));
       },
@@ -171,8 +165,7 @@ export function ownerInsightRoutes(services: Services, guard: OwnerGuard) {
     )
     .put(
       "/tests/:testId",
-      async ({ request, params, body }) => {
-        const { deployment } = await guard.deployment(request, params.id);
+      async ({ deployment, params, body }) => {
         return testQuestionView(await services.testQuestions.update(deployment.id, params.testId, testInput(body)));
       },
       {
@@ -184,8 +177,7 @@ export function ownerInsightRoutes(services: Services, guard: OwnerGuard) {
     )
     .delete(
       "/tests/:testId",
-      async ({ request, params }) => {
-        const { deployment } = await guard.deployment(request, params.id);
+      async ({ deployment, params }) => {
         await services.testQuestions.remove(deployment.id, params.testId);
         return { success: true as const };
       },
@@ -197,8 +189,7 @@ export function ownerInsightRoutes(services: Services, guard: OwnerGuard) {
     )
     .post(
       "/tests/run",
-      async ({ request, params }) => {
-        const { deployment } = await guard.deployment(request, params.id);
+      async ({ deployment }) => {
         return runView(await services.testQuestions.runNow(deployment));
       },
       {

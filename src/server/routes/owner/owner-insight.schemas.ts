@@ -1,4 +1,5 @@
 import { t } from "elysia";
+import { pageQuery } from "./owner.schemas.ts";
 
 /** Request and response shapes of the owner API's chat logs, content gaps, test questions and privacy routes. */
 const nullable = <T extends Parameters<typeof t.Union>[0][number]>(s: T) => t.Union([s, t.Null()]);
@@ -24,8 +25,7 @@ export const conversationsQuery = t.Object({
   to: t.Optional(t.String({ description: "last local day, YYYY-MM-DD" })),
   tz_offset: t.Optional(t.Numeric({ minimum: -840, maximum: 840, multipleOf: 1 })),
   q: t.Optional(t.String({ maxLength: 200, description: "text in a question or answer" })),
-  limit: t.Optional(t.Numeric({ minimum: 1, maximum: 200, multipleOf: 1 })),
-  before: t.Optional(t.Numeric({ minimum: 1, multipleOf: 1 })),
+  ...pageQuery(200),
 });
 
 export const conversationSummarySchema = t.Object({

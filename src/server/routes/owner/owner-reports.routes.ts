@@ -1,8 +1,7 @@
-import { Elysia } from "elysia";
 import type { Services } from "../../../app.ts";
 import type { DayRow } from "../../../store/contract/index.ts";
 import { deploymentParams, reportQuery, reportResponse } from "./owner.schemas.ts";
-import type { OwnerGuard } from "./owner-guard.ts";
+import { deploymentRoutes, type OwnerGuard } from "./owner-guard.ts";
 
 const counts = (d: Omit<DayRow, "day">) => ({
   questions: d.questions,
@@ -17,10 +16,9 @@ const counts = (d: Omit<DayRow, "day">) => ({
 
 /** Usage and ratings per day over a date range, with the most asked and most refused questions. */
 export function ownerReportRoutes(services: Services, guard: OwnerGuard) {
-  return new Elysia({ name: "owner-reports", prefix: "/owner/api/deployments/:id" }).get(
+  return deploymentRoutes(guard, "owner-reports").get(
     "/reports",
-    async ({ request, params, query }) => {
-      const { deployment } = await guard.deployment(request, params.id);
+    async ({ deployment, query }) => {
       const r = await services.reports.report({
         deploymentId: deployment.id,
         from: query.from,

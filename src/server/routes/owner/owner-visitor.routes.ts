@@ -1,4 +1,4 @@
-import { Elysia, t } from "elysia";
+import { t } from "elysia";
 import type { Services } from "../../../app.ts";
 import { appError } from "../../../errors/index.ts";
 import { toSeconds } from "../../../shared/wire-time.ts";
@@ -15,16 +15,15 @@ import {
   leadsQuery,
   okResponse,
 } from "./owner.schemas.ts";
-import type { OwnerGuard } from "./owner-guard.ts";
+import { deploymentRoutes, type OwnerGuard } from "./owner-guard.ts";
 import { ownerChatLogView, ownerLeadView } from "./owner-views.ts";
 
 /** What visitors left behind: chat logs, answers rated 0 and their corrections, leads from handoff. */
 export function ownerVisitorRoutes(services: Services, guard: OwnerGuard) {
-  return new Elysia({ name: "owner-visitor", prefix: "/owner/api/deployments/:id" })
+  return deploymentRoutes(guard, "owner-visitor")
     .get(
       "/corrections",
-      async ({ request, params }) => {
-        const { deployment } = await guard.deployment(request, params.id);
+      async ({ deployment }) => {
         return {
           open: (await services.corrections.list(deployment.id)).map(correctionItemView),
           corrections: (await services.reports.corrections(deployment.id)).map((c) => ({
@@ -49,8 +48,7 @@ export function ownerVisitorRoutes(services: Services, guard: OwnerGuard) {
     )
     .put(
       "/corrections/:chatLogId",
-      async ({ request, params, body }) => {
-        const { deployment } = await guard.deployment(request, params.id);
+      async ({ deployment, params, body }) => {
         return correctionView(await services.corrections.set(params.chatLogId, body.answer, { deploymentId: deployment.id }));
       },
       {
@@ -62,8 +60,7 @@ export function ownerVisitorRoutes(services: Services, guard: OwnerGuard) {
     )
     .delete(
       "/corrections/:chatLogId",
-      async ({ request, params }) => {
-        const { deployment } = await guard.deployment(request, params.id);
+      async ({ deployment, params }) => {
         if (!(await services.corrections.remove(params.chatLogId, { deploymentId: deployment.id })))
           throw appError("not_found", { message: "This answer has no active correction." });
         return { success: true as const };
@@ -76,8 +73,7 @@ export function ownerVisitorRoutes(services: Services, guard: OwnerGuard) {
     )
     .get(
       "/chat-logs",
-      async ({ request, params, query }) => {
-        const { deployment } = await guard.deployment(request, params.id);
+      async ({ deployment, query }) => {
         return {
           data: (await services.chatLogs.list(deployment.id, { limit: query.limit ?? 50, beforeId: query.before })).map(ownerChatLogView),
         };
@@ -91,16 +87,14 @@ export function ownerVisitorRoutes(services: Services, guard: OwnerGuard) {
     )
     .get(
       "/chat-logs/:chatLogId",
-      async ({ request, params }) => {
-        const { deployment } = await guard.deployment(request, params.id);
+      async ({ deployment, params }) => {
         return ownerChatLogView(await services.chatLogs.getOrThrow(deployment.id, params.chatLogId));
       },
       { params: chatLogParams, response: { 200: chatLogSchema }, detail: { summary: "One chat log", tags: ["chat logs"] } },
     )
     .get(
       "/leads",
-      async ({ request, params, query }) => {
-        const { deployment } = await guard.deployment(request, params.id);
+      async ({ deployment, query }) => {
         const limit = query.limit ?? 200;
         // One more than asked tells whether an older page exists.
         const rows = await services.leads.list(deployment.id, { limit: limit + 1, beforeId: query.before });
@@ -126,8 +120,7 @@ export function ownerVisitorRoutes(services: Services, guard: OwnerGuard) {
     )
     .get(
       "/leads.csv",
-      async ({ request, params }) => {
-        const { deployment } = await guard.deployment(request, params.id);
+      async ({ deployment }) => {
         return new Response(await services.leads.csv(deployment.id), {
           headers: {
             "content-type": "text/csv; charset=utf-8",

@@ -1,10 +1,9 @@
-import { Elysia } from "elysia";
 import type { Services } from "../../../app.ts";
 import { toSeconds } from "../../../shared/wire-time.ts";
 import type { WebhookDelivery, WebhookEndpoint } from "../../../store/contract/index.ts";
 import { WEBHOOK_EVENTS } from "../../../webhooks/webhook-events.ts";
 import { deploymentParams, okResponse } from "./owner.schemas.ts";
-import type { OwnerGuard } from "./owner-guard.ts";
+import { deploymentRoutes, type OwnerGuard } from "./owner-guard.ts";
 import {
   createWebhookBody,
   deliveriesQuery,
@@ -48,11 +47,10 @@ const deliveryView = (d: WebhookDelivery) => ({
 export function ownerWebhookRoutes(services: Services, guard: OwnerGuard) {
   const tags = ["webhooks"];
   const hooks = services.webhooks;
-  return new Elysia({ name: "owner-webhooks", prefix: "/owner/api/deployments/:id" })
+  return deploymentRoutes(guard, "owner-webhooks")
     .get(
       "/webhooks",
-      async ({ request, params }) => {
-        const { deployment } = await guard.deployment(request, params.id);
+      async ({ deployment }) => {
         return { events: [...WEBHOOK_EVENTS], data: (await hooks.listEndpoints(deployment.id)).map(endpointView) };
       },
       {
@@ -63,8 +61,7 @@ export function ownerWebhookRoutes(services: Services, guard: OwnerGuard) {
     )
     .post(
       "/webhooks",
-      async ({ request, params, body, set }) => {
-        const { deployment } = await guard.deployment(request, params.id);
+      async ({ deployment, body, set }) => {
         set.status = 201;
         return endpointView(await hooks.createEndpoint(deployment.id, body));
       },
@@ -80,8 +77,7 @@ export function ownerWebhookRoutes(services: Services, guard: OwnerGuard) {
     )
     .patch(
       "/webhooks/:endpointId",
-      async ({ request, params, body }) => {
-        const { deployment } = await guard.deployment(request, params.id);
+      async ({ deployment, params, body }) => {
         return endpointView(await hooks.updateEndpoint(deployment.id, params.endpointId, { ...body, rotateSecret: body.rotate_secret }));
       },
       {
@@ -93,8 +89,7 @@ export function ownerWebhookRoutes(services: Services, guard: OwnerGuard) {
     )
     .delete(
       "/webhooks/:endpointId",
-      async ({ request, params }) => {
-        const { deployment } = await guard.deployment(request, params.id);
+      async ({ deployment, params }) => {
         await hooks.removeEndpoint(deployment.id, params.endpointId);
         return { success: true as const };
       },
@@ -102,8 +97,7 @@ export function ownerWebhookRoutes(services: Services, guard: OwnerGuard) {
     )
     .post(
       "/webhooks/:endpointId/test",
-      async ({ request, params, set }) => {
-        const { deployment } = await guard.deployment(request, params.id);
+      async ({ deployment, params, set }) => {
         set.status = 202;
         return deliveryView(await hooks.sendTest(deployment.id, params.endpointId));
       },
@@ -115,8 +109,7 @@ export function ownerWebhookRoutes(services: Services, guard: OwnerGuard) {
     )
     .get(
       "/webhook-deliveries",
-      async ({ request, params, query }) => {
-        const { deployment } = await guard.deployment(request, params.id);
+      async ({ deployment, query }) => {
         const limit = query.limit ?? 50;
         // One more than asked tells whether an older page exists.
         const rows = await hooks.deliveries(deployment.id, { endpointId: query.endpoint_id, limit: limit + 1, beforeId: query.before });
@@ -132,8 +125,7 @@ export function ownerWebhookRoutes(services: Services, guard: OwnerGuard) {
     )
     .post(
       "/webhook-deliveries/:deliveryId/redeliver",
-      async ({ request, params, set }) => {
-        const { deployment } = await guard.deployment(request, params.id);
+      async ({ deployment, params, set }) => {
         set.status = 202;
         return deliveryView(await hooks.redeliver(deployment.id, params.deliveryId));
       },

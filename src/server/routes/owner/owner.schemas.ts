@@ -158,13 +158,17 @@ const correctionSchema = t.Object({
   created_at: t.Number(),
   updated_at: t.Number(),
 });
-export const correctionItemSchema = t.Object({
-  chat_log_id: t.Number(),
+/** A chat log's turn as the lists show it (what was asked, answered from which sources, or refused). */
+const loggedTurn = {
   conversation_id: t.String(),
   question: t.String(),
   answer: t.String(),
   sources: t.Array(t.String()),
   refused: t.Boolean(),
+};
+export const correctionItemSchema = t.Object({
+  chat_log_id: t.Number(),
+  ...loggedTurn,
   rated_at: nullable(t.Number()),
   created_at: t.Number(),
   correction: nullable(correctionSchema),
@@ -189,26 +193,23 @@ export const correctionResponse = correctionSchema;
 
 export const chatLogSchema = t.Object({
   id: t.Number(),
-  conversation_id: t.String(),
-  question: t.String(),
-  answer: t.String(),
-  sources: t.Array(t.String()),
-  refused: t.Boolean(),
+  ...loggedTurn,
   rating: nullable(t.Number()),
   correction_id: nullable(t.Number()),
   tokens: t.Number(),
   visitor_email: nullable(t.String()),
   created_at: t.Number(),
 });
-// Whole numbers only: a fractional LIMIT is a datatype mismatch in SQLite (a 500 before this was a 400).
-export const chatLogsQuery = t.Object({
-  limit: t.Optional(t.Numeric({ minimum: 1, maximum: 200, multipleOf: 1 })),
+/**
+ * Paging a newest-first list: at most `limit` items, those older than the id `before`. Whole numbers only: a
+ * fractional LIMIT is a datatype mismatch in SQLite (a 500 before this was a 400).
+ */
+export const pageQuery = (maxLimit: number) => ({
+  limit: t.Optional(t.Numeric({ minimum: 1, maximum: maxLimit, multipleOf: 1 })),
   before: t.Optional(t.Numeric({ minimum: 1, multipleOf: 1 })),
 });
-export const leadsQuery = t.Object({
-  limit: t.Optional(t.Numeric({ minimum: 1, maximum: 1000, multipleOf: 1 })),
-  before: t.Optional(t.Numeric({ minimum: 1, multipleOf: 1 })),
-});
+export const chatLogsQuery = t.Object(pageQuery(200));
+export const leadsQuery = t.Object(pageQuery(1000));
 
 export const leadSchema = t.Object({
   id: t.Number(),
