@@ -65,8 +65,7 @@ export const isSymbolTerm = (term: string): boolean => term.startsWith("§");
  */
 const ABBREVIATION_PLURAL = /(?<![\p{L}\p{N}_])(\p{Ll}?\p{Lu}[\p{Lu}\p{N}]*\p{Lu}\p{N}*)s(?![\p{L}\p{N}_])/gu;
 const ABBREVIATION_PLURAL_HINT = /\p{Lu}\p{N}*s(?![\p{L}\p{N}_])/u;
-const singularAbbreviations = (text: string) =>
-  ABBREVIATION_PLURAL_HINT.test(text) ? text.replace(ABBREVIATION_PLURAL, "$1") : text;
+const singularAbbreviations = (text: string) => (ABBREVIATION_PLURAL_HINT.test(text) ? text.replace(ABBREVIATION_PLURAL, "$1") : text);
 
 /** Word tokens of `text`, lower-cased, diacritics kept, in order; with `symbols`, symbols as their terms too (see SYMBOL). */
 export function tokenize(text: string, opts: { turkish?: boolean; symbols?: boolean } = {}): string[] {
