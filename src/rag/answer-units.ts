@@ -3,7 +3,7 @@ import { holdsAnswerType } from "./answer-type.ts";
 import { holdsFocusKind } from "./focus-kinds.ts";
 import { NEGATION, type QuestionShape } from "./question-shape.ts";
 import { segmentPassage, type TextUnit } from "./sentences.ts";
-import { langOf, stem, stemSet, stemTokens } from "./terms.ts";
+import { langOf, stem, stemSet, stemTokens, wordTokens } from "./terms.ts";
 
 /**
  * The units that can answer a question — sentences, list items, table and CSV rows — scored the same way for the
@@ -67,16 +67,18 @@ const isIndexListing = (headingPath: string, text: string) =>
 const UNIDENTIFIED_ROW = 0.5;
 const ROW_KEYS = /(^|; )[^:;]*: /g;
 /**
- * words that ask about a document itself — who wrote it, when it came out — which its card answers; stemmed on first
- * use (stemming loads the English stemmer, which no start should wait for)
+ * Words that ask about a document itself — who wrote it, when it came out — which its card answers. A question asks
+ * about its document when it holds one as written: "When was it updated?" does, "what does it cost to update the
+ * list?" and "How do I create a user?" ask how to do something. A card's field then counts for each of their stems
+ * the question holds (stemmed on first use: stemming loads the English stemmer, which no start should wait for).
  */
+const DOCUMENT_FACT_WORDS = new Set(
+  "author authors wrote written writer publish published publication publisher posted released release version edition title credited credits produced copyright created updated".split(
+    " ",
+  ),
+);
 let documentFacts: Set<string> | undefined;
-const documentFactStems = () =>
-  (documentFacts ??= new Set(
-    "author authors wrote written writer publish published publication publisher posted released release version edition title credited credits produced copyright created updated"
-      .split(" ")
-      .map((w) => stem(w)),
-  ));
+const documentFactStems = () => (documentFacts ??= new Set([...DOCUMENT_FACT_WORDS].map((w) => stem(w))));
 const LONE_WORD = 0.5;
 const CARD_ELSEWHERE = 0.6;
 const SOFT_TYPE_MISS = 0.7;
@@ -147,7 +149,7 @@ export function scoreUnits(
     for (const l of names.literals) if (p.text.includes(l)) set.add(l);
     namedIn.set(p.source, set);
   }
-  const aboutDocument = [...stemSet(question, lang)].some((t) => documentFactStems().has(t));
+  const aboutDocument = wordTokens(question).some((w) => DOCUMENT_FACT_WORDS.has(w));
   // "Airworthiness Directive (AD)": where the documents define an abbreviation, a sentence using it says the long form
   const abbreviations = definedAbbreviations(passages, lang);
   for (const p of aboutDocument ? passages : []) {

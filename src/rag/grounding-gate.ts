@@ -12,7 +12,8 @@ import { DEFAULT_LANG, type Lang, langOf, stem, stemSet, type TermWeights, withL
  *    the topic is there, not the answer.
  *  - A statement or keyword query (a claim to check, "refund policy annual plan") is judged on the whole passage,
  *    and sharing rare words worth EVIDENCE_MASS nats of IDF earns EVIDENCE_BONUS: technical wording rarely
- *    repeats a claim's words, but a passage that shares several of its rarest ones is about it.
+ *    repeats a claim's words, but a passage that shares its rarest ones is about it. Its words the deployment
+ *    holds nowhere weigh ABSENT_CLAIM_SHARE.
  * Measured in bench/answers.bench.ts (SQuAD 2.0 and SciFact). With vectors, calibrated cosine is blended in.
  */
 /** One deployment's statistics: every weight the gate uses comes from that deployment's own documents. */
@@ -45,12 +46,14 @@ export function termWeights(
   const forms = new Map(terms.map((t) => [t, termForms(t, langs)]));
   const df = stats.documentFrequencies(deploymentId, [...new Set([...terms, ...[...forms.values()].flat()])]);
   const weights = withLang(new Map(), lang);
+  const absent = new Set<string>();
   for (const t of terms) {
     const key = stem(t, lang);
     const f = Math.min(n, Math.max(df.get(t) ?? 0, ...(forms.get(t) ?? []).map((x) => df.get(x) ?? 0)));
+    if (f === 0) absent.add(key);
     weights.set(key, Math.max(weights.get(key) ?? 0, Math.log(1 + (n - f + 0.5) / (f + 0.5))));
   }
-  return weights;
+  return Object.assign(weights, { absent });
 }
 
 /** IDF-weighted share of the question's terms that the passage mentions (0..1). */
@@ -64,8 +67,14 @@ export function termCoverage(weights: TermWeights, passage: string): number {
   return covered / total;
 }
 
-export const EVIDENCE_MASS = 9;
+export const EVIDENCE_MASS = 8;
 export const EVIDENCE_BONUS = 0.15;
+/**
+ * A statement's word that no document of the deployment holds in any form counts this share of its weight: in a
+ * claim it is as often the documents' subject written another way (a misspelling, "Qβ" for "Qbeta", a coined
+ * abbreviation) as a subject they lack. A question's absent word keeps its whole weight.
+ */
+export const ABSENT_CLAIM_SHARE = 0.5;
 
 export interface GatePassage {
   text: string;
@@ -86,7 +95,7 @@ export function answerability(
   const shape = questionShape(query, mustMention);
   if (!shape.question) {
     let total = 0;
-    for (const w of weights.values()) total += w;
+    for (const [t, w] of weights) total += weights.absent?.has(t) ? w * ABSENT_CLAIM_SHARE : w;
     if (total === 0) return 0;
     const lang = langOf(weights);
     const sets = [stemSet(`${passage.source}\n${passage.headingPath}`, lang), stemSet(passage.text, lang)];

@@ -51,8 +51,11 @@ export function stemSet(text: string, lang: Lang = DEFAULT_LANG): Set<string> {
 const COMPOUND_CHARS = 9;
 const TAIL_CHARS = 4;
 
-/** Term weights that remember the language their keys were stemmed in, so passages are stemmed alike. */
-export type TermWeights = Map<string, number> & { readonly lang?: Lang };
+/**
+ * Term weights that remember the language their keys were stemmed in, so passages are stemmed alike, and which of
+ * their keys the deployment holds in no form (`absent`).
+ */
+export type TermWeights = Map<string, number> & { readonly lang?: Lang; readonly absent?: ReadonlySet<string> };
 
 export const withLang = (weights: Map<string, number>, lang: Lang): TermWeights => Object.assign(weights, { lang });
 

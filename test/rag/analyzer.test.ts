@@ -74,6 +74,15 @@ describe("analyze", () => {
     expect(analyze("RFC 7693, ISO-8601 and foo_bar", "en")).toEqual(["rfc", "7693", "iso", "8601", "foo_bar"]);
   });
 
+  test("an abbreviation's plural with a lower-case 's' meets its singular ('mRNAs' mRNA, 'TKIs' TKI); words in capitals keep theirs", () => {
+    expect(analyze("mRNAs coding for TfR1; TKIs and VSMCs; the URLs of CD4s", "en")).toEqual(
+      analyze("mRNA coding for TfR1; TKI and VSMC; the URL of CD4", "en"),
+    );
+    expect(analyze("Die PKWs der Firma", "de")).toEqual(analyze("Der PKW der Firma", "de"));
+    // one capital is a name or a word ("Mrs", "Gas"); an "S" in capitals is part of the word ("GIS", "BUS")
+    expect(analyze("Mrs Gas, GIS and BUS", "en")).toEqual(["mrs", "gas", "gis", "bus"]);
+  });
+
   test("symbols a manual defines are terms: '$!' meets the '!' entry, '&&' is one, '-e' is not '-E'", () => {
     const bang = analyze("!: Expands to the process ID of the job most recently placed into the background", "en")[0];
     expect(bang).toStartWith("§");

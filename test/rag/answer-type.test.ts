@@ -2,6 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { expectedAnswerType, holdsAnswerType, isQuestion } from "../../src/rag/answer-type.ts";
 import { answerability } from "../../src/rag/grounding-gate.ts";
 import { stem } from "../../src/rag/terms.ts";
+import { CARD_HEADING } from "../../src/shared/document-card-labels.ts";
 
 /** weights keyed as the gate keys them: by each word's stem */
 const weighted = (pairs: [string, number][]) => new Map(pairs.map(([w, n]) => [stem(w), n]));
@@ -124,6 +125,22 @@ describe("the answer gate", () => {
       passage("ALDH1 was measured in 500 tumours. High levels meant a worse prognosis."),
     );
     expect(s).toBeCloseTo(13 / 20 + 0.15, 5);
+  });
+});
+
+describe("a document card", () => {
+  const card = {
+    text: "Title: Minimum equipment list for the 737 MAX\nAuthor: Federal Aviation Administration\nCreated: 2020-08-06",
+    source: "mel-notice",
+    headingPath: CARD_HEADING,
+  };
+  test("answers a question about its document, not one that asks how to do what a fact word names", () => {
+    // the words of "… minimum equipment list" and the question's verb, weighed as the gate weighs them
+    const about = (verb: string) => new Map([...weighted([[verb, 2]]), [stem("minimum"), 3], [stem("equipment"), 3], [stem("list"), 2]]);
+    expect(answerability(about("updated"), "When was the minimum equipment list updated?", card)).toBe(1);
+    // "update" and "create" as verbs ask about a task: the card's fields answer nothing (at most 0.6 of a match)
+    expect(answerability(about("update"), "What does it cost to update the minimum equipment list?", card)).toBeLessThanOrEqual(0.6);
+    expect(answerability(about("create"), "How do I create a minimum equipment list?", card)).toBeLessThanOrEqual(0.6);
   });
 });
 

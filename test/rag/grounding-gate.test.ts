@@ -1,5 +1,13 @@
 import { describe, expect, test } from "bun:test";
-import { blendRelevance, isGrounded, termCoverage, termWeights } from "../../src/rag/grounding-gate.ts";
+import {
+  ABSENT_CLAIM_SHARE,
+  answerability,
+  blendRelevance,
+  EVIDENCE_BONUS,
+  isGrounded,
+  termCoverage,
+  termWeights,
+} from "../../src/rag/grounding-gate.ts";
 
 const stats = (total: number, df: Record<string, number>) => ({
   totalChunks: () => total,
@@ -26,6 +34,20 @@ describe("grounding gate", () => {
   test("a word the documents never mention pulls coverage down the most", () => {
     const w = termWeights("d", ["football", "world", "cup"], stats(100, { world: 10 }));
     expect(termCoverage(w, "The world of plans")).toBeLessThan(0.3);
+  });
+
+  test("a claim's word the deployment holds nowhere counts half: often the documents write its subject another way", () => {
+    // "Qβ" where the abstracts write "Qbeta": the one abstract that names MS2 is about the claim
+    const w = termWeights("d", ["qβ", "ms2", "capsid"], stats(5000, { ms2: 1, capsid: 40 }));
+    expect([...(w.absent ?? [])]).toEqual(["qβ"]);
+    const [absent, ms2, capsid] = ["qβ", "ms2", "capsid"].map((t) => w.get(t) ?? 0) as [number, number, number];
+    const passage = { text: "The MS2 virion holds 178 copies of the coat protein.", source: "abstract", headingPath: "" };
+    const claim = answerability(w, "Qβ and MS2 are members of one family.", passage);
+    // the one shared word is the rarest the deployment holds (df 1): evidence enough for the bonus
+    expect(claim).toBeCloseTo(ms2 / (ms2 + capsid + ABSENT_CLAIM_SHARE * absent) + EVIDENCE_BONUS, 5);
+    expect(isGrounded(claim, 0.37)).toBe(true);
+    // counted whole, the absent word alone outweighed what the passage shares
+    expect(ms2 / (ms2 + capsid + absent)).toBeLessThan(0.37);
   });
 
   test("a floor on the corpus size keeps a one-chunk deployment from being dominated by one absent word", () => {

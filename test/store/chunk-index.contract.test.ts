@@ -67,6 +67,20 @@ describe.each(ENGINES)("chunk index contract on %s", (engine) => {
     expect(hits.map((h) => h.id)).toEqual(ids);
   });
 
+  test("a passage's stop words count in its length: the same words among many function words rank lower", async () => {
+    const dep = await d.deployment();
+    const { ids } = await d.addDocument(dep, [
+      // written first: were its function words not counted, it would tie with the next and come first
+      chunk("As to the refund, it is for you to ask, and then it is up to them."),
+      chunk("Refund: ask."),
+      chunk("The support desk is open Monday to Friday."),
+      chunk("Invoices are sent by email."),
+    ]);
+    const hits = await search(d, dep, ["refund"]);
+    expect(hits.map((h) => h.id)).toEqual([ids[1] as number, ids[0] as number]);
+    expect(hits[0]?.score).toBeLessThan(hits[1]?.score as number);
+  });
+
   test("accents fold, case folds and underscores join a word, as FTS5's unicode61 tokenizer does", async () => {
     const dep = await d.deployment();
     const { ids } = await d.addDocument(dep, [chunk("Le CAFÉ crème is served; set user_id in the header.")]);

@@ -15,7 +15,7 @@ import { stopwords } from "./stopwords.ts";
  * What built an index: stored with each deployment's keyword index, which is rebuilt (documents/keyword-reindex.ts)
  * when this changes. Change it with any change to what analyze() returns for a text: stemmers, stop lists, folding.
  */
-export const ANALYZER_VERSION = "snowball-2";
+export const ANALYZER_VERSION = "snowball-3";
 
 /** A single letter of an alphabet is contraction debris ("what's", "l'eau"); a digit or a CJK character is a word. */
 const isDebris = (t: string) => t.length === 1 && /[\p{Script=Latin}\p{Script=Cyrillic}\p{Script=Greek}]/u.test(t);

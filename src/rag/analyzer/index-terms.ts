@@ -1,3 +1,4 @@
+import { LENGTH_PAD } from "../../store/contract/chunk-index.contract.ts";
 import { analyze, analyzeCounting } from "./analyze.ts";
 import { detectLanguage } from "./detect-language.ts";
 import { type Lang, toLang } from "./languages.ts";
@@ -5,7 +6,7 @@ import { type Lang, toLang } from "./languages.ts";
 /** What the keyword index holds for one chunk: its language and its analyzed terms, space-separated. */
 export interface ChunkTerms {
   lang: Lang;
-  /** the text's terms, in order, repeats kept (term frequencies count them) */
+  /** the text's terms, in order, repeats kept (term frequencies count them), then a LENGTH_PAD for each dropped word */
   terms: string;
   headingTerms: string;
 }
@@ -70,6 +71,7 @@ export function chunkTerms(chunks: { text: string; headingPath: string }[], docL
         text = analyzeCounting(c.text, lang);
       }
     }
-    return { lang, terms: text.terms.join(" "), headingTerms: analyze(c.headingPath, lang).join(" ") };
+    const pads = Array<string>(text.words - text.terms.length).fill(LENGTH_PAD);
+    return { lang, terms: [...text.terms, ...pads].join(" "), headingTerms: analyze(c.headingPath, lang).join(" ") };
   });
 }

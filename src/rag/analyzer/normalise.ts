@@ -58,11 +58,20 @@ export const symbolTerm = (symbol: string): string => `§${[...symbol].map((c) =
 /** A term symbolTerm made: the analyzer neither stems nor drops it. */
 export const isSymbolTerm = (term: string): boolean => term.startsWith("§");
 
+/**
+ * An abbreviation in capitals with a plural "s" in lower case ("mRNAs", "TKIs", "VSMCs", "URLs", "CD4s"): at least
+ * two capitals, at most one lower-case letter in front. No stemmer takes the "s" off ("mrnas" keeps it in Snowball's
+ * English, as "gas" does), so the plural would never meet the singular the documents also write.
+ */
+const ABBREVIATION_PLURAL = /(?<![\p{L}\p{N}_])(\p{Ll}?\p{Lu}[\p{Lu}\p{N}]*\p{Lu}\p{N}*)s(?![\p{L}\p{N}_])/gu;
+const ABBREVIATION_PLURAL_HINT = /\p{Lu}\p{N}*s(?![\p{L}\p{N}_])/u;
+const singularAbbreviations = (text: string) => (ABBREVIATION_PLURAL_HINT.test(text) ? text.replace(ABBREVIATION_PLURAL, "$1") : text);
+
 /** Word tokens of `text`, lower-cased, diacritics kept, in order; with `symbols`, symbols as their terms too (see SYMBOL). */
 export function tokenize(text: string, opts: { turkish?: boolean; symbols?: boolean } = {}): string[] {
   const out: string[] = [];
   const nonAscii = NON_ASCII.test(text);
-  const nfc = nonAscii ? text.normalize("NFC") : text;
+  const nfc = singularAbbreviations(nonAscii ? text.normalize("NFC") : text);
   if (opts.symbols !== false && SYMBOL_HINT.test(nfc) && (!nonAscii || !SEGMENTED.test(nfc))) return withSymbols(nfc, opts.turkish);
   const lower = lowerCase(nfc, opts.turkish);
   // most text needs no segmenter: a plain split is several times faster than matching runs

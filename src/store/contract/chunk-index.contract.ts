@@ -17,11 +17,19 @@ export interface NewChunk {
   lang: string | null;
   /**
    * Its analyzed terms and its heading's (rag/analyzer: stems, stop words dropped, words segmented), space-separated:
-   * what both engines index, exactly as given, so they rank alike.
+   * what both engines index, exactly as given, so they rank alike. The text's dropped words are there as
+   * LENGTH_PAD tokens: no search looks them up, but they count in the passage's length, as BM25 measures it.
    */
   terms: string;
   headingTerms: string;
 }
+
+/**
+ * A word the analyzer drops (a stop word) in a chunk's `terms`: it is no term of the index, but the passage's
+ * length counts it — else BM25 would take a passage of many function words for a short one, and favour it. No
+ * word or symbol is analyzed to this token (a symbol's term is "§" and hex digits).
+ */
+export const LENGTH_PAD = "§";
 
 /** A chunk to re-analyze for the keyword index (keyword reindex). */
 export interface ReindexChunk {

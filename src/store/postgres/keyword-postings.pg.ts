@@ -1,4 +1,5 @@
 import type { SQL } from "bun";
+import { LENGTH_PAD } from "../contract/chunk-index.contract.ts";
 import type { Raw } from "./repos/values.ts";
 
 const num = (v: unknown): number => Number(v);
@@ -29,6 +30,7 @@ export function countTerms(rows: { terms: string; heading: string }[]): TokenCou
     const text = split(r.terms);
     const heading = split(r.heading);
     for (const t of text) {
+      if (t === LENGTH_PAD) continue; // counted in the length only, as FTS5 counts it (it is never searched)
       const e = tf.get(termOf(t)) ?? { t: 0, h: 0 };
       e.t++;
       tf.set(termOf(t), e);
