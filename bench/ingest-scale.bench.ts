@@ -137,7 +137,12 @@ for (let i = 0; i < entries.length; ) {
             ...(termsOf.get(c.id as number) as { terms: string; headingTerms: string }),
           })),
         );
-        markCompleted(sqliteDb(raw.services), id, rows.length);
+        markCompleted(
+          sqliteDb(raw.services),
+          id,
+          rows.length,
+          rows.map((c) => c.lang as string | null),
+        );
       }
     })
     .immediate();
