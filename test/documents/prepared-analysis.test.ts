@@ -63,7 +63,10 @@ describe("a pushed document", () => {
       .all(documentId)
       .map((r) => r.lang);
   const push = (deploymentId: string, train: boolean) =>
-    services.documents.push({ deploymentId, name: "urlaub.txt", bytes: new TextEncoder().encode(GERMAN), train, replace: true }, { waitMs: 0 });
+    services.documents.push(
+      { deploymentId, name: "urlaub.txt", bytes: new TextEncoder().encode(GERMAN), train, replace: true },
+      { waitMs: 0 },
+    );
 
   test("comes analyzed from the parse worker and is indexed in its language", async () => {
     const deploymentId = await deployment();

@@ -32,7 +32,8 @@ export function deleteDocumentRow(db: Db, id: string): void {
   db.run("DELETE FROM documents WHERE id = ?", [id]);
 }
 
-const COMPLETED = "UPDATE documents SET status = 'completed', chunk_count = ?, progress_done = progress_total, error_code = NULL, error_message = NULL";
+const COMPLETED =
+  "UPDATE documents SET status = 'completed', chunk_count = ?, progress_done = progress_total, error_code = NULL, error_message = NULL";
 
 /**
  * Completed, in the language most of its chunks were analyzed in (ties: the first code): counted from `langs`, its
