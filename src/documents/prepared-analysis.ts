@@ -13,7 +13,8 @@ interface Analysis extends ChunkTerms {
   analyzedWith: string;
 }
 
-const analyzedWith = (pinned: readonly string[]) => `${ANALYZER_VERSION}|${[...pinned].sort().join(",")}`;
+// in the owner's order: the first pinned language is detection's fallback when English is not among them
+const analyzedWith = (pinned: readonly string[]) => `${ANALYZER_VERSION}|${pinned.join(",")}`;
 
 /** In the parse worker: the chunks of a whole document analyzed as the training worker would (documentLanguage, chunkTerms). */
 export function analyzeDrafts(chunks: ChunkDraft[], pinned: string[]): Analysis[] {

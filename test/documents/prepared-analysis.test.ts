@@ -33,6 +33,7 @@ describe("terms analyzed in the parse worker", () => {
   test("are not taken when the owner pinned other languages since, or a draft has none", () => {
     expect(preAnalyzed(prepared([]), ["en"])).toBeNull();
     expect(preAnalyzed(prepared(["de"]), [])).toBeNull();
+    expect(preAnalyzed(prepared(["de", "fr"]), ["fr", "de"])).toBeNull();
     expect(preAnalyzed([...prepared([]), { ord: 2, text: "more", headingPath: "", tokenCount: 1 }], [])).toBeNull();
     expect(preAnalyzed(drafts, [])).toBeNull();
   });
