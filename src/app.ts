@@ -4,6 +4,7 @@ import { llmBackendConfig } from "./chat/llm-config.ts";
 import { observeChat, observeDebits } from "./chat/observe-chat.ts";
 import { type Config, loadConfig } from "./config/index.ts";
 import { createDocumentsService } from "./documents/documents.service.ts";
+import { prepareWorkerCommand } from "./documents/prepared-analysis.ts";
 import { createTrainingWorker } from "./documents/training.worker.ts";
 import { createUploadAdmission } from "./documents/upload-admission.ts";
 import { checkVectorIndex, recordedEmbedder } from "./documents/vector-index.ts";
@@ -135,6 +136,7 @@ export async function createServices(config: Config, opts: { log?: Logger } = {}
   // Parser processes start on first use, so commands that never parse stay fast.
   const parsePool = createParsePool({
     spoolDir,
+    command: prepareWorkerCommand(),
     size: config.parseWorkers,
     timeoutMs: config.parseTimeoutMs,
     memoryLimitMb: config.parseMemoryMb,

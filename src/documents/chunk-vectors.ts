@@ -1,6 +1,6 @@
 import type { ChunkDraft } from "../ingest/types.ts";
 import type { Embedder } from "../rag/embedder.ts";
-import { chunkTerms, type Lang } from "../rag/terms.ts";
+import type { ChunkTerms } from "../rag/terms.ts";
 import { sha256Hex } from "../shared/sha256.ts";
 import type { ChunkIndexStore, DocumentRecord, NewChunk } from "../store/contract/index.ts";
 
@@ -45,20 +45,18 @@ async function vectorsOf(
 
 /**
  * A document's chunk drafts as the chunks the index stores: its source, each text's hash, its keyword terms
- * analyzed in the document's language (`language`: detected, and the languages its owner pinned), and (with an
- * embedder) a vector.
+ * (`analyzed`: each draft's language and terms) and (with an embedder) a vector.
  */
 export async function toChunks(
   index: Pick<ChunkIndexStore, "cachedVectors">,
   doc: DocumentRecord,
   drafts: ChunkDraft[],
   embedder: Embedder | null,
-  language: { lang: Lang; pinned: string[] },
+  analyzed: ChunkTerms[],
 ): Promise<NewChunk[]> {
   const source = sourceName(doc.name);
   const hashed = drafts.map((d) => ({ text: d.text, hash: textHash(d.text) }));
   const vectors = embedder ? await vectorsOf(index, embedder, hashed) : [];
-  const analyzed = chunkTerms(drafts, language.lang, language.pinned);
   return drafts.map((d, i) => ({
     ord: d.ord,
     source,
@@ -71,6 +69,6 @@ export async function toChunks(
     tokenCount: d.tokenCount,
     textHash: (hashed[i] as { hash: string }).hash,
     vector: vectors[i],
-    ...(analyzed[i] as { lang: Lang; terms: string; headingTerms: string }),
+    ...(analyzed[i] as ChunkTerms),
   }));
 }

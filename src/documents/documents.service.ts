@@ -3,6 +3,8 @@ import type { Config } from "../config/index.ts";
 import { appError } from "../errors/index.ts";
 import { BATCH_DOCUMENTS } from "../ingest/parse-batching.ts";
 import { discardPrepared, type PreparedDocument, type PrepareRequest, preparedParts } from "../ingest/parse-pool.ts";
+// up to this, a document's bytes and chunks go inline with its row; above, in parts, each its own short write
+import { STORED_INLINE_MAX as INLINE_MAX } from "../ingest/parse-worker-protocol.ts";
 import { yieldToLoop } from "../shared/yield-to-loop.ts";
 import type {
   DeploymentsStore,
@@ -45,8 +47,6 @@ export interface PushResult {
 }
 
 const NAME_MAX = 255;
-/** Up to this, a document's bytes and chunks go inline with its row; above, in parts, each its own short write. */
-const INLINE_MAX = 512 * 1024;
 const PART_BYTES = 128 * 1024;
 /** Rows of a bulk load committed together (each commit is an fsync). */
 const BULK_GROUP = 256;
@@ -188,7 +188,9 @@ export function createDocumentsService(deps: {
     };
     let prepared: PreparedDocument;
     try {
-      prepared = await (bulk?.prepare ?? deps.prepare)({ ...file, filename: name, onProgress: input.onProgress });
+      // the pinned languages let the parse worker analyze a small document's chunks (prepared-analysis.ts)
+      const languages = (await deps.deployments.findById(input.deploymentId))?.languages ?? [];
+      prepared = await (bulk?.prepare ?? deps.prepare)({ ...file, filename: name, languages, onProgress: input.onProgress });
     } catch (error) {
       settle();
       throw error;

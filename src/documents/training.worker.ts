@@ -5,13 +5,14 @@ import { readPreparedLines } from "../ingest/prepared-lines.ts";
 import type { ChunkDraft, ParsedDocument } from "../ingest/types.ts";
 import type { Logger } from "../log.ts";
 import type { Embedder } from "../rag/embedder.ts";
-import { documentLanguage, type Lang } from "../rag/terms.ts";
+import { chunkTerms, documentLanguage, type Lang } from "../rag/terms.ts";
 import { retryDelayMs } from "../shared/backoff.ts";
 import { createWakeableSleep } from "../shared/wakeable-sleep.ts";
 import { yieldToLoop } from "../shared/yield-to-loop.ts";
 import type { ChunkIndexStore, ChunkVector, DocumentRecord, DocumentsStore, NewChunk, TrainingStore } from "../store/contract/index.ts";
 import { toChunks } from "./chunk-vectors.ts";
 import { reindexKeywords } from "./keyword-reindex.ts";
+import { preAnalyzed } from "./prepared-analysis.ts";
 import { holdLeases } from "./training-leases.ts";
 
 export { sourceName, textHash } from "./chunk-vectors.ts";
@@ -71,16 +72,20 @@ export function createTrainingWorker(deps: TrainingDeps) {
     for (const l of listeners) l();
   };
 
-  /** A document's chunk drafts, part by part: prepared at upload by the parse pool (or, stored by an older version, chunked now). */
+  /**
+   * A document's chunk drafts, part by part: prepared at upload by the parse pool (or, stored by an older version
+   * without parts, chunked now). The parts are looked for first: an older version's document is the rare one.
+   */
   async function partCount(doc: DocumentRecord): Promise<number> {
-    return (await deps.documents.parsed(doc.id)) !== null ? 1 : deps.documents.partCount(doc.id, "chunks");
+    const parts = await deps.documents.partCount(doc.id, "chunks");
+    return parts > 0 ? parts : (await deps.documents.parsed(doc.id)) !== null ? 1 : 0;
   }
   async function draftsOf(doc: DocumentRecord, seq: number): Promise<ChunkDraft[]> {
+    const text = await deps.documents.partText(doc.id, "chunks", seq);
+    if (text !== null) return readPreparedLines(text);
     const legacy = await deps.documents.parsed(doc.id);
     if (legacy !== null) return chunkDocument(JSON.parse(legacy) as ParsedDocument, deps.chunking);
-    const text = await deps.documents.partText(doc.id, "chunks", seq);
-    if (text === null) throw new Error("prepared content missing");
-    return readPreparedLines(text);
+    throw new Error("prepared content missing");
   }
 
   /** A document's language, detected from its first part (a large document's later parts keep it). */
@@ -97,9 +102,15 @@ export function createTrainingWorker(deps: TrainingDeps) {
     return known;
   }
 
-  /** A document's drafts as chunks: analyzed in its language, with vectors when there is an embedder. */
-  async function chunksOf(doc: DocumentRecord, drafts: ChunkDraft[], embedder: Embedder | null): Promise<NewChunk[]> {
-    return toChunks(deps.index, doc, drafts, embedder, await languageOf(doc, drafts));
+  /**
+   * A document's drafts as chunks: analyzed in its language, with vectors when there is an embedder. A whole small
+   * document's drafts may come analyzed from the parse worker (prepared-analysis.ts); a large one's parts never do.
+   */
+  async function chunksOf(doc: DocumentRecord, drafts: ChunkDraft[], embedder: Embedder | null, whole = false): Promise<NewChunk[]> {
+    const given = whole ? preAnalyzed(drafts, (await deps.pinnedLanguages?.(doc.deploymentId)) ?? []) : null;
+    if (given) return toChunks(deps.index, doc, drafts, embedder, given);
+    const { lang, pinned } = await languageOf(doc, drafts);
+    return toChunks(deps.index, doc, drafts, embedder, chunkTerms(drafts, lang, pinned));
   }
 
   /** Small documents: chunks, keyword rows and vectors of the whole batch in ONE transaction. */
@@ -111,7 +122,7 @@ export function createTrainingWorker(deps: TrainingDeps) {
         continue;
       }
       try {
-        ready.push({ doc, chunks: await chunksOf(doc, await draftsOf(doc, 0), embedder) });
+        ready.push({ doc, chunks: await chunksOf(doc, await draftsOf(doc, 0), embedder, true) });
       } catch (e) {
         await fail(doc, e);
       }

@@ -14,36 +14,49 @@ interface Waiting {
 /**
  * A prepare function for bulk loads: small files asked for at about the same time (a bulk load keeps dozens in
  * flight) travel to a parse worker together, BATCH_DOCUMENTS to a job, so a worker spends its time parsing
- * rather than waiting for the next file's round trip. A batch the worker fails as a whole (it died, it ran out
- * of time) is prepared again one file at a time, so a bad file fails alone, as it would on its own.
+ * rather than waiting for the next file's round trip. At most one batch more than the pool has workers is out at
+ * a time: the files asked for meanwhile wait and go together when one comes back (sent as they were asked for,
+ * the bulk load's files trickled in a few at a time and a job carried 7–15 of them). A batch the worker fails as
+ * a whole (it died, it ran out of time) is prepared again one file at a time, so a bad file fails alone, as it
+ * would on its own.
  */
 export function createBatchingPrepare(pool: {
+  size: number;
   prepare(request: PrepareRequest): Promise<PreparedDocument>;
   prepareBatch(requests: PrepareRequest[]): Promise<BatchOutcome[]>;
 }): (request: PrepareRequest) => Promise<PreparedDocument> {
   const waiting: Waiting[] = [];
   let scheduled = false;
+  let out = 0;
 
   function send(): void {
     scheduled = false;
-    while (waiting.length > 0) {
+    while (waiting.length > 0 && out <= pool.size) {
       const batch = waiting.splice(0, BATCH_DOCUMENTS);
+      out++;
+      const back = () => {
+        out--;
+        send();
+      };
       if (batch.length === 1) {
         const [only] = batch as [Waiting];
-        pool.prepare(only.request).then(only.resolve, only.reject);
+        pool.prepare(only.request).then(only.resolve, only.reject).finally(back);
         continue;
       }
-      pool.prepareBatch(batch.map((w) => w.request)).then(
-        (outcomes) =>
-          batch.forEach((w, i) => {
-            const o = outcomes[i];
-            if (o?.ok) w.resolve(o.prepared);
-            else w.reject(o?.error);
-          }),
-        () => {
-          for (const w of batch) pool.prepare(w.request).then(w.resolve, w.reject);
-        },
-      );
+      pool
+        .prepareBatch(batch.map((w) => w.request))
+        .then(
+          (outcomes) =>
+            batch.forEach((w, i) => {
+              const o = outcomes[i];
+              if (o?.ok) w.resolve(o.prepared);
+              else w.reject(o?.error);
+            }),
+          () => {
+            for (const w of batch) pool.prepare(w.request).then(w.resolve, w.reject);
+          },
+        )
+        .finally(back);
     }
   }
 

@@ -52,6 +52,8 @@ export interface PrepareRequest {
   start?: number;
   end?: number;
   filename?: string;
+  /** the deployment's pinned languages: the chunks may be analyzed in the worker (PrepareJob.languages) */
+  languages?: string[];
   onProgress?: (done: number, total: number, phase?: "ocr") => void;
 }
 
@@ -83,13 +85,13 @@ export async function discardPrepared(prepared: PreparedDocument): Promise<void>
 }
 
 /**
- * From source: this Bun running parse-worker.ts. In a `bun build --compile` binary the sources live in
- * Bun's virtual filesystem, so the binary re-runs itself with the hidden worker command instead.
+ * From source: this Bun running parse-worker.ts (or `script`, a worker entry built on it). In a `bun build --compile`
+ * binary the sources live in Bun's virtual filesystem, so the binary re-runs itself with the hidden worker command instead.
  */
-export function defaultWorkerCommand(): string[] {
+export function defaultWorkerCommand(script = join(import.meta.dir, "parse-worker.ts")): string[] {
   const compiled = import.meta.path.startsWith("/$bunfs/") || /^[a-z]:\\~bun\\/i.test(import.meta.path);
   if (compiled) return [process.execPath, PARSE_WORKER_COMMAND];
-  return [process.execPath, join(import.meta.dir, "parse-worker.ts")];
+  return [process.execPath, script];
 }
 
 /** The document's error for a stop; a server fault says when to try again. */
@@ -307,6 +309,7 @@ export function createParsePool(opts: ParsePoolOptions) {
       end: request.end ?? Number.MAX_SAFE_INTEGER,
       output: join(opts.spoolDir, `reply-${process.pid}-${id}-${Date.now()}.jsonl`),
       filename: request.filename,
+      languages: request.languages,
       maxPages: opts.maxPages,
       maxInflatedBytes: opts.maxInflatedBytes,
       chunking: opts.chunking,
@@ -340,7 +343,7 @@ export function createParsePool(opts: ParsePoolOptions) {
       const job = jobFor(first);
       job.more = rest.map((r) => {
         const j = jobFor(r);
-        return { input: j.input, start: j.start, end: j.end, output: j.output, filename: j.filename };
+        return { input: j.input, start: j.start, end: j.end, output: j.output, filename: j.filename, languages: j.languages };
       });
       return new Promise<BatchOutcome[]>((resolveBatch, reject) => {
         queue.push({ job, request: first, resolve: () => {}, resolveBatch, reject });

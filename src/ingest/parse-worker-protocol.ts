@@ -5,6 +5,9 @@ import type { DocumentKind, OcrOptions, PageNote } from "./types.ts";
 /** Hidden CLI command under which a compiled binary re-runs itself as a parse worker. */
 export const PARSE_WORKER_COMMAND = "__parse-worker";
 
+/** A document whose bytes and prepared lines together fit this is stored with its row, its chunks in one part. */
+export const STORED_INLINE_MAX = 512 * 1024;
+
 /**
  * Parent and worker talk over Bun's IPC channel with small JSON messages; document bytes and prepared chunks
  * travel as files in the spool folder, because one large IPC message is decoded on the receiving event loop in
@@ -25,6 +28,12 @@ export interface PrepareJob {
   chunking: ChunkOptions;
   ocr: OcrOptions;
   /**
+   * The languages the document's deployment pinned, when its chunks may be analyzed here: a worker started with an
+   * analyzer (documents/prepare-worker.ts) then adds each small document's chunk terms to its prepared lines, so the
+   * training worker does not analyze them on the server's thread.
+   */
+  languages?: string[];
+  /**
    * More documents in the same job (a bulk load's small files: one round trip for many). Each is prepared as
    * the job's own document would be, and the reply is one `batch` message with a result per document, in order.
    */
@@ -32,7 +41,7 @@ export interface PrepareJob {
 }
 
 /** One more document of a batched job: where its bytes are and where a large reply would go. */
-export type PrepareItem = Pick<PrepareJob, "input" | "start" | "end" | "output" | "filename">;
+export type PrepareItem = Pick<PrepareJob, "input" | "start" | "end" | "output" | "filename" | "languages">;
 
 /** A document's outcome inside a `batch` reply (a `done` message without type and id). */
 export type PreparedResult =

@@ -129,6 +129,8 @@ const SCRIPT = {
   latin: /\p{Script=Latin}/u,
 };
 const count = (text: string, re: RegExp) => text.match(re)?.length ?? 0;
+/** any letter of the scripts above: without one (most Latin-script text), their five counts are all 0 */
+const SCRIPTS = /[\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Han}\p{Script=Hangul}\p{Script=Thai}\p{Script=Cyrillic}]/u;
 
 /** Only this much of a long text is read: a document's language shows in its first pages. */
 const SAMPLE_CHARS = 20_000;
@@ -158,14 +160,16 @@ export function detectLanguage(
   const add = (l: Lang, n: number) => {
     if (n > 0 && allowed.has(l)) scores.set(l, (scores.get(l) ?? 0) + n);
   };
-  const kana = count(sample, SCRIPT.kana);
-  const han = count(sample, SCRIPT.han);
-  // scripts: one letter is weak evidence, a run of them is a language (scaled like stop words, ~1 per word)
-  add("ja", kana > 0 ? (kana + han) / 2 : 0);
-  add("zh", kana === 0 ? han / 2 : han / 20);
-  add("ko", count(sample, SCRIPT.hangul) / 2);
-  add("th", count(sample, SCRIPT.thai) / 3);
-  add("ru", count(sample, SCRIPT.cyrillic) / 6);
+  if (SCRIPTS.test(sample)) {
+    const kana = count(sample, SCRIPT.kana);
+    const han = count(sample, SCRIPT.han);
+    // scripts: one letter is weak evidence, a run of them is a language (scaled like stop words, ~1 per word)
+    add("ja", kana > 0 ? (kana + han) / 2 : 0);
+    add("zh", kana === 0 ? han / 2 : han / 20);
+    add("ko", count(sample, SCRIPT.hangul) / 2);
+    add("th", count(sample, SCRIPT.thai) / 3);
+    add("ru", count(sample, SCRIPT.cyrillic) / 6);
+  }
   if (SCRIPT.latin.test(sample)) {
     const t = tables();
     const max = opts.maxWords ?? MAX_WORDS;

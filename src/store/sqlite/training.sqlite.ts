@@ -80,7 +80,12 @@ export function createSqliteTrainingStore(db: Db, index: ChunkIndexWriter): Trai
           index.deleteDocument(doc.id);
           index.insert(doc.deploymentId, doc.id, chunks);
           cacheVectors(embedderId, chunks);
-          markCompleted(db, doc.id, chunks.length);
+          markCompleted(
+            db,
+            doc.id,
+            chunks.length,
+            chunks.map((c) => c.lang),
+          );
           done.push(doc.id);
         }
         for (const d of new Set(items.map((i) => i.doc.deploymentId))) refresh(d);

@@ -6,7 +6,7 @@ import type {
   DocumentsStore,
   NewDocument,
 } from "../../contract/documents.contract.ts";
-import { noStatusCounts, toDocumentRecord } from "../../contract/documents.contract.ts";
+import { byCreation, noStatusCounts, toDocumentRecord } from "../../contract/documents.contract.ts";
 import { type Db, flushWal, unpromisedTransaction } from "../db.ts";
 
 /**
@@ -18,11 +18,13 @@ export function documentById(db: Db, id: string): DocumentRecord | null {
   return r ? toDocumentRecord(r) : null;
 }
 
+/** Oldest first, sorted here: ORDER BY in SQL sorted in a temp b-tree, ~75 µs a call (twice per document of a bulk load). */
 export function documentsNamed(db: Db, deploymentId: string, name: string): DocumentRecord[] {
   return db
-    .query<DocumentRow, [string, string]>("SELECT * FROM documents WHERE deployment_id = ? AND name = ? ORDER BY created_at")
+    .query<DocumentRow, [string, string]>("SELECT * FROM documents WHERE deployment_id = ? AND name = ?")
     .all(deploymentId, name)
-    .map(toDocumentRecord);
+    .map(toDocumentRecord)
+    .sort(byCreation);
 }
 
 export function deleteDocumentRow(db: Db, id: string): void {
@@ -30,12 +32,33 @@ export function deleteDocumentRow(db: Db, id: string): void {
   db.run("DELETE FROM documents WHERE id = ?", [id]);
 }
 
-/** Completed, in the language most of its chunks were analyzed in. */
-export function markCompleted(db: Db, id: string, chunkCount: number): void {
-  db.run(
-    "UPDATE documents SET status = 'completed', chunk_count = ?, progress_done = progress_total, error_code = NULL, error_message = NULL, lang = (SELECT c.lang FROM chunks c WHERE c.document_id = documents.id AND c.lang IS NOT NULL GROUP BY c.lang ORDER BY count(*) DESC, c.lang LIMIT 1), updated_at = ? WHERE id = ?",
-    [chunkCount, Date.now(), id],
-  );
+const COMPLETED =
+  "UPDATE documents SET status = 'completed', chunk_count = ?, progress_done = progress_total, error_code = NULL, error_message = NULL";
+
+/**
+ * Completed, in the language most of its chunks were analyzed in (ties: the first code): counted from `langs`, its
+ * chunks' languages, when the caller has them at hand (a small document's batch), else from its rows (sorted in
+ * temp b-trees, ~0.1 ms).
+ */
+export function markCompleted(db: Db, id: string, chunkCount: number, langs?: (string | null)[]): void {
+  if (langs) {
+    db.query(`${COMPLETED}, lang = ?, updated_at = ? WHERE id = ?`).run(chunkCount, mostCommon(langs), Date.now(), id);
+    return;
+  }
+  db.query(
+    `${COMPLETED}, lang = (SELECT c.lang FROM chunks c WHERE c.document_id = documents.id AND c.lang IS NOT NULL GROUP BY c.lang ORDER BY count(*) DESC, c.lang LIMIT 1), updated_at = ? WHERE id = ?`,
+  ).run(chunkCount, Date.now(), id);
+}
+
+function mostCommon(values: (string | null)[]): string | null {
+  const counts = new Map<string, number>();
+  for (const v of values) if (v !== null) counts.set(v, (counts.get(v) ?? 0) + 1);
+  let best: string | null = null;
+  for (const [v, n] of counts) {
+    const m = best === null ? 0 : (counts.get(best) as number);
+    if (n > m || (n === m && best !== null && v < best)) best = v;
+  }
+  return best;
 }
 
 export function markFailed(db: Db, id: string, code: string, message: string): void {
