@@ -474,7 +474,8 @@ export function createPgTermStats(sql: SQL, opts: { cacheMs?: number; now?: () =
       if (wanted.length === 0) return out;
       const keys = [...new Set(wanted.map(termOf))];
       // N is the row without a term
-      const query = sql`SELECT term, df FROM kw_terms WHERE deployment_id = ${deploymentId} AND term = ANY(${sql.array(keys, "TEXT")}::text[])
+      const query =
+        sql`SELECT term, df FROM kw_terms WHERE deployment_id = ${deploymentId} AND term = ANY(${sql.array(keys, "TEXT")}::text[])
         UNION ALL SELECT NULL, chunks FROM kw_stats WHERE deployment_id = ${deploymentId}` as unknown as Promise<Raw[]>;
       const total = query.then((rows) => num(rows.find((r) => r.term === null)?.df ?? 0));
       // a failed query is reported by this call; a totalChunks waiting on it gets the same error
