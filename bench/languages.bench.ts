@@ -22,7 +22,7 @@ import { documentLanguage, wordTokens } from "../src/rag/terms.ts";
 import type { ChunkIndexStore, NewChunk } from "../src/store/contract/index.ts";
 import { withTerms } from "../test/helpers/analyzed.ts";
 import { ENGINES, type IndexDriver, openDriver } from "../test/helpers/index-drivers.ts";
-import { replaceSection } from "./lib/benchmarks-md.ts";
+import { replaceSection, replaceSubsections } from "./lib/benchmarks-md.ts";
 import { baselineWords, fts5Baseline } from "./lib/fts5-baseline.ts";
 import { describeMachine, loadAverage } from "./lib/machine-info.ts";
 import { scoreRun } from "./lib/retrieval.metrics.ts";
@@ -325,4 +325,18 @@ const body = `Command: \`bun bench/languages.bench.ts ${process.argv.slice(2).jo
 Machine: ${describeMachine()}; load average ${f(loadAverage(), 1)} at the end (shared with other work: compare rows within this run).
 
 ${sections.join("\n\n")}`;
-if (!args["no-write"]) await replaceSection(join(import.meta.dir, "../BENCHMARKS.md"), "Languages: the analyzed keyword index", body);
+const TITLE = "Languages: the analyzed keyword index";
+const everything = ["scifact", "multilingual", "reindex", "ingest", "latency"];
+if (!args["no-write"]) {
+  const path = join(import.meta.dir, "../BENCHMARKS.md");
+  // a run of part of the benchmarks (--only) replaces only the subsections it measured, each saying how
+  if (everything.every((x) => only.has(x))) await replaceSection(path, TITLE, body);
+  else {
+    const how = `Measured with \`bun bench/languages.bench.ts ${process.argv.slice(2).join(" ")}\`, ${new Date().toISOString().slice(0, 16).replace("T", " ")} UTC; ${describeMachine()}; load average ${f(loadAverage(), 1)} at the end (shared with other work: compare rows within this run).`;
+    await replaceSubsections(
+      path,
+      TITLE,
+      sections.map((s) => `${s}\n\n${how}`),
+    );
+  }
+}

@@ -40,3 +40,31 @@ export function sectionWriter(script: string, write: boolean): (title: string, b
     if (write) await replaceSection(BENCHMARKS_MD, title, `Command: \`${command}\`\nMachine: ${machine}.\n\n${body}`);
   };
 }
+
+/**
+ * Replaces (or appends) `### heading` blocks inside the `## title` section, each up to the next `###` or `##`
+ * heading, leaving the section's other subsections alone: a run that measured part of a section (--only).
+ * `blocks` each begin with their `### ` heading line.
+ */
+export async function replaceSubsections(path: string, title: string, blocks: string[]): Promise<void> {
+  const file = Bun.file(path);
+  let text = (await file.exists()) ? await file.text() : "";
+  const heading = `## ${title}\n`;
+  if (!text.includes(heading)) return replaceSection(path, title, blocks.join("\n\n"));
+  for (const block of blocks) {
+    const start = text.indexOf(heading);
+    const end = text.indexOf("\n## ", start + heading.length);
+    const sectionEnd = end < 0 ? text.length : end + 1;
+    const head = `${block.split("\n")[0]}\n`;
+    const at = text.indexOf(head, start);
+    const body = `${block.trim()}\n`;
+    if (at < 0 || at >= sectionEnd) {
+      text = `${text.slice(0, sectionEnd).trimEnd()}\n\n${body}${end < 0 ? "" : `\n${text.slice(sectionEnd)}`}`;
+      continue;
+    }
+    const nextSub = text.indexOf("\n### ", at + head.length);
+    const stop = nextSub >= 0 && nextSub < sectionEnd ? nextSub + 1 : sectionEnd;
+    text = `${text.slice(0, at)}${body}${stop < text.length ? `\n${text.slice(stop)}` : ""}`;
+  }
+  await Bun.write(path, text);
+}

@@ -43,6 +43,33 @@ describe("PostgreSQL chunk index", () => {
     expect((await stats.documentFrequencies("dep_tx", ["walrus"])).get("walrus")).toBe(0);
   });
 
+  test("a question's document frequencies and N come in one round trip, N as fresh as a query of its own", async () => {
+    const sql = node();
+    const index = await createPgChunkIndex(sql);
+    await pgDocument(sql, "dep_trip", "doc_trip");
+    await index.insert("dep_trip", "doc_trip", [chunk("walrus tusks"), chunk("walrus whiskers")]);
+    let queries = 0;
+    const counted = new Proxy(sql, {
+      apply: (f, self, args) => {
+        queries++;
+        return Reflect.apply(f, self, args);
+      },
+    });
+    const stats = createPgTermStats(counted);
+    const [df, n] = await Promise.all([stats.documentFrequencies("dep_trip", ["walrus", "narwhal"]), stats.totalChunks("dep_trip")]);
+    expect(queries).toBe(1);
+    expect([...df]).toEqual([
+      ["walrus", 2],
+      ["narwhal", 0],
+    ]);
+    expect(n).toBe(2);
+    // asked alone (nothing in flight) it reads N itself: a chunk added since counts
+    await index.insert("dep_trip", "doc_trip", [chunk("walrus skin")]);
+    expect(await stats.totalChunks("dep_trip")).toBe(3);
+    expect(queries).toBe(2);
+    expect(await stats.totalChunks("dep_none")).toBe(0);
+  });
+
   test("three nodes writing and deleting in one deployment at once keep its statistics exact", async () => {
     const nodes = await Promise.all([0, 1, 2].map(() => createPgChunkIndex(node())));
     const seed = node();

@@ -419,23 +419,42 @@ export type PgChunkIndex = Awaited<ReturnType<typeof createPgChunkIndex>>;
 
 /**
  * Term statistics for the gate's IDF weights from the deployment's own keyword statistics — the same numbers its
- * BM25 ranking uses. Both are single indexed lookups.
+ * BM25 ranking uses. Both are single indexed lookups, and a question's analysis asks for both at once
+ * (query-analysis.ts): the document frequencies' query reads N too, and a totalChunks asked while it is in flight
+ * takes N from it — one round trip where there were two, and N no older than a query of its own would have read.
  */
 export function createPgTermStats(sql: SQL, opts: { cacheMs?: number; now?: () => number } = {}) {
   const cacheMs = opts.cacheMs ?? 5000;
   const now = opts.now ?? Date.now;
   const langs = new Map<string, { l: string[]; at: number }>();
+  /** N of a deployment, from a documentFrequencies query still running */
+  const pendingTotals = new Map<string, Promise<number>>();
+  const readTotal = async (deploymentId: string) => {
+    const r = ((await sql`SELECT chunks FROM kw_stats WHERE deployment_id = ${deploymentId}`) as Raw[])[0];
+    return r ? num(r.chunks) : 0;
+  };
   return {
     async documentFrequencies(deploymentId: string, terms: string[]): Promise<Map<string, number>> {
       const wanted = [...new Set(terms)];
       const out = new Map<string, number>(wanted.map((t) => [t, 0]));
       if (wanted.length === 0) return out;
       const keys = [...new Set(wanted.map(termOf))];
-      const rows =
-        (await sql`SELECT term, df FROM kw_terms WHERE deployment_id = ${deploymentId} AND term = ANY(${sql.array(keys, "TEXT")}::text[])`) as Raw[];
-      const df = new Map(rows.map((r) => [r.term as string, num(r.df)]));
-      for (const t of wanted) out.set(t, df.get(termOf(t)) ?? 0);
-      return out;
+      // N is the row without a term
+      const query =
+        sql`SELECT term, df FROM kw_terms WHERE deployment_id = ${deploymentId} AND term = ANY(${sql.array(keys, "TEXT")}::text[])
+        UNION ALL SELECT NULL, chunks FROM kw_stats WHERE deployment_id = ${deploymentId}` as unknown as Promise<Raw[]>;
+      const total = query.then((rows) => num(rows.find((r) => r.term === null)?.df ?? 0));
+      // a failed query is reported by this call; a totalChunks waiting on it gets the same error
+      total.catch(() => {});
+      pendingTotals.set(deploymentId, total);
+      try {
+        const rows = await query;
+        const df = new Map(rows.flatMap((r) => (r.term === null ? [] : [[r.term as string, num(r.df)] as const])));
+        for (const t of wanted) out.set(t, df.get(termOf(t)) ?? 0);
+        return out;
+      } finally {
+        if (pendingTotals.get(deploymentId) === total) pendingTotals.delete(deploymentId);
+      }
     },
     /**
      * The languages of the deployment's trained documents, the most chunks first; cached briefly (as on SQLite):
@@ -453,8 +472,7 @@ export function createPgTermStats(sql: SQL, opts: { cacheMs?: number; now?: () =
       return l;
     },
     async totalChunks(deploymentId: string): Promise<number> {
-      const r = ((await sql`SELECT chunks FROM kw_stats WHERE deployment_id = ${deploymentId}`) as Raw[])[0];
-      return r ? num(r.chunks) : 0;
+      return pendingTotals.get(deploymentId) ?? readTotal(deploymentId);
     },
   };
 }
