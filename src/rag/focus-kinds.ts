@@ -35,10 +35,11 @@ const TESTS: Record<Exclude<FocusKind, "number" | "time" | "extent" | "date">, R
     "i",
   ),
   dose: unit("mg|g|mcg|µg|μg|ml|iu|units?|tablets?|capsules?|drops?|puffs?|doses?"),
-  // a currency sign or word, or an amount with cents as tables print them ("37,499.96")
+  // a currency sign or word, an amount with cents as tables print them ("37,499.96"), or a number in a field
+  // labelled as money ("price: 349", "Cost per product: 3400")
   money: new RegExp(
-    String.raw`[$€£¥]\s*${NUM}|${NUM}\s*(?:€|euros?|eur|usd|dollars?|pounds?|shillings?|cents?|pence|francs?|yen)\b|\b\d[\d,]*\.\d\d\b`,
-    "i",
+    String.raw`[$€£¥]\s*${NUM}|${NUM}\s*(?:€|euros?|eur|usd|dollars?|pounds?|shillings?|cents?|pence|francs?|yen)\b|\b\d[\d,]*\.\d\d\b|\b(?:price|cost|costs|fee|fees|fare|amount|salary|wage|charge)\b[\p{L} ()/_-]{0,30}:\s*${NUM}`,
+    "iu",
   ),
   length: unit("words?|pages?|characters?|lines?|m|km|cm|mm|ft|feet|foot|inch(?:es)?|miles?|yards?|meters?|metres?|bytes?|kb|mb|gb"),
   duration: unit("seconds?|minutes?|hours?|days?|weeks?|months?|years?|nights?"),

@@ -4,12 +4,12 @@ import { sqliteDb } from "../helpers/test-sql.ts";
 
 const srv = useTestServer("sqlite");
 
-// A SQLite trigger spoils the stored parse result: the failure is staged in SQLite, the code under test is the edge's.
+// A SQLite trigger spoils the stored prepared chunks: the failure is staged in SQLite, the code under test is the edge's.
 test("a push whose training fails after a successful parse is not reported as 200 stored and trained", async () => {
   const { apiKey, deploymentId } = await srv.seed();
-  // Training reads the stored parse result; spoiling it right after the insert makes training (not parsing) fail.
+  // Training reads the chunks prepared at upload; spoiling them right after the insert makes training (not parsing) fail.
   sqliteDb(srv.services).run(
-    "CREATE TRIGGER spoil_parse AFTER INSERT ON document_blobs BEGIN UPDATE document_blobs SET parsed = '{broken' WHERE document_id = NEW.document_id; END",
+    "CREATE TRIGGER spoil_parse AFTER INSERT ON document_parts WHEN NEW.part = 'chunks' BEGIN UPDATE document_parts SET data = CAST('{broken' AS BLOB) WHERE document_id = NEW.document_id AND part = 'chunks'; END",
   );
   try {
     const r = await fetch(`${srv.url}/api/v1/documents`, {

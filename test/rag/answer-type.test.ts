@@ -153,6 +153,9 @@ describe("focus kinds", () => {
     expect(holdsFocusKind("dose", "Store sitagliptin below 25 °C; packs of 28.", "What is the dose?")).toBe(false);
     expect(holdsFocusKind("money", "a salary of £ 4 a week", "How much did it pay?")).toBe(true);
     expect(holdsFocusKind("money", "37,499.96 DISTRICT DIRECTOR", "How much was paid?")).toBe(true);
+    // a table's price column holds bare numbers: the field's label says they are money ("What does … cost?")
+    expect(holdsFocusKind("money", "product: Cargo trailer; colour: black; price: 349", "What does the cargo trailer cost?")).toBe(true);
+    expect(holdsFocusKind("money", "product: Cargo trailer; weight: 349", "What does the cargo trailer cost?")).toBe(false);
     expect(holdsFocusKind("range", "a random integer between 0 and 32767", "What range?")).toBe(true);
     expect(holdsFocusKind("age", "Posting Date: June 25, 2008", "How old is Alice?")).toBe(false);
   });
