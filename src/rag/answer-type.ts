@@ -6,8 +6,10 @@ import { wordTokens } from "./terms.ts";
  * the gate tells an on-topic question the documents cannot answer from one they can.
  */
 export type AnswerType = "number" | "time" | "name";
-/** What a question asks for, in any language: one of the answer types, a place or a reason. */
-/** "code": a number that names something ("the docket number", "his telephone number"), digits of any shape */
+/**
+ * What a question asks for, in any language: one of the answer types, a place, a reason, or a code — a number that
+ * names something ("the docket number", "his telephone number"), digits of any shape.
+ */
 export type AskedKind = AnswerType | "place" | "reason" | "code";
 
 const NUMBER_Q =

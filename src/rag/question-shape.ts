@@ -178,7 +178,7 @@ export function questionShape(text: string, mustMention: string[] = []): Questio
   if (focusKind && kind === null) kind = answerTypeOf(focusKind);
   // any one of them will do: "And in the Ethiopian Airlines crash?" is answered by a sentence about "Ethiopian Airlines"
   const required = mustMention.length > 0 ? [stems(mustMention)] : [];
-  const classFocus = !!classNoun && !focusKind && focus.length === 1 && !POSSESSIVE.test(q) && !who;
+  const classFocus = !!classNoun && !numberOf && !focusKind && focus.length === 1 && possessed === undefined && !who;
   return {
     question: isQuestion(q),
     kind,
