@@ -53,7 +53,7 @@ export async function createServices(config: Config, opts: { log?: Logger } = {}
   const log = opts.log ?? createLogger(config.logLevel);
   const store: Store = config.databaseUrl
     ? await createPgStore(config.databaseUrl, { max: config.databasePool })
-    : await createSqliteStore(config.dataDir);
+    : await createSqliteStore(config.dataDir, { vectorCacheMb: config.vectorCacheMb });
   const repos = store.repos;
   // keyword indexes built from now on record this analysis; those built by another are rebuilt (keyword-reindex.ts)
   if ((await repos.chunkIndex.meta("keyword_analyzer")) !== ANALYZER_VERSION)

@@ -487,6 +487,12 @@ export const definition = {
     doc: "Hybrid retrieval: weight of the vector ranking in rank fusion, relative to the keyword ranking's 1 (0 = keyword only). 0.25 was the least harmful weight for the built-in embedders on SciFact; measure a real ONNX model with bench/retrieval.bench.ts before raising it.",
     parse: num(0, 10),
   }),
+  vectorCacheMb: setting({
+    env: "DOCCHAT_VECTOR_CACHE_MB",
+    default: 256,
+    doc: "Embedded SQLite: memory for the binary codes of large deployments' vectors (past 2,000 chunks), searched in memory: about 270 bytes a chunk, so 100,000 chunks take 26 MiB. The least recently searched deployment is dropped first; 0 = every search reads the codes through sqlite-vec (several times slower). Unused on PostgreSQL.",
+    parse: int(0, 65_536),
+  }),
   answerMaxTokens: setting({
     env: "DOCCHAT_ANSWER_MAX_TOKENS",
     default: 512,

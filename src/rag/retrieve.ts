@@ -142,7 +142,8 @@ export function createRetriever(deps: {
       const hits: RetrievalHit[] = [];
       for (const f of fused) {
         const row = rows.get(f.id);
-        if (!row) continue;
+        // a search is scoped to the deployment; a row of another one is never an answer here, whatever returned it
+        if (!row || row.deploymentId !== input.deploymentId) continue;
         const cosine = vector?.cosine.get(f.id);
         hits.push({
           chunkId: row.id,

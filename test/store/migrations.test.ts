@@ -48,7 +48,8 @@ describe("migration registry", () => {
       expect(migrate(db)).toEqual([]);
       db.close();
     }
-  });
+    // 16 fresh databases migrated twice: seconds on a busy machine, not a time limit
+  }, 60_000);
 
   test("the final schema matches the committed snapshot (update with `bun test -u` when adding a migration)", async () => {
     const db = await freshDb();

@@ -1,12 +1,14 @@
 /**
- * Vector search on SQLite past the exact threshold: binary codes (vector-codes.ts) pick candidates, the full
- * vectors rank them. And a data dir whose vectors predate the codes gets them when opened, even across a kill -9.
+ * Vector search on SQLite past the exact threshold: binary codes (vector-codes.ts), held in memory or searched by
+ * sqlite-vec, pick candidates, the full vectors rank them. And a data dir whose vectors predate the codes gets them when opened, even across a kill -9.
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { configFor, createServices, type Services } from "../../src/app.ts";
 import { closeDatabase, openDatabase, openDatabaseFile } from "../../src/store/sqlite/db.ts";
+import { createChunkIndexWriter } from "../../src/store/sqlite/chunk-index.sqlite.ts";
+import { CACHE_BYTES, createCodeCache, setCodeBudget } from "../../src/store/sqlite/vector-code-cache.ts";
 import { CODE_SCHEME, vectorCoder } from "../../src/store/sqlite/vector-codes.ts";
 import { CODES_TABLE, createVectorStore, VEC_TABLE } from "../../src/store/sqlite/vector-search.sqlite.ts";
 import { withTerms } from "../helpers/analyzed.ts";
@@ -29,8 +31,8 @@ let big: string;
 let small: string;
 const stored = new Map<number, Float32Array>();
 
-async function fill(deploymentId: string, n: number): Promise<void> {
-  const documentId = `doc_${deploymentId}`;
+/** A document of chunks with these vectors; returns the chunks' ids. */
+async function addDocument(deploymentId: string, documentId: string, vectors: Float32Array[]): Promise<number[]> {
   await services.repos.documents.insert({
     id: documentId,
     deploymentId,
@@ -43,19 +45,16 @@ async function fill(deploymentId: string, n: number): Promise<void> {
     queue: false,
     replaceOnTrain: false,
   });
-  const chunks = Array.from({ length: n }, (_, i) =>
-    withTerms({
-      ord: i,
-      source: "vectors",
-      text: `chunk ${i}`,
-      headingPath: "",
-      tokenCount: 2,
-      textHash: `${deploymentId}-${i}`,
-      vector: randomUnit(),
-    }),
+  const chunks = vectors.map((vector, i) =>
+    withTerms({ ord: i, source: "vectors", text: `chunk ${i}`, headingPath: "", tokenCount: 2, textHash: `${documentId}-${i}`, vector }),
   );
-  const ids = await services.repos.chunkIndex.insert(deploymentId, documentId, chunks);
-  for (const [i, id] of ids.entries()) stored.set(id, chunks[i]?.vector as Float32Array);
+  return services.repos.chunkIndex.insert(deploymentId, documentId, chunks);
+}
+
+async function fill(deploymentId: string, n: number): Promise<void> {
+  const vectors = Array.from({ length: n }, randomUnit);
+  const ids = await addDocument(deploymentId, `doc_${deploymentId}`, vectors);
+  for (const [i, id] of ids.entries()) stored.set(id, vectors[i] as Float32Array);
 }
 
 beforeAll(async () => {
@@ -87,11 +86,87 @@ test("the binary codes find the exact nearest chunk first, with its exact distan
   }
 });
 
+test("the codes held in memory find the exact nearest chunk first, with its exact distance, and only the deployment's own", () => {
+  const vectors = createVectorStore(sqliteDb(services));
+  const bigIds = new Set([...stored.keys()].filter((id) => id < Math.min(...[...stored.keys()]) + 3000));
+  let agree = 0;
+  for (let q = 0; q < 40; q++) {
+    const query = q % 2 === 0 ? nudged(stored.get([...bigIds][q * 61] as number) as Float32Array, 0.3) : randomUnit();
+    const exact = vectors.exact(big, query, 10);
+    const held = vectors.inMemory(big, query, 10);
+    expect(held[0]?.id).toBe(exact[0]?.id as number);
+    expect(held[0]?.distance).toBeCloseTo(exact[0]?.distance as number, 5);
+    expect(held.every((h) => bigIds.has(h.id))).toBe(true);
+    agree += held.filter((h) => exact.some((e) => e.id === h.id)).length;
+  }
+  // recall@10 against exact search
+  expect(agree / 400).toBeGreaterThan(0.9);
+});
+
+test("held codes follow every write: added, deleted, rolled back, and a rowid reused by another deployment", async () => {
+  const db = sqliteDb(services);
+  const vectors = createVectorStore(db, { exactMax: 1000 });
+  const query = randomUnit();
+  vectors.search(big, query, 10); // the codes are held from here on
+  // a chunk written after they were read is found at once
+  const [added] = await addDocument(big, "doc_added", [query]);
+  expect(vectors.search(big, query, 10)[0]).toEqual({ id: added as number, distance: expect.closeTo(0, 5) });
+  // a deleted document's chunks are not
+  await services.repos.chunkIndex.deleteDocument("doc_added");
+  expect(vectors.search(big, query, 10).map((h) => h.id)).not.toContain(added as number);
+  // a write rolled back leaves nothing behind …
+  await services.repos.documents.insert({
+    id: "doc_rolled_back",
+    deploymentId: big,
+    name: "rolled-back.txt",
+    kind: "txt",
+    contentHash: "rolled-back",
+    bytes: new Uint8Array([120]),
+    parsed: "{}",
+    pages: null,
+    queue: false,
+    replaceOnTrain: false,
+  });
+  const writer = createChunkIndexWriter(db);
+  let ghost = 0;
+  expect(() =>
+    db.transaction(() => {
+      [ghost] = writer.insert(big, "doc_rolled_back", [
+        withTerms({ ord: 0, source: "v", text: "ghost", headingPath: "", tokenCount: 1, textHash: "ghost", vector: query }),
+      ]) as [number];
+      throw new Error("rolled back");
+    })(),
+  ).toThrow("rolled back");
+  expect(vectors.search(big, query, 10).map((h) => h.id)).not.toContain(ghost);
+  // … and the rowid it had, taken by another deployment's chunk, is that deployment's alone
+  const [reused] = await addDocument(small, "doc_small_reuse", [query]);
+  expect(reused).toBe(ghost);
+  expect(vectors.search(big, query, 50).map((h) => h.id)).not.toContain(reused as number);
+  expect(vectors.search(small, query, 1)[0]?.id).toBe(reused as number);
+  await services.repos.chunkIndex.deleteDocument("doc_small_reuse");
+});
+
+test("codes that cannot be read from the table's storage, or held within the budget, are searched with sqlite-vec", () => {
+  const db = sqliteDb(services);
+  const cache = createCodeCache(db, "no_such_codes", (d) => [`${d}#0`]);
+  expect(cache.candidates(big, randomUnit(), 10)).toBeNull();
+  // DOCCHAT_VECTOR_CACHE_MB=0
+  const vectors = createVectorStore(db, { exactMax: 1000 });
+  const query = randomUnit();
+  try {
+    setCodeBudget(db, 0);
+    expect(createCodeCache(db, CODES_TABLE, (d) => [`${d}#0`]).candidates(big, query, 10)).toBeNull();
+    expect(vectors.search(big, query, 10)).toEqual(vectors.quantized(big, query, 10));
+  } finally {
+    setCodeBudget(db, CACHE_BYTES);
+  }
+});
+
 test("a deployment past the exact threshold is searched through the codes, a small one exactly", async () => {
   const vectors = createVectorStore(sqliteDb(services), { exactMax: 1000 });
   const query = randomUnit();
   const viaCodes = vectors.search(big, query, 10);
-  expect(viaCodes.map((h) => h.id)).toEqual(vectors.quantized(big, query, 10).map((h) => h.id));
+  expect(viaCodes.map((h) => h.id)).toEqual(vectors.inMemory(big, query, 10).map((h) => h.id));
   expect(vectors.search(small, query, 10)).toEqual(vectors.exact(small, query, 10));
   // the product's index answers the same
   expect((await services.repos.chunkIndex.vectorSearch(big, query, 10))[0]?.id).toBe(vectors.exact(big, query, 10)[0]?.id as number);

@@ -25,6 +25,7 @@ import { createSqliteVisitorDataRepo } from "./repos/visitor-data.sqlite.ts";
 import { createSqliteWebhooksRepo } from "./repos/webhooks.sqlite.ts";
 import { createSqliteTermStats } from "./term-stats.sqlite.ts";
 import { createSqliteTrainingStore } from "./training.sqlite.ts";
+import { setCodeBudget } from "./vector-code-cache.ts";
 
 /**
  * Every repository of the contract over one SQLite database. bun:sqlite answers in microseconds on this thread,
@@ -67,9 +68,13 @@ export interface SqliteStore extends Store {
   db: Db;
 }
 
-/** The embedded default: the data dir's SQLite database, migrated, as the store contract. */
-export async function createSqliteStore(dataDir: string): Promise<SqliteStore> {
+/**
+ * The embedded default: the data dir's SQLite database, migrated, as the store contract. `vectorCacheMb`: memory
+ * for large deployments' vector codes searched in memory (vector-code-cache.ts).
+ */
+export async function createSqliteStore(dataDir: string, opts: { vectorCacheMb?: number } = {}): Promise<SqliteStore> {
   const db = await openDatabase(dataDir);
+  if (opts.vectorCacheMb !== undefined) setCodeBudget(db, opts.vectorCacheMb * 1024 * 1024);
   return {
     engine: "sqlite",
     db,

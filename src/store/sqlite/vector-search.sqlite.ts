@@ -1,28 +1,28 @@
 import type { Database as Db } from "bun:sqlite";
+import { createCodeCache, dropHeldCodes, touchCode } from "./vector-code-cache.ts";
 import { CODE_BITS, CODE_SCHEME, vectorCoder } from "./vector-codes.ts";
 
 /**
  * The vectors on SQLite: two sqlite-vec tables, both partitioned by deployment (a search never reads another
  * tenant's rows) and written in the same transaction as their chunk:
- * - chunks_vec: the full float vectors (cosine), searched exactly while that is cheap;
+ * - chunks_vec: the full float vectors (cosine), searched exactly while the deployment is small (EXACT_MAX);
  * - chunks_vec_codes: a 2,048-bit code per vector (vector-codes.ts), with a copy of the vector beside it (an
  *   auxiliary column: a plain row read by rowid). Past EXACT_MAX vectors a search takes about OVERSAMPLE·k
- *   nearest codes by Hamming distance and ranks those by their exact cosine distance, in the same statement.
- *   The copy doubles the space vectors take; reading each candidate's vector from chunks_vec instead cost
- *   20–300 ms a search (sqlite-vec reads a vector through its 1,024-vector chunk).
- * sqlite-vec's KNN costs (vectors scanned) × k: the codes of a deployment are spread over SHARDS partitions
- * (rowid mod SHARDS) and each is asked for its OVERSAMPLE·k/SHARDS nearest, which scans every code once at the
- * cost of a k/5 search instead of a 3·k one. The union holds the deployment's nearest codes all the same (each
- * lies in some shard, near the top of it): recall@10 0.981 for 16 shards × 10 against 0.976 for one × 150, in
- * 40 % of the time (100k vectors).
+ *   candidates by Hamming distance over the deployment's codes held in memory (vector-code-cache.ts, scanned in
+ *   WebAssembly: a few milliseconds for 100,000) and ranks them by their exact cosine distance. Where the codes
+ *   cannot be held, sqlite-vec's KNN over the same codes does it (`quantized`): it costs (vectors scanned) × k, so
+ *   the codes of a deployment are spread over SHARDS partitions (rowid mod SHARDS) and each is asked for its
+ *   OVERSAMPLE·k/SHARDS nearest (recall@10 0.981 for 16 shards × 10 against 0.976 for one × 150, in 40 % of the
+ *   time, 100k vectors). The copy of the vector doubles the space vectors take; reading each candidate's vector
+ *   from chunks_vec instead cost 20–300 ms a search (sqlite-vec reads a vector through its 1,024-vector chunk).
  */
 export const VEC_TABLE = "chunks_vec";
 export const CODES_TABLE = "chunks_vec_codes";
 /**
- * Up to this many chunks in a deployment, KNN is exact: there it costs about what the codes do (BENCHMARKS.md,
- * "Retrieval latency (one deployment)": recall@10 against exact search and time on both sides of it).
+ * Up to this many chunks in a deployment, KNN is exact: a couple of milliseconds, and nothing held in memory
+ * (BENCHMARKS.md, "Retrieval latency (one deployment)": recall@10 against exact search and time on both sides).
  */
-export const EXACT_MAX = 10_000;
+export const EXACT_MAX = 2_000;
 /** Code candidates per result wanted: recall@10 0.96 at 2 and 0.99 at 4 on 100k hashed bag-of-words vectors. */
 export const OVERSAMPLE = 3;
 export const SHARDS = 16;
@@ -46,6 +46,10 @@ const createCodesTable = (db: Db) =>
   db.run(`CREATE VIRTUAL TABLE ${CODES_TABLE} USING vec0(deployment_id TEXT PARTITION KEY, code bit[${CODE_BITS}], +vector blob)`);
 const INSERT_CODE = `INSERT INTO ${CODES_TABLE} (rowid, deployment_id, code, vector) VALUES (?, ?, vec_bit(?), ?)`;
 
+/** A stored vector's floats (copied only when the blob is not 4-byte aligned). */
+const floats = (b: Uint8Array) =>
+  b.byteOffset % 4 === 0 ? new Float32Array(b.buffer, b.byteOffset, b.byteLength >> 2) : new Float32Array(b.slice().buffer);
+
 export interface VectorHit {
   id: number;
   distance: number;
@@ -68,8 +72,7 @@ export function createVectorStore(db: Db, opts: { exactMax?: number } = {}) {
   const chunkCount = (deploymentId: string) => {
     const hit = counts.get(deploymentId);
     if (hit && performance.now() - hit.at <= COUNT_CACHE_MS) return hit.n;
-    const n =
-      db.query<{ n: number }, [string]>("SELECT count(*) AS n FROM chunks WHERE deployment_id = ?").get(deploymentId)?.n ?? 0;
+    const n = db.query<{ n: number }, [string]>("SELECT count(*) AS n FROM chunks WHERE deployment_id = ?").get(deploymentId)?.n ?? 0;
     if (counts.size > 10_000) counts.clear();
     counts.set(deploymentId, { n, at: performance.now() });
     return n;
@@ -83,6 +86,40 @@ export function createVectorStore(db: Db, opts: { exactMax?: number } = {}) {
         `SELECT rowid AS id, distance FROM ${VEC_TABLE} WHERE embedding MATCH ? AND k = ? AND deployment_id = ?`,
       )
       .all(query, k, deploymentId);
+  }
+
+  const shardKeys = (deploymentId: string) => Array.from({ length: SHARDS }, (_, s) => `${deploymentId}#${s}`);
+  const held = createCodeCache(db, CODES_TABLE, shardKeys);
+  const cosineDistance = (a: Float32Array, b: Float32Array) => {
+    let dot = 0;
+    let na = 0;
+    let nb = 0;
+    for (let i = 0; i < a.length; i++) {
+      const x = a[i] as number;
+      const y = b[i] as number;
+      dot += x * y;
+      na += x * x;
+      nb += y * y;
+    }
+    return na === 0 || nb === 0 ? 1 : 1 - dot / Math.sqrt(na * nb);
+  };
+
+  /**
+   * The codes held in memory (vector-code-cache.ts), then the candidates' exact cosine distances over the vectors
+   * kept beside the codes (read in one statement from the table's auxiliary storage; through vec0, a point query
+   * per candidate took three times as long); sqlite-vec's KNN when the codes cannot be held.
+   */
+  function inMemory(deploymentId: string, query: Float32Array, k: number): VectorHit[] {
+    const ids = held.candidates(deploymentId, query, Math.max(k * OVERSAMPLE, 4 * SHARDS));
+    if (!ids) return quantized(deploymentId, query, k);
+    if (ids.length === 0) return [];
+    const rows = db
+      .query<{ id: number; vector: Uint8Array }, number[]>(
+        `SELECT rowid AS id, value00 AS vector FROM ${CODES_TABLE}_auxiliary WHERE rowid IN (${ids.map(() => "?").join(",")})`,
+      )
+      .all(...ids);
+    const hits = rows.map((r) => ({ id: r.id, distance: cosineDistance(query, floats(r.vector)) }));
+    return hits.sort((a, b) => a.distance - b.distance || a.id - b.id).slice(0, k);
   }
 
   function quantized(deploymentId: string, query: Float32Array, k: number): VectorHit[] {
@@ -102,6 +139,7 @@ export function createVectorStore(db: Db, opts: { exactMax?: number } = {}) {
       db.run(`DROP TABLE IF EXISTS ${CODES_TABLE}`);
       db.run(`DROP TABLE IF EXISTS ${VEC_TABLE}`);
       dropMeta(db, READY, BUILDING, CURSOR);
+      dropHeldCodes(db, CODES_TABLE);
       if (dimension !== null) {
         db.run(
           `CREATE VIRTUAL TABLE ${VEC_TABLE} USING vec0(deployment_id TEXT PARTITION KEY, embedding float[${dimension}] distance_metric=cosine)`,
@@ -117,12 +155,18 @@ export function createVectorStore(db: Db, opts: { exactMax?: number } = {}) {
     insert(id: number, deploymentId: string, v: Float32Array): void {
       if (!vec) return;
       db.run(`INSERT INTO ${VEC_TABLE} (rowid, deployment_id, embedding) VALUES (?, ?, ?)`, [id, deploymentId, v]);
-      if (codes) db.run(INSERT_CODE, [id, shardKey(deploymentId, id), vectorCoder(v.length).encode(v), v]);
+      if (codes) {
+        db.run(INSERT_CODE, [id, shardKey(deploymentId, id), vectorCoder(v.length).encode(v), v]);
+        touchCode(db, CODES_TABLE, id);
+      }
     },
     remove(id: number): void {
       if (!vec) return;
       db.run(`DELETE FROM ${VEC_TABLE} WHERE rowid = ?`, [id]);
-      if (codes) db.run(`DELETE FROM ${CODES_TABLE} WHERE rowid = ?`, [id]);
+      if (codes) {
+        db.run(`DELETE FROM ${CODES_TABLE} WHERE rowid = ?`, [id]);
+        touchCode(db, CODES_TABLE, id);
+      }
     },
     has(id: number): boolean {
       return vec && db.query(`SELECT 1 FROM ${VEC_TABLE} WHERE rowid = ?`).get(id) !== null;
@@ -131,10 +175,11 @@ export function createVectorStore(db: Db, opts: { exactMax?: number } = {}) {
     search(deploymentId: string, query: Float32Array, k: number): VectorHit[] {
       if (!vec) return [];
       if (!codesReady() || chunkCount(deploymentId) <= exactMax) return exact(deploymentId, query, k);
-      return quantized(deploymentId, query, k);
+      return inMemory(deploymentId, query, k);
     },
     exact,
     quantized,
+    inMemory,
   };
 }
 
@@ -145,6 +190,7 @@ export function deleteDeploymentVectors(db: Db, deploymentId: string): void {
   if (exists(db, VEC_TABLE)) db.run(`DELETE FROM ${VEC_TABLE} WHERE deployment_id = ?`, [deploymentId]);
   if (exists(db, CODES_TABLE))
     for (let s = 0; s < SHARDS; s++) db.run(`DELETE FROM ${CODES_TABLE} WHERE deployment_id = ?`, [`${deploymentId}#${s}`]);
+  dropHeldCodes(db, CODES_TABLE, deploymentId);
 }
 
 /**
@@ -162,6 +208,7 @@ export function buildVectorCodes(db: Db, opts: { batch?: number } = {}): number 
   db.transaction(() => {
     if (meta(db, BUILDING) === CODE_SCHEME && exists(db, CODES_TABLE)) return;
     db.run(`DROP TABLE IF EXISTS ${CODES_TABLE}`);
+    dropHeldCodes(db, CODES_TABLE);
     createCodesTable(db);
     dropMeta(db, READY);
     setMeta(db, BUILDING, CODE_SCHEME);

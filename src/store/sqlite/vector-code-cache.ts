@@ -1,0 +1,231 @@
+import type { Database as Db } from "bun:sqlite";
+import { type CodeSet, createCodeSet } from "./hamming-scan.ts";
+import { CODE_BITS, vectorCoder } from "./vector-codes.ts";
+
+/**
+ * A deployment's binary codes held in memory, scanned in WebAssembly (hamming-scan.ts): 100,000 codes of 2,048 bits
+ * in a few milliseconds, where sqlite-vec's KNN over the same codes took 40–90 ms (its build counts bits in software
+ * and reads every code through SQLite pages). One process owns a data dir, so the process's copy can be kept right:
+ * - loaded from the codes table's own storage (sqlite-vec's shadow tables: per partition, chunks of 1,024 codes with
+ *   a validity bitmap and their rowids), about 60 ms for 100,000 codes — through vec0 itself it took 10 s;
+ * - every write to the codes table notes its rowid (`touched`); the next search on that database looks each noted row
+ *   up as committed (the deployment it is in now, or gone) and adds, replaces or drops its code: a rolled-back write
+ *   leaves nothing behind, and a rowid reused by another deployment is never searched as this one's;
+ * - held within a byte budget across deployments, least recently searched dropped first.
+ * The layout is sqlite-vec 0.1.9's (the version the binary embeds); `readShadow` checks it and a search falls back to
+ * sqlite-vec's own KNN when it does not hold.
+ */
+
+/** Bytes of codes held in memory across deployments (2,048-bit codes: about 270 bytes a chunk); DOCCHAT_VECTOR_CACHE_MB. */
+export const CACHE_BYTES = 256 * 1024 * 1024;
+const budgets = new WeakMap<Db, number>();
+
+/** The bytes of codes a database's searches may hold (0: none, every search goes to sqlite-vec). */
+export function setCodeBudget(db: Db, bytes: number): void {
+  budgets.set(db, bytes);
+  for (const s of states.get(db)?.values() ?? []) s.held.clear();
+}
+/** More noted rows than this since the last search: the held codes are dropped and read afresh (cheaper). */
+const TOUCHED_MAX = 2000;
+const CODE_BYTES = CODE_BITS / 8;
+/**
+ * Codes ranked by their whole length per candidate wanted, after the first 512 bits of all: on 100,000 hashed
+ * bag-of-words vectors, 150 candidates kept recall@10 0.973 at 16, 0.980 at 32, 0.984 at 64 (0.984 ranking every
+ * code by its whole length) for 5.6, 6.6 and 8 ms of CPU a search.
+ */
+const WIDEN = 32;
+
+interface Held {
+  set: CodeSet;
+  /** rowid of each slot; −1 once dropped */
+  ids: number[];
+  slotOf: Map<number, number>;
+  dead: number;
+  usedAt: number;
+}
+
+interface DbState {
+  held: Map<string, Held>;
+  touched: Set<number>;
+  /** the shadow layout did not hold: every search goes to sqlite-vec */
+  unusable: boolean;
+}
+
+/** Per database, per codes table. */
+const states = new WeakMap<Db, Map<string, DbState>>();
+const stateOf = (db: Db, table: string): DbState => {
+  let tables = states.get(db);
+  if (!tables) {
+    tables = new Map();
+    states.set(db, tables);
+  }
+  let s = tables.get(table);
+  if (!s) {
+    s = { held: new Map(), touched: new Set(), unusable: false };
+    tables.set(table, s);
+  }
+  return s;
+};
+
+const heldBytes = (h: Held) => h.set.bytes + h.ids.length * 16 + h.slotOf.size * 40;
+
+/** A write to the codes table: the row is looked up again before the next search reads held codes. */
+export function touchCode(db: Db, table: string, id: number): void {
+  const s = states.get(db)?.get(table);
+  if (!s || s.held.size === 0) return;
+  s.touched.add(id);
+  if (s.touched.size > TOUCHED_MAX) dropHeldCodes(db, table);
+}
+
+/** Forgets every held code of the database (the codes table was recreated or rebuilt). */
+export function dropHeldCodes(db: Db, table: string, deploymentId?: string): void {
+  const s = states.get(db)?.get(table);
+  if (!s) return;
+  if (deploymentId === undefined) {
+    s.held.clear();
+    s.touched.clear();
+  } else s.held.delete(deploymentId);
+}
+
+const deploymentOf = (shardKey: string) => shardKey.slice(0, shardKey.lastIndexOf("#"));
+
+interface ShadowChunk {
+  size: number;
+  validity: Uint8Array;
+  rowids: Uint8Array;
+  vectors: Uint8Array;
+}
+
+/** A deployment's live codes straight from the codes table's shadow tables; null when the layout is not the known one. */
+function readShadow(db: Db, table: string, shards: string[]): { ids: number[]; codes: Uint8Array[] } | null {
+  let rows: ShadowChunk[];
+  try {
+    const q = db.query<ShadowChunk, [string]>(
+      `SELECT c.size, c.validity, c.rowids, v.vectors FROM ${table}_chunks c JOIN ${table}_vector_chunks00 v ON v.rowid = c.chunk_id WHERE c.partition00 = ? ORDER BY c.chunk_id`,
+    );
+    rows = shards.flatMap((k) => q.all(k));
+    // the vectors beside the codes, read by the search that ranks the candidates
+    db.query(`SELECT rowid, value00 FROM ${table}_auxiliary LIMIT 0`).all();
+  } catch {
+    return null;
+  }
+  const ids: number[] = [];
+  const codes: Uint8Array[] = [];
+  for (const r of rows) {
+    if (r.validity.length * 8 < r.size || r.rowids.length !== r.size * 8 || r.vectors.length !== r.size * CODE_BYTES) return null;
+    const rowids = new DataView(r.rowids.buffer, r.rowids.byteOffset, r.rowids.byteLength);
+    for (let i = 0; i < r.size; i++) {
+      if (((r.validity[i >> 3] as number) & (1 << (i & 7))) === 0) continue;
+      ids.push(Number(rowids.getBigInt64(i * 8, true)));
+      codes.push(r.vectors.subarray(i * CODE_BYTES, (i + 1) * CODE_BYTES));
+    }
+  }
+  return { ids, codes };
+}
+
+/**
+ * The held codes of one deployment over a codes table, searched in memory: `candidates` returns the rowids of the
+ * `m` codes nearest the query's (Hamming), or null when they cannot be held (over budget, unknown layout) and the
+ * caller searches with sqlite-vec instead.
+ */
+export function createCodeCache(db: Db, table: string, shards: (deploymentId: string) => string[]) {
+  const s = stateOf(db, table);
+  const where = (id: number) =>
+    db.query<{ d: string; vector: Uint8Array }, [number]>(`SELECT deployment_id AS d, vector FROM ${table} WHERE rowid = ?`).get(id);
+
+  const kill = (h: Held, id: number) => {
+    const slot = h.slotOf.get(id);
+    if (slot === undefined) return;
+    h.slotOf.delete(id);
+    h.ids[slot] = -1;
+    h.dead++;
+  };
+
+  /** Brings held codes up to the committed rows of every noted rowid. */
+  function settle(): void {
+    if (s.touched.size === 0) return;
+    const ids = [...s.touched];
+    s.touched.clear();
+    for (const id of ids) {
+      const row = where(id);
+      const owner = row ? deploymentOf(row.d) : null;
+      for (const [d, h] of s.held) if (d !== owner) kill(h, id);
+      const h = owner === null ? undefined : s.held.get(owner);
+      if (!h || !row) continue;
+      const v = new Float32Array(row.vector.buffer.slice(row.vector.byteOffset, row.vector.byteOffset + row.vector.byteLength));
+      const code = vectorCoder(v.length).encode(v);
+      const slot = h.slotOf.get(id);
+      if (slot !== undefined) h.set.replace(slot, code);
+      else {
+        h.slotOf.set(id, h.set.add(code));
+        h.ids.push(id);
+      }
+    }
+  }
+
+  function evictFor(bytes: number): boolean {
+    const budget = budgets.get(db) ?? CACHE_BYTES;
+    if (bytes > budget) return false;
+    let total = [...s.held.values()].reduce((a, h) => a + heldBytes(h), 0);
+    const byAge = [...s.held.entries()].sort((a, b) => a[1].usedAt - b[1].usedAt);
+    for (const [d, h] of byAge) {
+      if (total + bytes <= budget) break;
+      s.held.delete(d);
+      total -= heldBytes(h);
+    }
+    return true;
+  }
+
+  /** Slots the deployment's codes take in storage (an upper bound of its codes), without reading them. */
+  const slots = (keys: string[]) => {
+    try {
+      return (
+        db
+          .query<{ n: number | null }, string[]>(
+            `SELECT sum(size) AS n FROM ${table}_chunks WHERE partition00 IN (${keys.map(() => "?").join(",")})`,
+          )
+          .get(...keys)?.n ?? 0
+      );
+    } catch {
+      return null;
+    }
+  };
+
+  function load(deploymentId: string): Held | null {
+    const keys = shards(deploymentId);
+    const upTo = slots(keys);
+    // more than the budget holds: searched with sqlite-vec, without reading the codes first
+    if (upTo !== null && !evictFor(upTo * (CODE_BYTES + 56))) return null;
+    const read = upTo === null ? null : readShadow(db, table, keys);
+    if (!read) {
+      s.unusable = true;
+      return null;
+    }
+    const set = createCodeSet(CODE_BITS, Math.max(1024, read.ids.length));
+    const slotOf = new Map<number, number>();
+    for (const [i, c] of read.codes.entries()) slotOf.set(read.ids[i] as number, set.add(c));
+    const h: Held = { set, ids: read.ids, slotOf, dead: 0, usedAt: performance.now() };
+    s.held.set(deploymentId, h);
+    return h;
+  }
+
+  return {
+    candidates(deploymentId: string, query: Float32Array, m: number): number[] | null {
+      if (s.unusable) return null;
+      settle();
+      let h = s.held.get(deploymentId);
+      // a held set mostly of dropped rows is read afresh (compacted)
+      if (h && h.dead > 1024 && h.dead * 2 > h.ids.length) {
+        s.held.delete(deploymentId);
+        h = undefined;
+      }
+      h ??= load(deploymentId) ?? undefined;
+      if (!h) return null;
+      h.usedAt = performance.now();
+      const ids = h.ids;
+      return h.set
+        .nearest(vectorCoder(query.length).encode(query), m, (slot) => (ids[slot] as number) >= 0, WIDEN)
+        .map((slot) => ids[slot] as number);
+    },
+  };
+}
