@@ -26,6 +26,11 @@ export interface QuestionShape {
    * ("comfits") and seldom the class itself, unlike a field asked for by its label ("What is the brand name …?")
    */
   classFocus?: boolean;
+  /**
+   * what "how many …" counts, as written ("planes" in "How many US-registered planes …?"): a count is written next to
+   * what it counts ("73 airplanes of U.S. registry")
+   */
+  counted?: string;
 }
 
 /** Words that say "some value" rather than which one: they are never the focus. */
@@ -91,6 +96,14 @@ const LIGHT_VERBS = new Set([
   ...FRAME_VERBS,
 ]);
 const CALLED = /\b(called|named)\s*\??\s*$/i;
+/** "How many US-registered planes would …", "How many participants will …": the noun phrase that is counted */
+const COUNT_STOP = String.raw`(?:${AUX}|of|for|on|in|to|at|from|that|which|who|per|each|a|an|the|there)\b`;
+const HOW_MANY = new RegExp(
+  String.raw`\bhow many\s+((?:(?!${COUNT_STOP})[\p{L}.'’-]+\s+){0,3}?)(?!${COUNT_STOP})(\p{L}{3,})(?=\s+${COUNT_STOP}|\s*[?]|\s*$)`,
+  "iu",
+);
+/** "How many times …", "How many of …": what is counted is not a thing the documents write after the number */
+const NOT_COUNTED = new Set([...GENERIC, "times", "more", "less", "fewer", "other", "others", "different"]);
 
 const stems = (words: string[]) => [...new Set(words.map((w) => stem(w.toLowerCase())))];
 const NAME_MODIFIERS = new Set(
@@ -178,6 +191,8 @@ export function questionShape(text: string, mustMention: string[] = []): Questio
   if (focusKind && kind === null) kind = answerTypeOf(focusKind);
   // any one of them will do: "And in the Ethiopian Airlines crash?" is answered by a sentence about "Ethiopian Airlines"
   const required = mustMention.length > 0 ? [stems(mustMention)] : [];
+  const countedNoun = kind === "number" && focus.length === 0 && !focusKind ? HOW_MANY.exec(q)?.[2]?.toLowerCase() : undefined;
+  const counted = countedNoun && !NOT_COUNTED.has(countedNoun) ? countedNoun : undefined;
   const classFocus = !!classNoun && !numberOf && !focusKind && focus.length === 1 && possessed === undefined && !who;
   return {
     question: isQuestion(q),
@@ -187,5 +202,6 @@ export function questionShape(text: string, mustMention: string[] = []): Questio
     negated: negatedQuestion(q),
     ...(focusKind ? { focusKind } : {}),
     ...(classFocus ? { classFocus } : {}),
+    ...(counted ? { counted } : {}),
   };
 }
