@@ -86,6 +86,11 @@ const FOCUS_MISS = 0.4;
 /** an instance of the class asked for seldom names the class ("comfits" for "What sweets …?") */
 const CLASS_MISS = 0.7;
 const NAMES_ONLY = 0.5;
+/**
+ * a count is often written apart from what it counts ("refugees, an estimated 75,000 to 100,000 people", "Four thousand
+ * emigrated"): a unit that counts nothing of what is asked, where another does, weighs less, but less so than a focus missed
+ */
+const COUNT_MISS = 0.6;
 /** a why-question answered without a reason is a restatement of what happened, not an answer */
 const REASON_MISS = 0.4;
 /** words that give a reason: a why-question is not answered by a sentence that only restates what happened */
@@ -153,7 +158,7 @@ export function scoreUnits(
   // "Airworthiness Directive (AD)": where the documents define an abbreviation, a sentence using it says the long form
   const abbreviations = definedAbbreviations(passages, lang);
   // "How many PLANES …": where some unit writes a count of what is asked ("73 airplanes"), the units that count nothing
-  // of it are about the subject, not the count (the counted thing is the question's focus, met by a count of it)
+  // of it are about the subject more than about the count (what is counted is met by a count of it)
   const counting = shape.counted ? countingUnits(passages, shape.counted, question, lang) : null;
   for (const p of aboutDocument ? passages : []) {
     if (p.headingPath === CARD_HEADING) continue;
@@ -241,7 +246,7 @@ export function scoreUnits(
       const unnamed =
         names.stems.some((t) => !named?.has(t) && !seen(t)) || names.literals.some((l) => !named?.has(l) && !unit.text.includes(l));
       if (unnamed || !shape.required.every((alternatives) => alternatives.some(seen))) score *= FOCUS_MISS;
-      else if (counting && counting.size > 0 && !counts && unit.kind !== "row") score *= FOCUS_MISS;
+      else if (counting && counting.size > 0 && !counts && unit.kind !== "row") score *= COUNT_MISS;
       // (a focus that names a value kind is answered by a value of that kind)
       else if (!focusByKind && !shape.focus.every((alternatives) => alternatives.some(seen)))
         score *= shape.classFocus ? CLASS_MISS : FOCUS_MISS;
@@ -264,6 +269,7 @@ const COUNT_WORD = /^(one|two|three|four|five|six|seven|eight|nine|ten|eleven|tw
 /** words between a count and what it counts: "73 airplanes", "43 participants", "two more U.S.-registered planes" */
 const COUNT_GAP = 2;
 const COUNTED_TAIL = 4;
+const clean = (token: string) => token.replace(/^[‘“"'(]+|[’”"'),.;:!?]+$/gu, "").toLowerCase();
 
 /**
  * A count (digits the question does not give, or a number word) followed, within two plain words, by what is counted
@@ -273,14 +279,18 @@ function writesCount(text: string, counted: string, question: string, lang: Retu
   const asked = new Set(wordTokens(question));
   const want = stem(counted, lang);
   const tokens = text.split(/\s+/);
+  const counts = (word: string) =>
+    stem(word, lang) === want || (counted.length >= COUNTED_TAIL && word.endsWith(counted) && word !== counted);
   for (const [i, token] of tokens.entries()) {
+    // "a 5-cylinder engine", "a 4-week follow-up": the count and what it counts in one word
+    const joined = /^(?:\d[\d,.]*|[\p{L}]+)-(\p{L}+)/u.exec(token);
+    if (joined && (numbersIn(token).length > 0 || COUNT_WORD.test(token.split("-")[0] ?? "")) && counts(`${joined[1]}s`.toLowerCase())) return true;
     const value = numbersIn(token)[0];
-    const isCount = value ? !asked.has(value.toLowerCase()) : COUNT_WORD.test(token);
+    const isCount = value ? !asked.has(value.toLowerCase()) : COUNT_WORD.test(clean(token));
     if (!isCount) continue;
-    for (const next of tokens.slice(i + 1, i + 2 + COUNT_GAP)) {
-      const word = next.replace(/^[‘“"'(]+|[’”"'),.;:!?]+$/gu, "").toLowerCase();
+    for (const word of tokens.slice(i + 1, i + 2 + COUNT_GAP).map(clean)) {
       if (!/^[\p{L}.-]+$/u.test(word)) break;
-      if (stem(word, lang) === want || (counted.length >= COUNTED_TAIL && word.endsWith(counted) && word !== counted)) return true;
+      if (counts(word)) return true;
     }
   }
   return false;

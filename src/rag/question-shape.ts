@@ -96,13 +96,11 @@ const LIGHT_VERBS = new Set([
   ...FRAME_VERBS,
 ]);
 const CALLED = /\b(called|named)\s*\??\s*$/i;
-/** "How many US-registered planes would …", "How many participants will …": the noun phrase that is counted */
-const COUNT_STOP = String.raw`(?:${AUX}|of|for|on|in|to|at|from|that|which|who|per|each|a|an|the|there)\b`;
-const HOW_MANY = new RegExp(
-  String.raw`\bhow many\s+((?:(?!${COUNT_STOP})[\p{L}.'’-]+\s+){0,3}?)(?!${COUNT_STOP})(\p{L}{3,})(?=\s+${COUNT_STOP}|\s*[?]|\s*$)`,
-  "iu",
-);
-/** "How many times …", "How many of …": what is counted is not a thing the documents write after the number */
+/** the words after "how many", up to the verb or preposition that ends the noun phrase */
+const HOW_MANY = /\bhow many\s+((?:[\p{L}.'’-]+\s*){1,3})/iu;
+const COUNT_STOP = new Set(`${AUX} of for on in to at from that which who per each a an the there`.split(/[|\s]+/));
+/** a plural as English writes it: "planes", "participants" (not "us", "class", "status", "this") */
+const PLURAL = /^\p{L}[\p{L}'’-]*\p{L}{2}(?<![su]s|is)s$/u;
 const NOT_COUNTED = new Set([...GENERIC, "times", "more", "less", "fewer", "other", "others", "different"]);
 
 const stems = (words: string[]) => [...new Set(words.map((w) => stem(w.toLowerCase())))];
@@ -151,6 +149,17 @@ const HOW_KIND: [RegExp, FocusKind][] = [
 ];
 
 /**
+ * What "how many" counts: the first plural of the noun phrase after it ("How many US-registered PLANES would …",
+ * "How many SETTLERS originally settled …"); none when the phrase has none ("How many of …", "How many times …").
+ */
+function countedBy(question: string): string | undefined {
+  const words = (HOW_MANY.exec(question)?.[1] ?? "").toLowerCase().split(/\s+/);
+  const stop = words.findIndex((w) => COUNT_STOP.has(w));
+  const noun = words.slice(0, stop < 0 ? undefined : stop).find((w) => PLURAL.test(w));
+  return noun && !NOT_COUNTED.has(noun) ? noun : undefined;
+}
+
+/**
  * `mustMention`: words the answer must mention besides the question's own focus — what an elliptic follow-up
  * changed ("And in October?" must be answered about October).
  */
@@ -191,8 +200,7 @@ export function questionShape(text: string, mustMention: string[] = []): Questio
   if (focusKind && kind === null) kind = answerTypeOf(focusKind);
   // any one of them will do: "And in the Ethiopian Airlines crash?" is answered by a sentence about "Ethiopian Airlines"
   const required = mustMention.length > 0 ? [stems(mustMention)] : [];
-  const countedNoun = kind === "number" && focus.length === 0 && !focusKind ? HOW_MANY.exec(q)?.[2]?.toLowerCase() : undefined;
-  const counted = countedNoun && !NOT_COUNTED.has(countedNoun) ? countedNoun : undefined;
+  const counted = kind === "number" && focus.length === 0 && !focusKind ? countedBy(q) : undefined;
   const classFocus = !!classNoun && !numberOf && !focusKind && focus.length === 1 && possessed === undefined && !who;
   return {
     question: isQuestion(q),

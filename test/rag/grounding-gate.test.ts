@@ -77,6 +77,8 @@ describe("what 'how many' counts", () => {
     expect(questionShape("How many participants will be enrolled in each arm?").counted).toBe("participants");
     expect(questionShape("How many times did he knock?").counted).toBeUndefined();
     expect(questionShape("How many of the students passed?").counted).toBeUndefined();
+    // (the first plural: "settled" is the verb)
+    expect(questionShape("How many settlers originally settled in Manakintown?").counted).toBe("settlers");
   });
 
   test("a unit that writes a count of the thing asked leads one that only names the thing", async () => {
