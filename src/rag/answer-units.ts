@@ -1,5 +1,5 @@
 import { CARD_HEADING } from "../shared/document-card-labels.ts";
-import { holdsAnswerType } from "./answer-type.ts";
+import { holdsAnswerType, numbersIn } from "./answer-type.ts";
 import { holdsFocusKind } from "./focus-kinds.ts";
 import { NEGATION, type QuestionShape } from "./question-shape.ts";
 import { segmentPassage, type TextUnit } from "./sentences.ts";
@@ -86,6 +86,11 @@ const FOCUS_MISS = 0.4;
 /** an instance of the class asked for seldom names the class ("comfits" for "What sweets …?") */
 const CLASS_MISS = 0.7;
 const NAMES_ONLY = 0.5;
+/**
+ * a count is often written apart from what it counts ("refugees, an estimated 75,000 to 100,000 people", "Four thousand
+ * emigrated"): a unit that counts nothing of what is asked, where another does, weighs less, but less so than a focus missed
+ */
+const COUNT_MISS = 0.6;
 /** a why-question answered without a reason is a restatement of what happened, not an answer */
 const REASON_MISS = 0.4;
 /** words that give a reason: a why-question is not answered by a sentence that only restates what happened */
@@ -152,6 +157,9 @@ export function scoreUnits(
   const aboutDocument = wordTokens(question).some((w) => DOCUMENT_FACT_WORDS.has(w));
   // "Airworthiness Directive (AD)": where the documents define an abbreviation, a sentence using it says the long form
   const abbreviations = definedAbbreviations(passages, lang);
+  // "How many PLANES …": where some unit writes a count of what is asked ("73 airplanes"), the units that count nothing
+  // of it are about the subject more than about the count (what is counted is met by a count of it)
+  const counting = shape.counted ? countingUnits(passages, shape.counted, question, lang) : null;
   for (const p of aboutDocument ? passages : []) {
     if (p.headingPath === CARD_HEADING) continue;
     const set = docTerms.get(p.source) ?? new Set<string>();
@@ -192,6 +200,8 @@ export function scoreUnits(
       const focusTerms = focusByKind ? new Set(shape.focus.flat()) : null;
       // a question word that is one of the focus's own alternatives ("wrote" for "Author: …") counts when the focus is met
       const metFocus = new Set(shape.focus.filter((g) => g.some((t) => terms.has(t) || head.has(t) || localHead.has(t))).flat());
+      const counts = counting?.has(unit.text) ?? false;
+      if (counts) metFocus.add(stem(shape.counted as string, lang));
       for (const [t, w] of weights) {
         if (near.has(t) || focusTerms?.has(t) || metFocus.has(t) || (isCard && aboutDocument && documentFactStems().has(t))) {
           // (a card's fields are the document's facts: "Created" is when it was published)
@@ -236,6 +246,7 @@ export function scoreUnits(
       const unnamed =
         names.stems.some((t) => !named?.has(t) && !seen(t)) || names.literals.some((l) => !named?.has(l) && !unit.text.includes(l));
       if (unnamed || !shape.required.every((alternatives) => alternatives.some(seen))) score *= FOCUS_MISS;
+      else if (counting && counting.size > 0 && !counts && unit.kind !== "row") score *= COUNT_MISS;
       // (a focus that names a value kind is answered by a value of that kind)
       else if (!focusByKind && !shape.focus.every((alternatives) => alternatives.some(seen)))
         score *= shape.classFocus ? CLASS_MISS : FOCUS_MISS;
@@ -243,6 +254,46 @@ export function scoreUnits(
     }
   }
   return out;
+}
+
+/** The texts of the units (rows aside: a table's count stands under its column) that write a count of `counted`. */
+function countingUnits(passages: UnitPassage[], counted: string, question: string, lang: ReturnType<typeof langOf>): Set<string> {
+  const out = new Set<string>();
+  for (const p of passages)
+    for (const u of segmentPassage(p.text))
+      if (u.kind !== "row" && u.kind !== "heading" && u.kind !== "header" && writesCount(u.text, counted, question, lang)) out.add(u.text);
+  return out;
+}
+
+const COUNT_WORD = /^(one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|forty|fifty|hundreds?|thousands?|millions?|dozens?)$/i;
+/** words between a count and what it counts: "73 airplanes", "43 participants", "two more U.S.-registered planes" */
+const COUNT_GAP = 2;
+const COUNTED_TAIL = 4;
+const clean = (token: string) => token.replace(/^[‘“"'(]+|[’”"'),.;:!?]+$/gu, "").toLowerCase();
+
+/**
+ * A count (digits the question does not give, or a number word) followed, within two plain words, by what is counted
+ * — as written, stemmed alike, or closing a compound ("airplanes" counts "planes").
+ */
+function writesCount(text: string, counted: string, question: string, lang: ReturnType<typeof langOf>): boolean {
+  const asked = new Set(wordTokens(question));
+  const want = stem(counted, lang);
+  const tokens = text.split(/\s+/);
+  const counts = (word: string) =>
+    stem(word, lang) === want || (counted.length >= COUNTED_TAIL && word.endsWith(counted) && word !== counted);
+  for (const [i, token] of tokens.entries()) {
+    // "a 5-cylinder engine", "a 4-week follow-up": the count and what it counts in one word
+    const joined = /^(?:\d[\d,.]*|[\p{L}]+)-(\p{L}+)/u.exec(token);
+    if (joined && (numbersIn(token).length > 0 || COUNT_WORD.test(token.split("-")[0] ?? "")) && counts(`${joined[1]}s`.toLowerCase())) return true;
+    const value = numbersIn(token)[0];
+    const isCount = value ? !asked.has(value.toLowerCase()) : COUNT_WORD.test(clean(token));
+    if (!isCount) continue;
+    for (const word of tokens.slice(i + 1, i + 2 + COUNT_GAP).map(clean)) {
+      if (!/^[\p{L}.-]+$/u.test(word)) break;
+      if (counts(word)) return true;
+    }
+  }
+  return false;
 }
 
 /**

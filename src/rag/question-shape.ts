@@ -26,6 +26,11 @@ export interface QuestionShape {
    * ("comfits") and seldom the class itself, unlike a field asked for by its label ("What is the brand name …?")
    */
   classFocus?: boolean;
+  /**
+   * what "how many …" counts, as written ("planes" in "How many US-registered planes …?"): a count is written next to
+   * what it counts ("73 airplanes of U.S. registry")
+   */
+  counted?: string;
 }
 
 /** Words that say "some value" rather than which one: they are never the focus. */
@@ -91,6 +96,12 @@ const LIGHT_VERBS = new Set([
   ...FRAME_VERBS,
 ]);
 const CALLED = /\b(called|named)\s*\??\s*$/i;
+/** the words after "how many", up to the verb or preposition that ends the noun phrase */
+const HOW_MANY = /\bhow many\s+((?:[\p{L}.'’-]+\s*){1,3})/iu;
+const COUNT_STOP = new Set(`${AUX} of for on in to at from that which who per each a an the there`.split(/[|\s]+/));
+/** a plural as English writes it: "planes", "participants" (not "us", "class", "status", "this") */
+const PLURAL = /^\p{L}[\p{L}'’-]*\p{L}{2}(?<![su]s|is)s$/u;
+const NOT_COUNTED = new Set([...GENERIC, "times", "more", "less", "fewer", "other", "others", "different"]);
 
 const stems = (words: string[]) => [...new Set(words.map((w) => stem(w.toLowerCase())))];
 const NAME_MODIFIERS = new Set(
@@ -138,6 +149,17 @@ const HOW_KIND: [RegExp, FocusKind][] = [
 ];
 
 /**
+ * What "how many" counts: the first plural of the noun phrase after it ("How many US-registered PLANES would …",
+ * "How many SETTLERS originally settled …"); none when the phrase has none ("How many of …", "How many times …").
+ */
+function countedBy(question: string): string | undefined {
+  const words = (HOW_MANY.exec(question)?.[1] ?? "").toLowerCase().split(/\s+/);
+  const stop = words.findIndex((w) => COUNT_STOP.has(w));
+  const noun = words.slice(0, stop < 0 ? undefined : stop).find((w) => PLURAL.test(w));
+  return noun && !NOT_COUNTED.has(noun) ? noun : undefined;
+}
+
+/**
  * `mustMention`: words the answer must mention besides the question's own focus — what an elliptic follow-up
  * changed ("And in October?" must be answered about October).
  */
@@ -178,6 +200,7 @@ export function questionShape(text: string, mustMention: string[] = []): Questio
   if (focusKind && kind === null) kind = answerTypeOf(focusKind);
   // any one of them will do: "And in the Ethiopian Airlines crash?" is answered by a sentence about "Ethiopian Airlines"
   const required = mustMention.length > 0 ? [stems(mustMention)] : [];
+  const counted = kind === "number" && focus.length === 0 && !focusKind ? countedBy(q) : undefined;
   const classFocus = !!classNoun && !numberOf && !focusKind && focus.length === 1 && possessed === undefined && !who;
   return {
     question: isQuestion(q),
@@ -187,5 +210,6 @@ export function questionShape(text: string, mustMention: string[] = []): Questio
     negated: negatedQuestion(q),
     ...(focusKind ? { focusKind } : {}),
     ...(classFocus ? { classFocus } : {}),
+    ...(counted ? { counted } : {}),
   };
 }

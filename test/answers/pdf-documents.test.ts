@@ -92,6 +92,14 @@ describe("tables in PDFs", () => {
   });
 });
 
+describe("counts", () => {
+  test("'How many planes …' is answered by the sentence that counts them ('73 airplanes'), not one that names the planes", async () => {
+    const a = await ask("How many planes would the proposed 737 MAX airworthiness directive affect in the US?");
+    expect(a.sources).toEqual(["federal-register-2020-17221"]);
+    expect(a.text.replace(CLOSEST_PASSAGE, "")).toStartWith("The FAA estimates that this proposed AD affects 73 airplanes of U.S. registry.");
+  });
+});
+
 describe("running headers and footers", () => {
   test("are gone from the pages' text and answer from the document card", async () => {
     const bash = await chunksOf("debian-bash-doc-bash");

@@ -69,3 +69,27 @@ describe("grounding gate", () => {
     expect(isGrounded(0.5, 0.5)).toBe(true);
   });
 });
+
+describe("what 'how many' counts", () => {
+  test("the noun after 'how many' is counted; 'how many times' and 'how many of' count no thing", async () => {
+    const { questionShape } = await import("../../src/rag/question-shape.ts");
+    expect(questionShape("How many US-registered planes would the rule apply to?").counted).toBe("planes");
+    expect(questionShape("How many participants will be enrolled in each arm?").counted).toBe("participants");
+    expect(questionShape("How many times did he knock?").counted).toBeUndefined();
+    expect(questionShape("How many of the students passed?").counted).toBeUndefined();
+    // (the first plural: "settled" is the verb)
+    expect(questionShape("How many settlers originally settled in Manakintown?").counted).toBe("settlers");
+  });
+
+  test("a unit that writes a count of the thing asked leads one that only names the thing", async () => {
+    const { questionShape } = await import("../../src/rag/question-shape.ts");
+    const { scoreUnits } = await import("../../src/rag/answer-units.ts");
+    const q = "How many planes would the proposed 737 MAX rule apply to?";
+    const w = termWeights("d", ["planes", "proposed", "737", "max", "rule", "apply"], stats(100, { plane: 10, propos: 10, 737: 10, max: 10, rule: 10, appli: 10 }));
+    // (the question gives "737": it is no count)
+    const text = "The proposed rule, dated June 12, 2020, applies to all 737 MAX planes. The FAA estimates that the proposed rule affects 73 airplanes of U.S. registry.";
+    const units = scoreUnits(w, q, questionShape(q), [{ text, source: "notice", headingPath: "" }]);
+    const best = units.reduce((a, b) => (b.score > a.score ? b : a));
+    expect(best.unit.text).toContain("73 airplanes");
+  });
+});
