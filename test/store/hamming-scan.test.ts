@@ -41,23 +41,22 @@ for (const codeBits of [512, 2048]) {
     const sorted = [...dist].sort((a, b) => a - b);
 
     // widened to every code: exactly the 50 smallest distances
-    const all = set.nearest(query, 50, () => true, 1000);
+    const all = set.nearest(query, 50, 1000);
     expect(all.map((s) => dist[s] as number).sort((a, b) => a - b)).toEqual(sorted.slice(0, 50));
     expect(all.slice(0, 2).sort((a, b) => a - b)).toEqual([10, 2999]);
     // the product's widening keeps the nearest two first
-    expect(
-      set
-        .nearest(query, 10, () => true)
-        .slice(0, 2)
-        .sort((a, b) => a - b),
-    ).toEqual([10, 2999]);
-    // a dropped slot is never returned, however near
-    const live = set.nearest(query, 50, (s) => s !== 10, 1000);
+    expect(set.nearest(query, 10).slice(0, 2).sort((a, b) => a - b)).toEqual([10, 2999]);
+    // a dropped slot is never returned, however near; replaced, it is searched again
+    set.drop(10);
+    const live = set.nearest(query, 50, 1000);
     expect(live).not.toContain(10);
     expect(live).toContain(2999);
     expect(live).toHaveLength(50);
+    set.replace(10, codes[10] as Uint8Array);
+    expect(set.nearest(query, 1, 1000)).toEqual([10]);
     // fewer live codes than asked for: all of them
-    expect(set.nearest(query, 50, (s) => s < 20, 1000).sort((a, b) => a - b)).toEqual(Array.from({ length: 20 }, (_, i) => i));
+    for (let slot = 20; slot < 3000; slot++) set.drop(slot);
+    expect(set.nearest(query, 50, 1000).sort((a, b) => a - b)).toEqual(Array.from({ length: 20 }, (_, i) => i));
   });
 }
 

@@ -123,6 +123,8 @@ export function createCodeSet(bits: number, capacity = 1024) {
   modules.set(words, compiled);
   let cap = 0;
   let size = 0;
+  /** 1 for a dropped slot; none until a slot is dropped */
+  let dropped: Uint8Array | null = null;
   let exports: {
     memory: WebAssembly.Memory;
     prefix: (c: number, n: number, o: number) => void;
@@ -151,6 +153,11 @@ export function createCodeSet(bits: number, capacity = 1024) {
     }
     exports = next;
     cap = want;
+    if (dropped) {
+      const grown = new Uint8Array(want);
+      grown.set(dropped);
+      dropped = grown;
+    }
   };
   allocate(Math.max(1, capacity));
   const write = (slot: number, code: Uint8Array) => {
@@ -172,51 +179,74 @@ export function createCodeSet(bits: number, capacity = 1024) {
       write(size, code);
       return size++;
     },
+    /** A slot's code replaced (and searched again, if it was dropped). */
     replace(slot: number, code: Uint8Array): void {
       write(slot, code);
+      if (dropped) dropped[slot] = 0;
+    },
+    /** A slot no search returns any more (its code stays until the set is rebuilt). */
+    drop(slot: number): void {
+      dropped ??= new Uint8Array(cap);
+      dropped[slot] = 1;
     },
     /**
-     * The slots of the `m` codes nearest `code` by Hamming distance among those `live` (dropped slots are not),
-     * nearest first: the nearest `widen`·m by the first 512 bits, ranked by the whole code.
+     * The slots of the `m` codes nearest `code` by Hamming distance, dropped slots aside, nearest first: the nearest
+     * `widen`·m by the first 512 bits, ranked by the whole code.
      */
-    nearest(code: Uint8Array, m: number, live: (slot: number) => boolean, widen = 16): number[] {
+    nearest(code: Uint8Array, m: number, widen = 16): number[] {
       const r = at(cap);
       new Uint8Array(exports.memory.buffer).set(code.subarray(0, codeBytes), 0);
       exports.prefix(r.prefixes, size, r.dist);
-      const first = smallest(new Uint16Array(exports.memory.buffer, r.dist, size), Math.min(size, m * widen), live);
+      const first = smallest(new Uint16Array(exports.memory.buffer, r.dist, size), Math.min(size, m * widen), prefixBytes * 8, dropped);
       new Uint32Array(exports.memory.buffer, r.slots, first.length).set(first);
       exports.gather(r.codes, r.slots, first.length, r.dist2);
       const d2 = new Uint16Array(exports.memory.buffer, r.dist2, first.length);
-      return smallest(d2, m, () => true)
+      return smallest(d2, m, bits, null)
         .sort((a, b) => (d2[a] as number) - (d2[b] as number) || a - b)
         .map((j) => first[j] as number);
     },
   };
 }
 
-/** The indices of the `m` smallest distances among those kept (a counting pass: distances are below 65,536). */
-function smallest(dist: Uint16Array, m: number, keep: (i: number) => boolean): number[] {
-  let max = 0;
-  for (let i = 0; i < dist.length; i++) if ((dist[i] as number) > max) max = dist[i] as number;
-  const counts = new Uint32Array(max + 1);
-  for (let i = 0; i < dist.length; i++) {
-    const d = dist[i] as number;
-    if (keep(i)) counts[d] = (counts[d] as number) + 1;
-  }
+/**
+ * The indices of the `m` smallest distances (each at most `bound`), those marked in `skip` aside: one counting
+ * pass finds the distance the m-th lies at, a second collects them.
+ */
+function smallest(dist: Uint16Array, m: number, bound: number, skip: Uint8Array | null): number[] {
+  const counts = new Uint32Array(bound + 1);
+  if (skip)
+    for (let i = 0; i < dist.length; i++) {
+      const d = dist[i] as number;
+      if (skip[i] === 0) counts[d] = (counts[d] as number) + 1;
+    }
+  else
+    for (let i = 0; i < dist.length; i++) {
+      const d = dist[i] as number;
+      counts[d] = (counts[d] as number) + 1;
+    }
   let cut = 0;
-  for (let seen = 0; cut < max; cut++) {
+  for (let seen = 0; cut < bound; cut++) {
     seen += counts[cut] as number;
     if (seen >= m) break;
   }
   const out: number[] = [];
-  const at: number[] = [];
+  let atCut = Math.max(0, m - (cut > 0 ? countBelow(counts, cut) : 0));
   for (let i = 0; i < dist.length; i++) {
     const d = dist[i] as number;
-    if (d > cut || !keep(i)) continue;
+    if (d > cut || (skip !== null && skip[i] !== 0)) continue;
     if (d < cut) out.push(i);
-    else if (at.length < m) at.push(i);
+    else if (atCut > 0) {
+      out.push(i);
+      atCut--;
+    }
   }
-  return [...out, ...at.slice(0, Math.max(0, m - out.length))];
+  return out;
 }
+
+const countBelow = (counts: Uint32Array, cut: number) => {
+  let n = 0;
+  for (let d = 0; d < cut; d++) n += counts[d] as number;
+  return n;
+};
 
 export type CodeSet = ReturnType<typeof createCodeSet>;
