@@ -5,6 +5,7 @@ import { BATCH_DOCUMENTS } from "../ingest/parse-batching.ts";
 import { discardPrepared, type PreparedDocument, type PrepareRequest, preparedParts } from "../ingest/parse-pool.ts";
 // up to this, a document's bytes and chunks go inline with its row; above, in parts, each its own short write
 import { STORED_INLINE_MAX as INLINE_MAX } from "../ingest/parse-worker-protocol.ts";
+import { createWakeableSleep } from "../shared/wakeable-sleep.ts";
 import { yieldToLoop } from "../shared/yield-to-loop.ts";
 import type {
   DeploymentsStore,
@@ -50,6 +51,13 @@ const NAME_MAX = 255;
 const PART_BYTES = 128 * 1024;
 /** Rows of a bulk load committed together (each commit is an fsync). */
 const BULK_GROUP = 256;
+
+/** What a bulk load's reads share: its quota ledger, its prepare function, the deployments' pinned languages. */
+interface BulkRead {
+  ledger: QuotaLedger;
+  prepare: PrepareFn;
+  languages: (deploymentId: string) => Promise<string[]>;
+}
 
 /** A document read and prepared, its large parts written: only its row is left to insert. */
 interface Staged {
@@ -174,7 +182,7 @@ export function createDocumentsService(deps: {
    * document row itself is left to the caller so a bulk load can commit many rows at once. A file that can't be
    * read is refused here and leaves nothing behind.
    */
-  async function read(input: PushInput, file: FileRange, bulk?: { ledger: QuotaLedger; prepare: PrepareFn }): Promise<Staged | PushResult> {
+  async function read(input: PushInput, file: FileRange, bulk?: BulkRead): Promise<Staged | PushResult> {
     const ledger = bulk?.ledger;
     const name = cleanDocumentName(input.name);
     const { hash, small, size } = await fingerprint(file);
@@ -189,7 +197,7 @@ export function createDocumentsService(deps: {
     let prepared: PreparedDocument;
     try {
       // the pinned languages let the parse worker analyze a small document's chunks (prepared-analysis.ts)
-      const languages = (await deps.deployments.findById(input.deploymentId))?.languages ?? [];
+      const languages = await (bulk?.languages ?? pinnedLanguages)(input.deploymentId);
       prepared = await (bulk?.prepare ?? deps.prepare)({ ...file, filename: name, languages, onProgress: input.onProgress });
     } catch (error) {
       settle();
@@ -223,6 +231,10 @@ export function createDocumentsService(deps: {
     } finally {
       await discardPrepared(prepared);
     }
+  }
+
+  async function pinnedLanguages(deploymentId: string): Promise<string[]> {
+    return (await deps.deployments.findById(deploymentId))?.languages ?? [];
   }
 
   /** Step: the deployment's training status brought up to date and the worker woken for what was queued. */
@@ -288,6 +300,10 @@ export function createDocumentsService(deps: {
       let next = 0;
       let pending: { index: number; record: NewDocument; admitted?: Admitted }[] = [];
       const deployments = new Set<string>();
+      const stored = createWakeableSleep();
+      // looked up once a load: a change meanwhile only costs training the analysis (prepared-analysis.ts checks it)
+      const pinned = new Map<string, Promise<string[]>>();
+      const languages = (id: string) => pinned.get(id) ?? (pinned.set(id, pinnedLanguages(id)).get(id) as Promise<string[]>);
       const ledger = createQuotaLedger({
         limits: { documents: config.accountMaxDocuments, bytes: config.accountMaxBytes },
         accountOf: async (id) => (await deps.deployments.findById(id))?.accountId,
@@ -302,6 +318,8 @@ export function createDocumentsService(deps: {
           const docs = await documents.insertMany(group.map((g) => g.record));
           for (const [i, g] of group.entries()) {
             deployments.add(g.record.deploymentId);
+            // trained here next: its one part of prepared lines, just stored, need not be read back
+            if (opts.trainHere && g.record.queue && g.record.chunks !== undefined) deps.training.handOver(g.record.id, g.record.chunks);
             const document = docs[i] as DocumentRecord;
             opts.onResult(g.index, { ok: true, result: { document, unchanged: false, outcome: g.record.queue ? "queued" : "stored" } });
           }
@@ -309,6 +327,7 @@ export function createDocumentsService(deps: {
           for (const g of group) opts.onResult(g.index, { ok: false, error });
         } finally {
           ledger.settle(group.flatMap((g) => (g.admitted ? [g.admitted] : [])));
+          stored.wake();
         }
       };
       /** Read: one reader takes the next file until none is left. */
@@ -317,7 +336,7 @@ export function createDocumentsService(deps: {
           const index = next++;
           const input = inputs[index] as PushInput;
           try {
-            const staged = await spool.withFile(input, (file) => read(input, file, { ledger, prepare: deps.prepareBulk ?? deps.prepare }));
+            const staged = await spool.withFile(input, (file) => read(input, file, { ledger, prepare: deps.prepareBulk ?? deps.prepare, languages }));
             if (!("record" in staged)) opts.onResult(index, { ok: true, result: staged });
             else {
               pending.push({ index, record: staged.record, admitted: staged.admitted });
@@ -328,13 +347,16 @@ export function createDocumentsService(deps: {
           }
         }
       };
-      /** Train alongside (--wait): the worker indexes what has landed while the readers go on. */
+      /**
+       * Train alongside (--wait): the worker indexes each group as it lands while the readers go on (woken by the
+       * group's write; index maintenance waits for the end).
+       */
       let loading = true;
       const trainer = (async () => {
         if (!opts.trainHere) return;
         while (loading) {
-          await deps.training.runUntilIdle({ merge: false });
-          await Bun.sleep(20);
+          await deps.training.runUntilIdle({ merge: false, reindex: false });
+          await stored.sleep(1000);
         }
       })();
       // with batching, each of the caller's parse slots carries a batch of small files
@@ -342,6 +364,7 @@ export function createDocumentsService(deps: {
       await Promise.all(Array.from({ length: inFlight }, reader));
       await storeGroup();
       loading = false;
+      stored.wake();
       await trainer;
       for (const d of deployments) await deps.trainingStore.refreshStatus(d);
       if (opts.trainHere) await deps.training.runUntilIdle();

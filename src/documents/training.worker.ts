@@ -35,6 +35,8 @@ const ORPHAN_AGE_MS = 24 * 3600 * 1000;
 const REINDEX_CHECK_MS = 30_000;
 /** Staged chunks moved into their deployment per short transaction. */
 const PUBLISH_BATCH = 50;
+/** Documents whose prepared lines a bulk load handed over, kept until trained (a few bulk groups). */
+const IN_HAND_MAX = 2048;
 
 export interface TrainingDeps {
   documents: DocumentsStore;
@@ -68,20 +70,27 @@ export function createTrainingWorker(deps: TrainingDeps) {
   let stopped = false;
   const pause = createWakeableSleep();
 
+  /** Stored documents' single part of prepared lines, as stored, handed over by the bulk load that stored them. */
+  const inHand = new Map<string, string>();
+
   const notify = () => {
     for (const l of listeners) l();
   };
 
   /**
    * A document's chunk drafts, part by part: prepared at upload by the parse pool (or, stored by an older version
-   * without parts, chunked now). The parts are looked for first: an older version's document is the rare one.
+   * without parts, chunked now). The parts are looked for first: an older version's document is the rare one. A
+   * bulk load that trains as it goes hands over the one part it has just stored (handOver), not read back.
    */
   async function partCount(doc: DocumentRecord): Promise<number> {
+    if (inHand.has(doc.id)) return 1;
     const parts = await deps.documents.partCount(doc.id, "chunks");
     return parts > 0 ? parts : (await deps.documents.parsed(doc.id)) !== null ? 1 : 0;
   }
   async function draftsOf(doc: DocumentRecord, seq: number): Promise<ChunkDraft[]> {
-    const text = await deps.documents.partText(doc.id, "chunks", seq);
+    const given = inHand.get(doc.id);
+    inHand.delete(doc.id);
+    const text = given ?? (await deps.documents.partText(doc.id, "chunks", seq));
     if (text !== null) return readPreparedLines(text);
     const legacy = await deps.documents.parsed(doc.id);
     if (legacy !== null) return chunkDocument(JSON.parse(legacy) as ParsedDocument, deps.chunking);
@@ -309,9 +318,10 @@ export function createTrainingWorker(deps: TrainingDeps) {
      * Processes queued documents until none is left (CLI `train --wait`, tests), or until the embeddings
      * server is away: then the rest stays queued with its reason, and the next call resumes it.
      */
-    async runUntilIdle(opts: { merge?: boolean } = {}): Promise<void> {
+    async runUntilIdle(opts: { merge?: boolean; reindex?: boolean } = {}): Promise<void> {
       while ((await step()) === "done") {}
-      await reindexKeywordsIfDue(true);
+      // a bulk load training as it goes leaves both to its last call: the check alone is a query per deployment
+      if (opts.reindex !== false) await reindexKeywordsIfDue(true);
       if (opts.merge !== false) await mergeIfDue();
     },
     /** Background loop for the server: resumes interrupted work, then waits for new work. */
@@ -341,6 +351,17 @@ export function createTrainingWorker(deps: TrainingDeps) {
           if (ms > 0) await pause.sleep(ms);
         }
       })();
+    },
+    /**
+     * A document just stored with its prepared lines in one part (`lines`, exactly as stored), for this process to
+     * train: taken instead of reading the part back. The oldest go past IN_HAND_MAX (another node may train them).
+     */
+    handOver(documentId: string, lines: string): void {
+      inHand.set(documentId, lines);
+      for (const id of inHand.keys()) {
+        if (inHand.size <= IN_HAND_MAX) break;
+        inHand.delete(id);
+      }
     },
     /** New work: start on it now instead of at the next poll (kept if the loop is busy, never lost). */
     kick(): void {
