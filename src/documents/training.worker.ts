@@ -35,6 +35,8 @@ const ORPHAN_AGE_MS = 24 * 3600 * 1000;
 const REINDEX_CHECK_MS = 30_000;
 /** Staged chunks moved into their deployment per short transaction. */
 const PUBLISH_BATCH = 50;
+/** Small documents made ready between two turns of the event loop. */
+const YIELD_EVERY = 16;
 /** Documents whose prepared lines a bulk load handed over, kept until trained (a few bulk groups). */
 const IN_HAND_MAX = 2048;
 
@@ -97,13 +99,24 @@ export function createTrainingWorker(deps: TrainingDeps) {
     throw new Error("prepared content missing");
   }
 
+  /** The deployments' pinned languages, looked up once per claimed batch (not once per document). */
+  let pinnedNow = new Map<string, Promise<string[]>>();
+  function pinnedOf(deploymentId: string): Promise<string[]> {
+    let p = pinnedNow.get(deploymentId);
+    if (!p) {
+      p = deps.pinnedLanguages?.(deploymentId).then((l) => l ?? []) ?? Promise.resolve([]);
+      pinnedNow.set(deploymentId, p);
+    }
+    return p;
+  }
+
   /** A document's language, detected from its first part (a large document's later parts keep it). */
   const docLangs = new Map<string, { lang: Lang; pinned: string[] }>();
   async function languageOf(doc: DocumentRecord, drafts: ChunkDraft[]) {
     const key = `${doc.id}:${doc.attempts}`;
     let known = docLangs.get(key);
     if (!known) {
-      const pinned = (await deps.pinnedLanguages?.(doc.deploymentId)) ?? [];
+      const pinned = await pinnedOf(doc.deploymentId);
       known = { lang: documentLanguage(drafts.map((d) => d.text).join("\n"), pinned), pinned };
       if (docLangs.size > 1000) docLangs.clear();
       docLangs.set(key, known);
@@ -116,7 +129,7 @@ export function createTrainingWorker(deps: TrainingDeps) {
    * document's drafts may come analyzed from the parse worker (prepared-analysis.ts); a large one's parts never do.
    */
   async function chunksOf(doc: DocumentRecord, drafts: ChunkDraft[], embedder: Embedder | null, whole = false): Promise<NewChunk[]> {
-    const given = whole ? preAnalyzed(drafts, (await deps.pinnedLanguages?.(doc.deploymentId)) ?? []) : null;
+    const given = whole ? preAnalyzed(drafts, await pinnedOf(doc.deploymentId)) : null;
     if (given) return toChunks(deps.index, doc, drafts, embedder, given);
     const { lang, pinned } = await languageOf(doc, drafts);
     return toChunks(deps.index, doc, drafts, embedder, chunkTerms(drafts, lang, pinned));
@@ -125,7 +138,9 @@ export function createTrainingWorker(deps: TrainingDeps) {
   /** Small documents: chunks, keyword rows and vectors of the whole batch in ONE transaction. */
   async function processSmall(docs: DocumentRecord[], embedder: Embedder | null): Promise<void> {
     const ready: { doc: DocumentRecord; chunks: NewChunk[] }[] = [];
-    for (const doc of docs) {
+    for (const [i, doc] of docs.entries()) {
+      // parse replies (and requests) are served between documents, not only once the batch is written
+      if (i % YIELD_EVERY === YIELD_EVERY - 1) await yieldToLoop();
       if (away) {
         await fail(doc, away);
         continue;
@@ -192,6 +207,7 @@ export function createTrainingWorker(deps: TrainingDeps) {
   async function step(): Promise<"done" | "idle" | "deferred"> {
     const claimed = await store.claim(worker, BATCH_DOCS, leaseMs);
     if (claimed.length === 0) return "idle";
+    pinnedNow = new Map();
     deferred = false;
     away = null;
     const release = holdLeases({ store, worker, ids: claimed.map((d) => d.id), leaseMs, log: deps.log });
