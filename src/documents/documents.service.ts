@@ -285,8 +285,9 @@ export function createDocumentsService(deps: {
       return await awaitTraining(doc, opts.waitMs ?? config.trainWaitMs);
     },
     /**
-     * Bulk load (CLI): many files, `concurrency` read at once by the parse pool, document rows stored in groups.
-     * Never waits for training. Each file's outcome is reported through `onResult`, in completion order.
+     * Bulk load (CLI): many files, `concurrency` read at once by the parse pool, document rows stored in groups
+     * (with `trainHere`, small ones stored already trained). Each file's outcome is reported through `onResult`, in
+     * completion order, once its row is committed.
      */
     async pushMany(
       inputs: PushInput[],
@@ -298,7 +299,8 @@ export function createDocumentsService(deps: {
       },
     ): Promise<void> {
       let next = 0;
-      let pending: { index: number; record: NewDocument; admitted?: Admitted }[] = [];
+      type Read = { index: number; record: NewDocument; admitted?: Admitted };
+      let pending: Read[] = [];
       const deployments = new Set<string>();
       const stored = createWakeableSleep();
       // looked up once a load: a change meanwhile only costs training the analysis (prepared-analysis.ts checks it)
@@ -309,19 +311,44 @@ export function createDocumentsService(deps: {
         accountOf: async (id) => (await deps.deployments.findById(id))?.accountId,
         usage: (accountId) => documents.accountUsage(accountId, null),
       });
-      /** Store: a group of read documents' rows in one write. */
+      /**
+       * Rows of a group, in one write: trained in that same write when this load trains and has a document's prepared
+       * lines in hand (nothing queued, claimed or read back); the rest, or all when that fails (no embedder), queued.
+       */
+      const write = async (group: Read[]): Promise<DocumentRecord[]> => {
+        const names = new Map<string, number>();
+        const key = (g: Read) => `${g.record.deploymentId}\n${g.record.name}`;
+        for (const g of group) names.set(key(g), (names.get(key(g)) ?? 0) + 1);
+        // a name twice in one group (files of two folders) goes through the queue, which swaps the older one out
+        const inHand = (g: Read) => opts.trainHere === true && g.record.queue && g.record.chunks !== undefined && names.get(key(g)) === 1;
+        const written = new Map<Read, DocumentRecord>();
+        const trained = group.filter(inHand);
+        const rest = group.filter((g) => !inHand(g));
+        if (trained.length > 0) {
+          const docs = await deps.training
+            .storeTrained(trained.map((g) => ({ record: g.record, lines: g.record.chunks as string })))
+            .catch(() => null);
+          if (docs) trained.forEach((g, i) => written.set(g, docs[i] as DocumentRecord));
+          else rest.push(...trained);
+        }
+        if (rest.length > 0) {
+          const docs = await documents.insertMany(rest.map((g) => g.record));
+          rest.forEach((g, i) => written.set(g, docs[i] as DocumentRecord));
+        }
+        return group.map((g) => written.get(g) as DocumentRecord);
+      };
+      /** Store: a group of read documents' rows (write), each reported once written. */
       const storeGroup = async () => {
         if (pending.length === 0) return;
         const group = pending;
         pending = [];
         try {
-          const docs = await documents.insertMany(group.map((g) => g.record));
+          const docs = await write(group);
           for (const [i, g] of group.entries()) {
             deployments.add(g.record.deploymentId);
-            // trained here next: its one part of prepared lines, just stored, need not be read back
-            if (opts.trainHere && g.record.queue && g.record.chunks !== undefined) deps.training.handOver(g.record.id, g.record.chunks);
             const document = docs[i] as DocumentRecord;
-            opts.onResult(g.index, { ok: true, result: { document, unchanged: false, outcome: g.record.queue ? "queued" : "stored" } });
+            const outcome = document.status === "completed" ? "trained" : g.record.queue ? "queued" : "stored";
+            opts.onResult(g.index, { ok: true, result: { document, unchanged: false, outcome } });
           }
         } catch (error) {
           for (const g of group) opts.onResult(g.index, { ok: false, error });
@@ -348,8 +375,8 @@ export function createDocumentsService(deps: {
         }
       };
       /**
-       * Train alongside (--wait): the worker indexes each group as it lands while the readers go on (woken by the
-       * group's write; index maintenance waits for the end).
+       * Train alongside (--wait): what a group's write queued (large documents, parts written apart) is indexed by the
+       * worker while the readers go on (woken by the write; index maintenance waits for the end).
        */
       let loading = true;
       const trainer = (async () => {

@@ -9,7 +9,15 @@ import { chunkTerms, documentLanguage, type Lang } from "../rag/terms.ts";
 import { retryDelayMs } from "../shared/backoff.ts";
 import { createWakeableSleep } from "../shared/wakeable-sleep.ts";
 import { yieldToLoop } from "../shared/yield-to-loop.ts";
-import type { ChunkIndexStore, ChunkVector, DocumentRecord, DocumentsStore, NewChunk, TrainingStore } from "../store/contract/index.ts";
+import type {
+  ChunkIndexStore,
+  ChunkVector,
+  DocumentRecord,
+  DocumentsStore,
+  NewChunk,
+  NewDocument,
+  TrainingStore,
+} from "../store/contract/index.ts";
 import { toChunks } from "./chunk-vectors.ts";
 import { reindexKeywords } from "./keyword-reindex.ts";
 import { preAnalyzed } from "./prepared-analysis.ts";
@@ -37,8 +45,6 @@ const REINDEX_CHECK_MS = 30_000;
 const PUBLISH_BATCH = 50;
 /** Small documents made ready between two turns of the event loop. */
 const YIELD_EVERY = 16;
-/** Documents whose prepared lines a bulk load handed over, kept until trained (a few bulk groups). */
-const IN_HAND_MAX = 2048;
 
 export interface TrainingDeps {
   documents: DocumentsStore;
@@ -52,6 +58,9 @@ export interface TrainingDeps {
   /** the languages the deployment's owner pinned (none: detect each document's) */
   pinnedLanguages?: (deploymentId: string) => Promise<string[]>;
 }
+
+/** What analyzing a document's drafts reads of it (a stored document, or a bulk load's row before it is stored). */
+type Analyzed = Pick<DocumentRecord, "id" | "deploymentId" | "name" | "attempts">;
 
 /** This process's name on the documents it claims: host, pid and a random part (a restarted pid is another worker). */
 export const workerId = (): string => `${hostname()}:${process.pid}:${randomBytes(4).toString("hex")}`;
@@ -72,27 +81,20 @@ export function createTrainingWorker(deps: TrainingDeps) {
   let stopped = false;
   const pause = createWakeableSleep();
 
-  /** Stored documents' single part of prepared lines, as stored, handed over by the bulk load that stored them. */
-  const inHand = new Map<string, string>();
-
   const notify = () => {
     for (const l of listeners) l();
   };
 
   /**
    * A document's chunk drafts, part by part: prepared at upload by the parse pool (or, stored by an older version
-   * without parts, chunked now). The parts are looked for first: an older version's document is the rare one. A
-   * bulk load that trains as it goes hands over the one part it has just stored (handOver), not read back.
+   * without parts, chunked now). The parts are looked for first: an older version's document is the rare one.
    */
   async function partCount(doc: DocumentRecord): Promise<number> {
-    if (inHand.has(doc.id)) return 1;
     const parts = await deps.documents.partCount(doc.id, "chunks");
     return parts > 0 ? parts : (await deps.documents.parsed(doc.id)) !== null ? 1 : 0;
   }
   async function draftsOf(doc: DocumentRecord, seq: number): Promise<ChunkDraft[]> {
-    const given = inHand.get(doc.id);
-    inHand.delete(doc.id);
-    const text = given ?? (await deps.documents.partText(doc.id, "chunks", seq));
+    const text = await deps.documents.partText(doc.id, "chunks", seq);
     if (text !== null) return readPreparedLines(text);
     const legacy = await deps.documents.parsed(doc.id);
     if (legacy !== null) return chunkDocument(JSON.parse(legacy) as ParsedDocument, deps.chunking);
@@ -112,7 +114,7 @@ export function createTrainingWorker(deps: TrainingDeps) {
 
   /** A document's language, detected from its first part (a large document's later parts keep it). */
   const docLangs = new Map<string, { lang: Lang; pinned: string[] }>();
-  async function languageOf(doc: DocumentRecord, drafts: ChunkDraft[]) {
+  async function languageOf(doc: Analyzed, drafts: ChunkDraft[]) {
     const key = `${doc.id}:${doc.attempts}`;
     let known = docLangs.get(key);
     if (!known) {
@@ -128,7 +130,7 @@ export function createTrainingWorker(deps: TrainingDeps) {
    * A document's drafts as chunks: analyzed in its language, with vectors when there is an embedder. A whole small
    * document's drafts may come analyzed from the parse worker (prepared-analysis.ts); a large one's parts never do.
    */
-  async function chunksOf(doc: DocumentRecord, drafts: ChunkDraft[], embedder: Embedder | null, whole = false): Promise<NewChunk[]> {
+  async function chunksOf(doc: Analyzed, drafts: ChunkDraft[], embedder: Embedder | null, whole = false): Promise<NewChunk[]> {
     const given = whole ? preAnalyzed(drafts, await pinnedOf(doc.deploymentId)) : null;
     if (given) return toChunks(deps.index, doc, drafts, embedder, given);
     const { lang, pinned } = await languageOf(doc, drafts);
@@ -369,15 +371,23 @@ export function createTrainingWorker(deps: TrainingDeps) {
       })();
     },
     /**
-     * A document just stored with its prepared lines in one part (`lines`, exactly as stored), for this process to
-     * train: taken instead of reading the part back. The oldest go past IN_HAND_MAX (another node may train them).
+     * Small documents read by a bulk load that trains as it goes, with their prepared lines in hand: analyzed (or
+     * taken as the parse worker analyzed them) and embedded here, then stored already trained in ONE transaction
+     * (TrainingStore.insertTrained): no part written, queued, claimed and read back. Throws when they can't be (no
+     * embedder, the embeddings server away): nothing is stored then, and the caller stores them queued instead.
      */
-    handOver(documentId: string, lines: string): void {
-      inHand.set(documentId, lines);
-      for (const id of inHand.keys()) {
-        if (inHand.size <= IN_HAND_MAX) break;
-        inHand.delete(id);
+    async storeTrained(items: { record: NewDocument; lines: string }[]): Promise<DocumentRecord[]> {
+      const embedder = await deps.embedder();
+      pinnedNow = new Map();
+      const ready: { record: NewDocument; chunks: NewChunk[] }[] = [];
+      for (const [i, { record, lines }] of items.entries()) {
+        if (i % YIELD_EVERY === YIELD_EVERY - 1) await yieldToLoop();
+        ready.push({ record, chunks: await chunksOf({ ...record, attempts: 0 }, readPreparedLines(lines), embedder, true) });
       }
+      const docs = await store.insertTrained(worker, ready, embedder?.id ?? null);
+      sinceMerge += docs.length;
+      notify();
+      return docs;
     },
     /** New work: start on it now instead of at the next poll (kept if the loop is busy, never lost). */
     kick(): void {

@@ -102,7 +102,8 @@ export function pendingDeployments(db: Db): string[] {
 
 const INSERT_PART = "INSERT OR REPLACE INTO document_parts (document_id, part, seq, data, created_at) VALUES (?, ?, ?, ?, ?)";
 
-function insertRow(db: Db, input: NewDocument): DocumentRecord {
+/** A document's row, its blob and (when given) its one part of prepared chunks; inside the caller's transaction. */
+export function insertRow(db: Db, input: NewDocument): DocumentRecord {
   const at = Date.now();
   const notes = input.notes && input.notes.length > 0 ? JSON.stringify(input.notes) : null;
   // db.query caches the compiled statement: a bulk load inserts thousands of rows (returned as inserted, not read again)
