@@ -51,6 +51,8 @@ const NAME_MAX = 255;
 const PART_BYTES = 128 * 1024;
 /** Rows of a bulk load committed together (each commit is an fsync). */
 const BULK_GROUP = 256;
+/** ... and, trained as they are stored, at most this much of their prepared lines a transaction. */
+const TRAINED_CHARS = 2 * 1024 * 1024;
 
 /** What a bulk load's reads share: its quota ledger, its prepare function, the deployments' pinned languages. */
 interface BulkRead {
@@ -315,6 +317,22 @@ export function createDocumentsService(deps: {
        * Rows of a group, in one write: trained in that same write when this load trains and has a document's prepared
        * lines in hand (nothing queued, claimed or read back); the rest, or all when that fails (no embedder), queued.
        */
+      let trainInWrite = true;
+      /** Documents trained in one write: up to TRAINED_CHARS of prepared lines (a group of large ones is many writes). */
+      const slicesOf = (reads: Read[]): Read[][] => {
+        const out: Read[][] = [];
+        let chars = Number.POSITIVE_INFINITY;
+        for (const g of reads) {
+          const n = g.record.chunks?.length ?? 0;
+          if (chars + n > TRAINED_CHARS) {
+            out.push([]);
+            chars = 0;
+          }
+          (out.at(-1) as Read[]).push(g);
+          chars += n;
+        }
+        return out;
+      };
       const write = async (group: Read[]): Promise<DocumentRecord[]> => {
         const names = new Map<string, number>();
         const key = (g: Read) => `${g.record.deploymentId}\n${g.record.name}`;
@@ -322,14 +340,17 @@ export function createDocumentsService(deps: {
         // a name twice in one group (files of two folders) goes through the queue, which swaps the older one out
         const inHand = (g: Read) => opts.trainHere === true && g.record.queue && g.record.chunks !== undefined && names.get(key(g)) === 1;
         const written = new Map<Read, DocumentRecord>();
-        const trained = group.filter(inHand);
         const rest = group.filter((g) => !inHand(g));
-        if (trained.length > 0) {
-          const docs = await deps.training
-            .storeTrained(trained.map((g) => ({ record: g.record, lines: g.record.chunks as string })))
-            .catch(() => null);
-          if (docs) trained.forEach((g, i) => written.set(g, docs[i] as DocumentRecord));
-          else rest.push(...trained);
+        for (const slice of slicesOf(group.filter(inHand))) {
+          // once it failed (the embeddings server away), the rest of the load goes through the queue, which waits well
+          const docs = trainInWrite
+            ? await deps.training.storeTrained(slice.map((g) => ({ record: g.record, lines: g.record.chunks as string }))).catch(() => {
+                trainInWrite = false;
+                return null;
+              })
+            : null;
+          if (docs) slice.forEach((g, i) => written.set(g, docs[i] as DocumentRecord));
+          else rest.push(...slice);
         }
         if (rest.length > 0) {
           const docs = await documents.insertMany(rest.map((g) => g.record));
