@@ -49,7 +49,7 @@ async function vectorsOf(
  */
 export async function toChunks(
   index: Pick<ChunkIndexStore, "cachedVectors">,
-  doc: DocumentRecord,
+  doc: Pick<DocumentRecord, "name">,
   drafts: ChunkDraft[],
   embedder: Embedder | null,
   analyzed: ChunkTerms[],

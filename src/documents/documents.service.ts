@@ -5,6 +5,7 @@ import { BATCH_DOCUMENTS } from "../ingest/parse-batching.ts";
 import { discardPrepared, type PreparedDocument, type PrepareRequest, preparedParts } from "../ingest/parse-pool.ts";
 // up to this, a document's bytes and chunks go inline with its row; above, in parts, each its own short write
 import { STORED_INLINE_MAX as INLINE_MAX } from "../ingest/parse-worker-protocol.ts";
+import { createWakeableSleep } from "../shared/wakeable-sleep.ts";
 import { yieldToLoop } from "../shared/yield-to-loop.ts";
 import type {
   DeploymentsStore,
@@ -50,6 +51,15 @@ const NAME_MAX = 255;
 const PART_BYTES = 128 * 1024;
 /** Rows of a bulk load committed together (each commit is an fsync). */
 const BULK_GROUP = 256;
+/** ... and, trained as they are stored, at most this much of their prepared lines a transaction. */
+const TRAINED_CHARS = 2 * 1024 * 1024;
+
+/** What a bulk load's reads share: its quota ledger, its prepare function, the deployments' pinned languages. */
+interface BulkRead {
+  ledger: QuotaLedger;
+  prepare: PrepareFn;
+  languages: (deploymentId: string) => Promise<string[]>;
+}
 
 /** A document read and prepared, its large parts written: only its row is left to insert. */
 interface Staged {
@@ -174,7 +184,7 @@ export function createDocumentsService(deps: {
    * document row itself is left to the caller so a bulk load can commit many rows at once. A file that can't be
    * read is refused here and leaves nothing behind.
    */
-  async function read(input: PushInput, file: FileRange, bulk?: { ledger: QuotaLedger; prepare: PrepareFn }): Promise<Staged | PushResult> {
+  async function read(input: PushInput, file: FileRange, bulk?: BulkRead): Promise<Staged | PushResult> {
     const ledger = bulk?.ledger;
     const name = cleanDocumentName(input.name);
     const { hash, small, size } = await fingerprint(file);
@@ -189,7 +199,7 @@ export function createDocumentsService(deps: {
     let prepared: PreparedDocument;
     try {
       // the pinned languages let the parse worker analyze a small document's chunks (prepared-analysis.ts)
-      const languages = (await deps.deployments.findById(input.deploymentId))?.languages ?? [];
+      const languages = await (bulk?.languages ?? pinnedLanguages)(input.deploymentId);
       prepared = await (bulk?.prepare ?? deps.prepare)({ ...file, filename: name, languages, onProgress: input.onProgress });
     } catch (error) {
       settle();
@@ -223,6 +233,10 @@ export function createDocumentsService(deps: {
     } finally {
       await discardPrepared(prepared);
     }
+  }
+
+  async function pinnedLanguages(deploymentId: string): Promise<string[]> {
+    return (await deps.deployments.findById(deploymentId))?.languages ?? [];
   }
 
   /** Step: the deployment's training status brought up to date and the worker woken for what was queued. */
@@ -273,8 +287,9 @@ export function createDocumentsService(deps: {
       return await awaitTraining(doc, opts.waitMs ?? config.trainWaitMs);
     },
     /**
-     * Bulk load (CLI): many files, `concurrency` read at once by the parse pool, document rows stored in groups.
-     * Never waits for training. Each file's outcome is reported through `onResult`, in completion order.
+     * Bulk load (CLI): many files, `concurrency` read at once by the parse pool, document rows stored in groups
+     * (with `trainHere`, small ones stored already trained). Each file's outcome is reported through `onResult`, in
+     * completion order, once its row is committed.
      */
     async pushMany(
       inputs: PushInput[],
@@ -286,29 +301,81 @@ export function createDocumentsService(deps: {
       },
     ): Promise<void> {
       let next = 0;
-      let pending: { index: number; record: NewDocument; admitted?: Admitted }[] = [];
+      type Read = { index: number; record: NewDocument; admitted?: Admitted };
+      let pending: Read[] = [];
       const deployments = new Set<string>();
+      const stored = createWakeableSleep();
+      // looked up once a load: a change meanwhile only costs training the analysis (prepared-analysis.ts checks it)
+      const pinned = new Map<string, Promise<string[]>>();
+      const languages = (id: string) => pinned.get(id) ?? (pinned.set(id, pinnedLanguages(id)).get(id) as Promise<string[]>);
       const ledger = createQuotaLedger({
         limits: { documents: config.accountMaxDocuments, bytes: config.accountMaxBytes },
         accountOf: async (id) => (await deps.deployments.findById(id))?.accountId,
         usage: (accountId) => documents.accountUsage(accountId, null),
       });
-      /** Store: a group of read documents' rows in one write. */
+      /**
+       * Rows of a group, in one write: trained in that same write when this load trains and has a document's prepared
+       * lines in hand (nothing queued, claimed or read back); the rest, or all when that fails (no embedder), queued.
+       */
+      let trainInWrite = true;
+      /** Documents trained in one write: up to TRAINED_CHARS of prepared lines (a group of large ones is many writes). */
+      const slicesOf = (reads: Read[]): Read[][] => {
+        const out: Read[][] = [];
+        let chars = Number.POSITIVE_INFINITY;
+        for (const g of reads) {
+          const n = g.record.chunks?.length ?? 0;
+          if (chars + n > TRAINED_CHARS) {
+            out.push([]);
+            chars = 0;
+          }
+          (out.at(-1) as Read[]).push(g);
+          chars += n;
+        }
+        return out;
+      };
+      const write = async (group: Read[]): Promise<DocumentRecord[]> => {
+        const names = new Map<string, number>();
+        const key = (g: Read) => `${g.record.deploymentId}\n${g.record.name}`;
+        for (const g of group) names.set(key(g), (names.get(key(g)) ?? 0) + 1);
+        // a name twice in one group (files of two folders) goes through the queue, which swaps the older one out
+        const inHand = (g: Read) => opts.trainHere === true && g.record.queue && g.record.chunks !== undefined && names.get(key(g)) === 1;
+        const written = new Map<Read, DocumentRecord>();
+        const rest = group.filter((g) => !inHand(g));
+        for (const slice of slicesOf(group.filter(inHand))) {
+          // once it failed (the embeddings server away), the rest of the load goes through the queue, which waits well
+          const docs = trainInWrite
+            ? await deps.training.storeTrained(slice.map((g) => ({ record: g.record, lines: g.record.chunks as string }))).catch(() => {
+                trainInWrite = false;
+                return null;
+              })
+            : null;
+          if (docs) slice.forEach((g, i) => written.set(g, docs[i] as DocumentRecord));
+          else rest.push(...slice);
+        }
+        if (rest.length > 0) {
+          const docs = await documents.insertMany(rest.map((g) => g.record));
+          rest.forEach((g, i) => written.set(g, docs[i] as DocumentRecord));
+        }
+        return group.map((g) => written.get(g) as DocumentRecord);
+      };
+      /** Store: a group of read documents' rows (write), each reported once written. */
       const storeGroup = async () => {
         if (pending.length === 0) return;
         const group = pending;
         pending = [];
         try {
-          const docs = await documents.insertMany(group.map((g) => g.record));
+          const docs = await write(group);
           for (const [i, g] of group.entries()) {
             deployments.add(g.record.deploymentId);
             const document = docs[i] as DocumentRecord;
-            opts.onResult(g.index, { ok: true, result: { document, unchanged: false, outcome: g.record.queue ? "queued" : "stored" } });
+            const outcome = document.status === "completed" ? "trained" : g.record.queue ? "queued" : "stored";
+            opts.onResult(g.index, { ok: true, result: { document, unchanged: false, outcome } });
           }
         } catch (error) {
           for (const g of group) opts.onResult(g.index, { ok: false, error });
         } finally {
           ledger.settle(group.flatMap((g) => (g.admitted ? [g.admitted] : [])));
+          stored.wake();
         }
       };
       /** Read: one reader takes the next file until none is left. */
@@ -317,7 +384,7 @@ export function createDocumentsService(deps: {
           const index = next++;
           const input = inputs[index] as PushInput;
           try {
-            const staged = await spool.withFile(input, (file) => read(input, file, { ledger, prepare: deps.prepareBulk ?? deps.prepare }));
+            const staged = await spool.withFile(input, (file) => read(input, file, { ledger, prepare: deps.prepareBulk ?? deps.prepare, languages }));
             if (!("record" in staged)) opts.onResult(index, { ok: true, result: staged });
             else {
               pending.push({ index, record: staged.record, admitted: staged.admitted });
@@ -328,13 +395,16 @@ export function createDocumentsService(deps: {
           }
         }
       };
-      /** Train alongside (--wait): the worker indexes what has landed while the readers go on. */
+      /**
+       * Train alongside (--wait): what a group's write queued (large documents, parts written apart) is indexed by the
+       * worker while the readers go on (woken by the write; index maintenance waits for the end).
+       */
       let loading = true;
       const trainer = (async () => {
         if (!opts.trainHere) return;
         while (loading) {
-          await deps.training.runUntilIdle({ merge: false });
-          await Bun.sleep(20);
+          await deps.training.runUntilIdle({ merge: false, reindex: false });
+          await stored.sleep(1000);
         }
       })();
       // with batching, each of the caller's parse slots carries a batch of small files
@@ -342,6 +412,7 @@ export function createDocumentsService(deps: {
       await Promise.all(Array.from({ length: inFlight }, reader));
       await storeGroup();
       loading = false;
+      stored.wake();
       await trainer;
       for (const d of deployments) await deps.trainingStore.refreshStatus(d);
       if (opts.trainHere) await deps.training.runUntilIdle();

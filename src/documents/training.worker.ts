@@ -9,7 +9,15 @@ import { chunkTerms, documentLanguage, type Lang } from "../rag/terms.ts";
 import { retryDelayMs } from "../shared/backoff.ts";
 import { createWakeableSleep } from "../shared/wakeable-sleep.ts";
 import { yieldToLoop } from "../shared/yield-to-loop.ts";
-import type { ChunkIndexStore, ChunkVector, DocumentRecord, DocumentsStore, NewChunk, TrainingStore } from "../store/contract/index.ts";
+import type {
+  ChunkIndexStore,
+  ChunkVector,
+  DocumentRecord,
+  DocumentsStore,
+  NewChunk,
+  NewDocument,
+  TrainingStore,
+} from "../store/contract/index.ts";
 import { toChunks } from "./chunk-vectors.ts";
 import { reindexKeywords } from "./keyword-reindex.ts";
 import { preAnalyzed } from "./prepared-analysis.ts";
@@ -35,6 +43,8 @@ const ORPHAN_AGE_MS = 24 * 3600 * 1000;
 const REINDEX_CHECK_MS = 30_000;
 /** Staged chunks moved into their deployment per short transaction. */
 const PUBLISH_BATCH = 50;
+/** Small documents made ready between two turns of the event loop. */
+const YIELD_EVERY = 16;
 
 export interface TrainingDeps {
   documents: DocumentsStore;
@@ -48,6 +58,9 @@ export interface TrainingDeps {
   /** the languages the deployment's owner pinned (none: detect each document's) */
   pinnedLanguages?: (deploymentId: string) => Promise<string[]>;
 }
+
+/** What analyzing a document's drafts reads of it (a stored document, or a bulk load's row before it is stored). */
+type Analyzed = Pick<DocumentRecord, "id" | "deploymentId" | "name" | "attempts">;
 
 /** This process's name on the documents it claims: host, pid and a random part (a restarted pid is another worker). */
 export const workerId = (): string => `${hostname()}:${process.pid}:${randomBytes(4).toString("hex")}`;
@@ -88,13 +101,24 @@ export function createTrainingWorker(deps: TrainingDeps) {
     throw new Error("prepared content missing");
   }
 
+  /** The deployments' pinned languages, looked up once per claimed batch (not once per document). */
+  let pinnedNow = new Map<string, Promise<string[]>>();
+  function pinnedOf(deploymentId: string): Promise<string[]> {
+    let p = pinnedNow.get(deploymentId);
+    if (!p) {
+      p = deps.pinnedLanguages?.(deploymentId).then((l) => l ?? []) ?? Promise.resolve([]);
+      pinnedNow.set(deploymentId, p);
+    }
+    return p;
+  }
+
   /** A document's language, detected from its first part (a large document's later parts keep it). */
   const docLangs = new Map<string, { lang: Lang; pinned: string[] }>();
-  async function languageOf(doc: DocumentRecord, drafts: ChunkDraft[]) {
+  async function languageOf(doc: Analyzed, drafts: ChunkDraft[]) {
     const key = `${doc.id}:${doc.attempts}`;
     let known = docLangs.get(key);
     if (!known) {
-      const pinned = (await deps.pinnedLanguages?.(doc.deploymentId)) ?? [];
+      const pinned = await pinnedOf(doc.deploymentId);
       known = { lang: documentLanguage(drafts.map((d) => d.text).join("\n"), pinned), pinned };
       if (docLangs.size > 1000) docLangs.clear();
       docLangs.set(key, known);
@@ -106,8 +130,8 @@ export function createTrainingWorker(deps: TrainingDeps) {
    * A document's drafts as chunks: analyzed in its language, with vectors when there is an embedder. A whole small
    * document's drafts may come analyzed from the parse worker (prepared-analysis.ts); a large one's parts never do.
    */
-  async function chunksOf(doc: DocumentRecord, drafts: ChunkDraft[], embedder: Embedder | null, whole = false): Promise<NewChunk[]> {
-    const given = whole ? preAnalyzed(drafts, (await deps.pinnedLanguages?.(doc.deploymentId)) ?? []) : null;
+  async function chunksOf(doc: Analyzed, drafts: ChunkDraft[], embedder: Embedder | null, whole = false): Promise<NewChunk[]> {
+    const given = whole ? preAnalyzed(drafts, await pinnedOf(doc.deploymentId)) : null;
     if (given) return toChunks(deps.index, doc, drafts, embedder, given);
     const { lang, pinned } = await languageOf(doc, drafts);
     return toChunks(deps.index, doc, drafts, embedder, chunkTerms(drafts, lang, pinned));
@@ -116,7 +140,9 @@ export function createTrainingWorker(deps: TrainingDeps) {
   /** Small documents: chunks, keyword rows and vectors of the whole batch in ONE transaction. */
   async function processSmall(docs: DocumentRecord[], embedder: Embedder | null): Promise<void> {
     const ready: { doc: DocumentRecord; chunks: NewChunk[] }[] = [];
-    for (const doc of docs) {
+    for (const [i, doc] of docs.entries()) {
+      // parse replies (and requests) are served between documents, not only once the batch is written
+      if (i % YIELD_EVERY === YIELD_EVERY - 1) await yieldToLoop();
       if (away) {
         await fail(doc, away);
         continue;
@@ -183,6 +209,7 @@ export function createTrainingWorker(deps: TrainingDeps) {
   async function step(): Promise<"done" | "idle" | "deferred"> {
     const claimed = await store.claim(worker, BATCH_DOCS, leaseMs);
     if (claimed.length === 0) return "idle";
+    pinnedNow = new Map();
     deferred = false;
     away = null;
     const release = holdLeases({ store, worker, ids: claimed.map((d) => d.id), leaseMs, log: deps.log });
@@ -309,9 +336,10 @@ export function createTrainingWorker(deps: TrainingDeps) {
      * Processes queued documents until none is left (CLI `train --wait`, tests), or until the embeddings
      * server is away: then the rest stays queued with its reason, and the next call resumes it.
      */
-    async runUntilIdle(opts: { merge?: boolean } = {}): Promise<void> {
+    async runUntilIdle(opts: { merge?: boolean; reindex?: boolean } = {}): Promise<void> {
       while ((await step()) === "done") {}
-      await reindexKeywordsIfDue(true);
+      // a bulk load training as it goes leaves both to its last call: the check alone is a query per deployment
+      if (opts.reindex !== false) await reindexKeywordsIfDue(true);
       if (opts.merge !== false) await mergeIfDue();
     },
     /** Background loop for the server: resumes interrupted work, then waits for new work. */
@@ -341,6 +369,25 @@ export function createTrainingWorker(deps: TrainingDeps) {
           if (ms > 0) await pause.sleep(ms);
         }
       })();
+    },
+    /**
+     * Small documents read by a bulk load that trains as it goes, with their prepared lines in hand: analyzed (or
+     * taken as the parse worker analyzed them) and embedded here, then stored already trained in ONE transaction
+     * (TrainingStore.insertTrained): no part written, queued, claimed and read back. Throws when they can't be (no
+     * embedder, the embeddings server away): nothing is stored then, and the caller stores them queued instead.
+     */
+    async storeTrained(items: { record: NewDocument; lines: string }[]): Promise<DocumentRecord[]> {
+      const embedder = await deps.embedder();
+      pinnedNow = new Map();
+      const ready: { record: NewDocument; chunks: NewChunk[] }[] = [];
+      for (const [i, { record, lines }] of items.entries()) {
+        if (i % YIELD_EVERY === YIELD_EVERY - 1) await yieldToLoop();
+        ready.push({ record, chunks: await chunksOf({ ...record, attempts: 0 }, readPreparedLines(lines), embedder, true) });
+      }
+      const docs = await store.insertTrained(worker, ready, embedder?.id ?? null);
+      sinceMerge += docs.length;
+      notify();
+      return docs;
     },
     /** New work: start on it now instead of at the next poll (kept if the loop is busy, never lost). */
     kick(): void {

@@ -14,9 +14,10 @@ interface Waiting {
 /**
  * A prepare function for bulk loads: small files asked for at about the same time (a bulk load keeps dozens in
  * flight) travel to a parse worker together, BATCH_DOCUMENTS to a job, so a worker spends its time parsing
- * rather than waiting for the next file's round trip. At most one batch more than the pool has workers is out at
- * a time: the files asked for meanwhile wait and go together when one comes back (sent as they were asked for,
- * the bulk load's files trickled in a few at a time and a job carried 7–15 of them). A batch the worker fails as
+ * rather than waiting for the next file's round trip. At most two batches a worker are out at a time (the pool
+ * sends each worker its next one ahead): the files asked for meanwhile wait and go together when one comes back
+ * (sent as they were asked for, the bulk load's files trickled in a few at a time and a job carried 7–15 of them).
+ * A batch the worker fails as
  * a whole (it died, it ran out of time) is prepared again one file at a time, so a bad file fails alone, as it
  * would on its own.
  */
@@ -31,7 +32,7 @@ export function createBatchingPrepare(pool: {
 
   function send(): void {
     scheduled = false;
-    while (waiting.length > 0 && out <= pool.size) {
+    while (waiting.length > 0 && out < pool.size * 2) {
       const batch = waiting.splice(0, BATCH_DOCUMENTS);
       out++;
       const back = () => {

@@ -130,6 +130,14 @@ interface Slot {
   proc: Subprocess;
   jobs: number;
   current: Pending | null;
+  /**
+   * A batch sent while the current one runs (pipelining), so the worker starts it the moment it replies instead of
+   * waiting for the server's event loop to read the reply and send the next: a bulk load's server thread is busy
+   * writing rows, and its workers sat idle a third of the time. Its limits start when it becomes current.
+   */
+  next: Pending | null;
+  /** to be retired once its current job is done (it has one more in hand) */
+  retiring?: boolean;
   stderr: string;
   killedFor?: Stop;
   dead: boolean;
@@ -157,7 +165,7 @@ export function createParsePool(opts: ParsePoolOptions) {
 
   function spawn(): Slot {
     started++;
-    const slot: Slot = { proc: undefined as unknown as Subprocess, jobs: 0, current: null, stderr: "", dead: false };
+    const slot: Slot = { proc: undefined as unknown as Subprocess, jobs: 0, current: null, next: null, stderr: "", dead: false };
     slot.proc = Bun.spawn(argv, {
       stdin: "ignore",
       stdout: "ignore",
@@ -196,6 +204,7 @@ export function createParsePool(opts: ParsePoolOptions) {
       return;
     }
     finishJob(slot);
+    promote(slot);
     if (m.type === "batch") {
       const outputs = [p.job.output, ...(p.job.more ?? []).map((i) => i.output)];
       p.resolveBatch?.(
@@ -214,6 +223,11 @@ export function createParsePool(opts: ParsePoolOptions) {
   function onExit(slot: Slot, code: number | null, signal: number | string | null): void {
     slot.dead = true;
     slots.delete(slot);
+    // the batch sent ahead did nothing wrong: it goes first to the next worker (or fails with the pool's closing)
+    const ahead = slot.next;
+    slot.next = null;
+    if (ahead && closed) ahead.reject(parseError({ code: "parse_failed", reason: "the server is shutting down" }));
+    else if (ahead) queue.unshift(ahead);
     const p = slot.current;
     if (p) {
       finishJob(slot);
@@ -264,8 +278,20 @@ export function createParsePool(opts: ParsePoolOptions) {
   function afterJob(slot: Slot): void {
     slot.jobs++;
     const rss = slot.jobs >= recycleAfter ? Number.POSITIVE_INFINITY : readResidentBytesNow(slot.proc.pid);
-    if (rss !== undefined && rss > recycleRss) retire(slot);
+    if (slot.retiring || (rss !== undefined && rss > recycleRss)) {
+      // one sent ahead is finished first
+      if (slot.current) slot.retiring = true;
+      else retire(slot);
+    }
     dispatch();
+  }
+
+  /** The batch sent ahead becomes the current job: its limits start now. */
+  function promote(slot: Slot): void {
+    const p = slot.next;
+    if (!p) return;
+    slot.next = null;
+    start(slot, p);
   }
 
   function retire(slot: Slot): void {
@@ -278,24 +304,40 @@ export function createParsePool(opts: ParsePoolOptions) {
     while (queue.length > 0 && !closed) {
       let slot = [...slots].find((s) => !s.current && !s.dead);
       if (!slot && slots.size < size) slot = spawn();
-      if (!slot) return;
+      if (!slot) break;
       const p = queue.shift() as Pending;
-      slot.current = p;
-      const s = slot;
-      armTimer(s, timeoutMs);
-      const stopWatch = watchResidentMemory(s.proc.pid, memoryLimitMb * 1024 * 1024, () =>
-        kill(s, { code: "document_too_complex", reason: `parse worker exceeded ${memoryLimitMb} MB resident memory` }),
-      );
-      stops.set(s, () => {
-        clearTimeout(timers.get(s));
-        timers.delete(s);
-        stopWatch();
-      });
-      try {
-        s.proc.send(p.job);
-      } catch (cause) {
-        kill(s, { code: "parse_failed", reason: `could not reach the parse worker: ${String(cause)}` });
-      }
+      start(slot, p);
+      send(slot, p);
+    }
+    // a batch more for each worker busy with a batch, sent ahead (single documents keep a worker to themselves)
+    for (const slot of slots) {
+      const head = queue[0];
+      if (!head?.resolveBatch || closed) return;
+      if (slot.dead || slot.retiring || slot.next || !slot.current?.resolveBatch) continue;
+      slot.next = queue.shift() as Pending;
+      send(slot, slot.next);
+    }
+  }
+
+  /** The job's limits: CPU time and clock (armTimer), and resident memory. */
+  function start(s: Slot, p: Pending): void {
+    s.current = p;
+    armTimer(s, timeoutMs);
+    const stopWatch = watchResidentMemory(s.proc.pid, memoryLimitMb * 1024 * 1024, () =>
+      kill(s, { code: "document_too_complex", reason: `parse worker exceeded ${memoryLimitMb} MB resident memory` }),
+    );
+    stops.set(s, () => {
+      clearTimeout(timers.get(s));
+      timers.delete(s);
+      stopWatch();
+    });
+  }
+
+  function send(s: Slot, p: Pending): void {
+    try {
+      s.proc.send(p.job);
+    } catch (cause) {
+      kill(s, { code: "parse_failed", reason: `could not reach the parse worker: ${String(cause)}` });
     }
   }
 

@@ -137,6 +137,11 @@ export function emitOnTraining(training: TrainingStore, o: { webhooks: WebhooksS
       for (const it of items) if (done.includes(it.doc.id)) await trained(it.doc, it.chunks.length);
       return done;
     },
+    async insertTrained(worker, items, embedderId) {
+      const docs = await training.insertTrained(worker, items, embedderId);
+      for (const d of docs) await trained(d, d.chunkCount);
+      return docs;
+    },
     async finishLarge(worker, d, vectors, chunkCount) {
       const ok = await training.finishLarge(worker, d, vectors, chunkCount);
       if (ok) await trained(d, chunkCount);

@@ -15,9 +15,10 @@ afterAll(async () => {
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });
 
-test("an embeddings server that fails makes a batch wait after one call, and the batch completes once it is back", async () => {
-  const s = await createServices(
-    configFor(dirs[0] as string, {
+/** Services embedding through the fake model server, without retries. */
+const remoteEmbedderServices = (dataDir: string) =>
+  createServices(
+    configFor(dataDir, {
       DOCCHAT_EMBEDDER: "auto",
       DOCCHAT_MODELS: dirs[1] as string,
       DOCCHAT_EMBEDDINGS_URL: fake.url,
@@ -25,6 +26,9 @@ test("an embeddings server that fails makes a batch wait after one call, and the
       DOCCHAT_EMBEDDINGS_RETRIES: "0",
     }),
   );
+
+test("an embeddings server that fails makes a batch wait after one call, and the batch completes once it is back", async () => {
+  const s = await remoteEmbedderServices(dirs[0] as string);
   try {
     await s.embedder();
     const account = await s.accounts.create({ email: "outage@example.com", tokens: 1000 });
@@ -47,6 +51,41 @@ test("an embeddings server that fails makes a batch wait after one call, and the
     await s.training.runUntilIdle();
     const done = await Promise.all(ids.map((id) => s.repos.documents.get(id)));
     expect(done.map((d) => d?.status)).toEqual(ids.map(() => "completed"));
+  } finally {
+    await s.close();
+  }
+});
+
+test("a bulk load training as it stores, with the embeddings server away, stores every document queued and trains them once it is back", async () => {
+  const data = tempDir();
+  dirs.push(data);
+  const s = await remoteEmbedderServices(data);
+  try {
+    await s.embedder();
+    const account = await s.accounts.create({ email: "bulk-outage@example.com", tokens: 1000 });
+    const { deployment } = await s.deployments.create({ accountId: account.id, name: "Bulk outage", published: true });
+    fake.set({ failing: true });
+    const results: { ok: boolean; outcome?: string; id?: string }[] = [];
+    await s.documents.pushMany(
+      Array.from({ length: 8 }, (_, i) => ({
+        deploymentId: deployment.id,
+        name: `bulletin-${i}.txt`,
+        bytes: new TextEncoder().encode(`Bulletin ${i}: the harbour crane lifts ${i + 2} containers an hour.`),
+        train: true,
+        replace: true,
+      })),
+      {
+        concurrency: 2,
+        trainHere: true,
+        onResult: (_i, r) => results.push(r.ok ? { ok: true, outcome: r.result.outcome, id: r.result.document.id } : { ok: false }),
+      },
+    );
+    expect(results.map((r) => [r.ok, r.outcome])).toEqual(results.map(() => [true, "queued"]));
+    const ids = results.map((r) => r.id as string);
+    expect((await Promise.all(ids.map((id) => s.repos.documents.get(id)))).map((d) => d?.status)).toEqual(ids.map(() => "queued"));
+    fake.set({ failing: false });
+    await s.training.runUntilIdle();
+    expect((await Promise.all(ids.map((id) => s.repos.documents.get(id)))).map((d) => d?.status)).toEqual(ids.map(() => "completed"));
   } finally {
     await s.close();
   }

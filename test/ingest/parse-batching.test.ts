@@ -51,7 +51,7 @@ test("files asked for a few at a time wait while the workers are busy, and then 
     if (i % 3 === 2) await tick();
   }
   await tick();
-  // one batch more than the pool has workers is out; the rest wait
+  // two batches a worker are out (one running, one sent ahead); the rest wait
   expect(f.batches.length).toBe(2);
   while (f.batches.some((b) => b.finish !== undefined)) {
     const next = f.batches.find((b) => b.finish !== undefined) as { finish?: () => void };

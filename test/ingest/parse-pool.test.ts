@@ -175,6 +175,35 @@ describe("the parse pool", () => {
     });
   });
 
+  test("a worker busy with a batch is sent the next batch ahead; killed, that batch goes whole to its replacement", async () => {
+    await withPool({}, async (p) => {
+      const slow = Array.from({ length: 20_000 }, (_, i) => `Line ${i} of a long text with several words in it.`).join("\n\n");
+      const first = failure(
+        p.prepareBatch([
+          { path: fileOf(new TextEncoder().encode(slow)), filename: "slow.txt" },
+          { path: join(FIXTURE_DOCS, "pipe-delimited.csv"), filename: "a.csv" },
+        ]),
+      );
+      const ahead = p.prepareBatch(["structured.docx", "pipe-delimited.csv"].map((name) => ({ path: join(FIXTURE_DOCS, name), filename: name })));
+      while (p.pids().length === 0) await Bun.sleep(5);
+      process.kill(p.pids()[0] as number, "SIGKILL");
+      expect((await first).code).toBe("parse_failed");
+      const done = await ahead;
+      expect(done.map((d) => d.ok && d.prepared.meta.kind)).toEqual(["docx", "csv"]);
+      expect(p.started()).toBe(2);
+    });
+  });
+
+  test("a worker due for recycling finishes the batch sent ahead first", async () => {
+    await withPool({ recycleAfter: 1 }, async (p) => {
+      const batch = () => p.prepareBatch(["a.csv", "b.csv"].map((name) => ({ path: join(FIXTURE_DOCS, "pipe-delimited.csv"), filename: name })));
+      const done = await Promise.all([batch(), batch(), batch()]);
+      expect(done.flat().every((d) => d.ok)).toBe(true);
+      // the first worker did its batch and the one sent ahead, then was replaced for the third
+      expect(p.started()).toBe(2);
+    });
+  });
+
   test("recycles a worker after the configured number of documents", async () => {
     await withPool({ recycleAfter: 2 }, async (p) => {
       for (let i = 0; i < 5; i++) await p.prepare({ path: join(FIXTURE_DOCS, "pipe-delimited.csv"), filename: "x.csv" });

@@ -1,5 +1,5 @@
 import type { ChunkVector, NewChunk } from "./chunk-index.contract.ts";
-import type { DocumentRecord } from "./documents.contract.ts";
+import type { DocumentRecord, NewDocument } from "./documents.contract.ts";
 
 /**
  * The training queue's writes, each ONE transaction. Documents are claimed by a worker (a process: one per node)
@@ -22,6 +22,18 @@ export interface TrainingStore {
    * transaction, with the deployments' training status refreshed. Returns the ids completed.
    */
   completeBatch(worker: string, items: { doc: DocumentRecord; chunks: NewChunk[] }[], embedderId: string | null): Promise<string[]>;
+  /**
+   * Small documents trained before their rows exist (a bulk load that trains as it stores, CLI --wait): each row
+   * inserted `completed` with its bytes but no prepared part (its chunks are in the index), older documents of the
+   * same name replaced when it says so, chunks + keyword rows + vectors, the embedding cache — all in ONE
+   * transaction, the deployments' training status refreshed. Nothing is queued, claimed or read back. No two items
+   * share a deployment and name. Returns the rows, in order.
+   */
+  insertTrained(
+    worker: string,
+    items: { record: NewDocument; chunks: NewChunk[] }[],
+    embedderId: string | null,
+  ): Promise<DocumentRecord[]>;
   /** Removes a document's chunks (staged or published), keyword rows and vectors, when it is still mine; false when not. */
   clearIndex(worker: string, documentId: string): Promise<boolean>;
   /**

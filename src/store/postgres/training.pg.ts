@@ -1,10 +1,11 @@
 import type { SQL } from "bun";
 import { trainingStatusOf } from "../contract/deployments.contract.ts";
 import { byCreation, type DocumentRecord, type DocumentRow, toDocumentRecord } from "../contract/documents.contract.ts";
+import type { NewChunk } from "../contract/chunk-index.contract.ts";
 import type { TrainingStore } from "../contract/training.contract.ts";
 import type { PgChunkIndex } from "./chunk-index.pg.ts";
 import { setTrainingStatus } from "./repos/deployments.pg.ts";
-import { statusCounts } from "./repos/documents.pg.ts";
+import { insertRow, statusCounts } from "./repos/documents.pg.ts";
 import { rows } from "./repos/values.ts";
 
 type Row = DocumentRow & { lease_owner: string | null };
@@ -84,6 +85,66 @@ export function createPgTrainingStore(sql: SQL, index: PgChunkIndex): TrainingSt
     tx`UPDATE documents SET status = 'completed', chunk_count = ${chunkCount}, progress_done = progress_total, error_code = NULL,
       error_message = NULL, lang = (SELECT c.lang FROM chunks c WHERE c.document_id = documents.id AND c.lang IS NOT NULL GROUP BY c.lang ORDER BY count(*) DESC, c.lang LIMIT 1), lease_owner = NULL, lease_until = NULL, updated_at = ${Date.now()} WHERE id = ${id}`;
 
+  /** A claimed batch completed on `tx` (completeBatch, insertTrained): see TrainingStore.completeBatch. */
+  async function complete(tx: SQL, worker: string, items: { doc: DocumentRecord; chunks: NewChunk[] }[], embedderId: string | null) {
+    const held = await mineWithOlder(
+      tx,
+      worker,
+      items.map((i) => i.doc),
+    );
+    // the rest were removed, re-queued or taken over meanwhile
+    let mineNow = items.filter((i) => held.has(i.doc.id));
+    // older documents of the same name go (in this batch too: a newer upload of the name replaces an older one);
+    // deleting them takes their deployment's keyword lock, so deployments are visited in the lock order
+    // (a stable sort: creation order within a deployment, so the newest upload of a name is the one that stays)
+    const replaced = new Set<string>();
+    for (const { doc } of [...mineNow].sort((x, y) => cmp(x.doc.deploymentId, y.doc.deploymentId)))
+      if (!replaced.has(doc.id)) for (const id of await replaceOlder(tx, held.get(doc.id) as DocumentRecord)) replaced.add(id);
+    mineNow = mineNow.filter((i) => !replaced.has(i.doc.id));
+    // rows a previous attempt left (a document claimed again) go first; a fresh claim has none
+    const ids = mineNow.map((i) => i.doc.id);
+    const leftovers = new Set(
+      ids.length === 0
+        ? []
+        : (
+            await rows<{ document_id: string }>(
+              tx`SELECT DISTINCT document_id FROM chunks WHERE document_id = ANY(${sql.array(ids, "TEXT")}::text[])`,
+            )
+          ).map((r) => r.document_id),
+    );
+    // keyword locks are per deployment: take them in deployment order, one insert per deployment
+    const byDep = new Map<string, typeof mineNow>();
+    for (const item of [...mineNow].sort((x, y) => cmp(x.doc.deploymentId, y.doc.deploymentId)))
+      byDep.set(item.doc.deploymentId, [...(byDep.get(item.doc.deploymentId) ?? []), item]);
+    for (const [deploymentId, group] of byDep) {
+      for (const { doc } of group) if (leftovers.has(doc.id)) await index.deleteDocument(doc.id, tx);
+      await index.insertMany(
+        deploymentId,
+        group.map((g) => ({ documentId: g.doc.id, chunks: g.chunks })),
+        tx,
+      );
+    }
+    if (embedderId)
+      await index.cacheVectors(
+        embedderId,
+        mineNow.flatMap((i) => i.chunks),
+        tx,
+      );
+    if (mineNow.length > 0)
+      await tx`UPDATE documents d SET status = 'completed', chunk_count = u.n, progress_done = progress_total, error_code = NULL,
+          error_message = NULL, lang = (SELECT c.lang FROM chunks c WHERE c.document_id = d.id AND c.lang IS NOT NULL GROUP BY c.lang ORDER BY count(*) DESC, c.lang LIMIT 1), lease_owner = NULL, lease_until = NULL, updated_at = ${Date.now()}
+        FROM unnest(${sql.array(ids, "TEXT")}::text[], ${sql.array(
+          mineNow.map((i) => i.chunks.length),
+          "INT4",
+        )}::int[]) AS u(id, n) WHERE d.id = u.id`;
+    const done = new Set(ids);
+    await refresh(
+      tx,
+      items.map((i) => i.doc.deploymentId),
+    );
+    return items.map((i) => i.doc.id).filter((id) => done.has(id));
+  }
+
   /** Staging and publishing are redone after a crash, so their commits need not wait for the disk (SQLite: unpromisedTransaction). */
   const unsynced = (tx: SQL) => tx`SET LOCAL synchronous_commit = off`;
 
@@ -131,66 +192,31 @@ export function createPgTrainingStore(sql: SQL, index: PgChunkIndex): TrainingSt
 
     async completeBatch(worker, items, embedderId) {
       if (items.length === 0) return [];
-      return sql.begin(async (tx) => {
-        const held = await mineWithOlder(
-          tx,
-          worker,
-          items.map((i) => i.doc),
-        );
-        // the rest were removed, re-queued or taken over meanwhile
-        let mineNow = items.filter((i) => held.has(i.doc.id));
-        // older documents of the same name go (in this batch too: a newer upload of the name replaces an older one);
-        // deleting them takes their deployment's keyword lock, so deployments are visited in the lock order
-        // (a stable sort: creation order within a deployment, so the newest upload of a name is the one that stays)
-        const replaced = new Set<string>();
-        for (const { doc } of [...mineNow].sort((x, y) => cmp(x.doc.deploymentId, y.doc.deploymentId)))
-          if (!replaced.has(doc.id)) for (const id of await replaceOlder(tx, held.get(doc.id) as DocumentRecord)) replaced.add(id);
-        mineNow = mineNow.filter((i) => !replaced.has(i.doc.id));
-        // rows a previous attempt left (a document claimed again) go first; a fresh claim has none
-        const ids = mineNow.map((i) => i.doc.id);
-        const leftovers = new Set(
-          ids.length === 0
-            ? []
-            : (
-                await rows<{ document_id: string }>(
-                  tx`SELECT DISTINCT document_id FROM chunks WHERE document_id = ANY(${sql.array(ids, "TEXT")}::text[])`,
-                )
-              ).map((r) => r.document_id),
-        );
-        // keyword locks are per deployment: take them in deployment order, one insert per deployment
-        const byDep = new Map<string, typeof mineNow>();
-        for (const item of [...mineNow].sort((x, y) => cmp(x.doc.deploymentId, y.doc.deploymentId)))
-          byDep.set(item.doc.deploymentId, [...(byDep.get(item.doc.deploymentId) ?? []), item]);
-        for (const [deploymentId, group] of byDep) {
-          for (const { doc } of group) if (leftovers.has(doc.id)) await index.deleteDocument(doc.id, tx);
-          await index.insertMany(
-            deploymentId,
-            group.map((g) => ({ documentId: g.doc.id, chunks: g.chunks })),
-            tx,
-          );
-        }
-        if (embedderId)
-          await index.cacheVectors(
-            embedderId,
-            mineNow.flatMap((i) => i.chunks),
-            tx,
-          );
-        if (mineNow.length > 0)
-          await tx`UPDATE documents d SET status = 'completed', chunk_count = u.n, progress_done = progress_total, error_code = NULL,
-              error_message = NULL, lang = (SELECT c.lang FROM chunks c WHERE c.document_id = d.id AND c.lang IS NOT NULL GROUP BY c.lang ORDER BY count(*) DESC, c.lang LIMIT 1), lease_owner = NULL, lease_until = NULL, updated_at = ${Date.now()}
-            FROM unnest(${sql.array(ids, "TEXT")}::text[], ${sql.array(
-              mineNow.map((i) => i.chunks.length),
-              "INT4",
-            )}::int[]) AS u(id, n) WHERE d.id = u.id`;
-        const done = new Set(ids);
-        await refresh(
-          tx,
-          items.map((i) => i.doc.deploymentId),
-        );
-        return items.map((i) => i.doc.id).filter((id) => done.has(id));
-      });
+      return sql.begin((tx) => complete(tx, worker, items, embedderId));
     },
 
+    async insertTrained(worker, items, embedderId) {
+      if (items.length === 0) return [];
+      return sql.begin(async (tx) => {
+        // the new rows, held by this worker as if claimed, then completed as a claimed batch is (lock order, swap-out)
+        const docs: DocumentRecord[] = [];
+        for (const { record } of items) docs.push(await insertRow(tx, { ...record, chunks: undefined }));
+        const ids = sql.array(
+          docs.map((d) => d.id),
+          "TEXT",
+        );
+        // (the lease only has to outlast this transaction: nobody sees the rows before it commits)
+        await tx`UPDATE documents SET status = 'processing', lease_owner = ${worker}, lease_until = ${Date.now() + 60_000} WHERE id = ANY(${ids}::text[])`;
+        await complete(
+          tx,
+          worker,
+          items.map((it, i) => ({ doc: docs[i] as DocumentRecord, chunks: it.chunks })),
+          embedderId,
+        );
+        const done = new Map((await rows<Row>(tx`SELECT * FROM documents WHERE id = ANY(${ids}::text[])`)).map((r) => [r.id, toDocumentRecord(r)]));
+        return docs.map((d) => done.get(d.id) as DocumentRecord);
+      });
+    },
     async clearIndex(worker, documentId) {
       return sql.begin(async (tx) => {
         if (!(await mine(tx, worker, [documentId])).has(documentId)) return false;

@@ -10,6 +10,7 @@ import {
   deleteDocumentRow,
   documentById,
   documentsNamed,
+  insertRow,
   markCompleted,
   markFailed,
   pendingDeployments,
@@ -46,6 +47,18 @@ export function createSqliteTrainingStore(db: Db, index: ChunkIndexWriter): Trai
     if (embedderId) for (const c of chunks) if (c.vector) index.cacheVector(embedderId, c.textHash, c.vector);
   }
 
+  /** Inside a transaction: a small document's chunks, keyword rows and vectors, and `completed` in its chunks' language. */
+  function indexCompleted(doc: DocumentRecord, chunks: NewChunk[], embedderId: string | null): void {
+    index.insert(doc.deploymentId, doc.id, chunks);
+    cacheVectors(embedderId, chunks);
+    markCompleted(
+      db,
+      doc.id,
+      chunks.length,
+      chunks.map((c) => c.lang),
+    );
+  }
+
   const immediate = <T>(fn: () => T): T => db.transaction(fn).immediate();
 
   return {
@@ -78,18 +91,23 @@ export function createSqliteTrainingStore(db: Db, index: ChunkIndexWriter): Trai
           const gone = new Set(replaceOlder(current));
           done = done.filter((id) => !gone.has(id));
           index.deleteDocument(doc.id);
-          index.insert(doc.deploymentId, doc.id, chunks);
-          cacheVectors(embedderId, chunks);
-          markCompleted(
-            db,
-            doc.id,
-            chunks.length,
-            chunks.map((c) => c.lang),
-          );
+          indexCompleted(doc, chunks, embedderId);
           done.push(doc.id);
         }
         for (const d of new Set(items.map((i) => i.doc.deploymentId))) refresh(d);
         return done;
+      });
+    },
+    async insertTrained(_worker, items, embedderId) {
+      return immediate(() => {
+        const out = items.map(({ record, chunks }) => {
+          const doc = insertRow(db, { ...record, chunks: undefined });
+          replaceOlder(doc);
+          indexCompleted(doc, chunks, embedderId);
+          return documentById(db, doc.id) as DocumentRecord;
+        });
+        for (const d of new Set(items.map((i) => i.record.deploymentId))) refresh(d);
+        return out;
       });
     },
     async clearIndex(_worker, documentId) {

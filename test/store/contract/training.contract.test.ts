@@ -15,6 +15,12 @@ async function claimDocs(store: Store, worker: string, ids: string[]): Promise<D
   return ids.map((id) => held.get(id) as DocumentRecord);
 }
 const claimDoc = async (store: Store, worker: string, id: string) => (await claimDocs(store, worker, [id]))[0] as DocumentRecord;
+/** A document of this name added, claimed and completed with one chunk of `text`. */
+async function completedDoc(store: Store, worker: string, deploymentId: string, name: string, text: string): Promise<DocumentRecord> {
+  const doc = await claimDoc(store, worker, (await document(store, deploymentId, { name })).id);
+  await store.repos.training.completeBatch(worker, [{ doc, chunks: [chunk(text)] }], null);
+  return doc;
+}
 
 describeStores("training store", (ctx) => {
   test("a claimed batch completes in one call: chunks searchable, documents completed, the deployment's status refreshed", async () => {
@@ -44,6 +50,43 @@ describeStores("training store", (ctx) => {
     expect(dep?.trainedAt).toBeGreaterThan(0);
   });
 
+  test("documents trained before their rows exist are stored completed in one call, replacing older ones of their name", async () => {
+    const store = ctx.store();
+    const d = await deployment(store);
+    const worker = uid("w");
+    const old = await completedDoc(store, worker, d.id, "tides.txt", "old tide table");
+    const record = (name: string) => ({
+      id: uid("doc"),
+      deploymentId: d.id,
+      name,
+      kind: "txt" as const,
+      contentHash: uid("hash"),
+      bytes: new TextEncoder().encode(name),
+      pages: null,
+      queue: true,
+      replaceOnTrain: true,
+    });
+    const [tides, moon] = [record("tides.txt"), record("moon.txt")];
+    const docs = await store.repos.training.insertTrained(
+      worker,
+      [
+        { record: tides, chunks: [chunk("spring tides rise high", 0), chunk("neap tides stay low", 1)] },
+        { record: moon, chunks: [chunk("the moon pulls the sea", 0)] },
+      ],
+      null,
+    );
+    expect(docs.map((x) => [x.id, x.status, x.chunkCount])).toEqual([
+      [tides.id, "completed", 2],
+      [moon.id, "completed", 1],
+    ]);
+    expect(await store.repos.documents.get(old.id)).toBeNull();
+    expect(await store.repos.documents.partCount(tides.id, "chunks")).toBe(0);
+    expect(await store.repos.documents.bytes(moon.id)).toEqual(new TextEncoder().encode("moon.txt"));
+    expect((await store.repos.chunkIndex.keywordSearch(d.id, searched("tides"), 5)).length).toBe(2);
+    expect(await store.repos.chunkIndex.keywordSearch(d.id, searched("old"), 5)).toEqual([]);
+    expect((await store.repos.deployments.findById(d.id))?.trainingStatus).toBe("completed");
+  });
+
   test("two workers racing to claim get disjoint documents", async () => {
     const a = ctx.store();
     const b = await ctx.node();
@@ -68,8 +111,7 @@ describeStores("training store", (ctx) => {
     const store = ctx.store();
     const d = await deployment(store);
     const worker = uid("w");
-    const old = await claimDoc(store, worker, (await document(store, d.id, { name: "policy.txt" })).id);
-    await store.repos.training.completeBatch(worker, [{ doc: old, chunks: [chunk("old policy text")] }], null);
+    const old = await completedDoc(store, worker, d.id, "policy.txt", "old policy text");
     const fresh = await claimDoc(store, worker, (await document(store, d.id, { name: "policy.txt", replaceOnTrain: true })).id);
     expect(await store.repos.training.completeBatch(worker, [{ doc: fresh, chunks: [chunk("new policy text")] }], null)).toEqual([
       fresh.id,

@@ -16,33 +16,35 @@ export async function statusCounts(tx: SQL, deploymentId: string): Promise<Recor
 /** Parts are not acknowledged on their own: the document row's synchronous commit later makes them durable. */
 const unsynced = (tx: SQL) => tx`SET LOCAL synchronous_commit = off`;
 
+/** A document's row, its blob and (when given) its one part of prepared chunks, on the caller's transaction. */
+export async function insertRow(tx: SQL, input: NewDocument): Promise<DocumentRecord> {
+  const at = Date.now();
+  const notes = input.notes && input.notes.length > 0 ? JSON.stringify(input.notes) : null;
+  const row =
+    await first<DocumentRow>(tx`INSERT INTO documents (id, deployment_id, name, kind, content_hash, size, origin, status, pages, replace_on_train, queued_at,
+      ocr_pages, ocr_confidence, notes, created_at, updated_at)
+    VALUES (${input.id}, ${input.deploymentId}, ${input.name}, ${input.kind}, ${input.contentHash}, ${input.size ?? input.bytes?.byteLength ?? 0},
+      ${input.origin ?? "owner"}, ${input.queue ? "queued" : "stored"}, ${input.pages}, ${input.replaceOnTrain ? 1 : 0}, ${input.queue ? at : null}, ${input.ocrPages ?? 0},
+      ${input.ocrConfidence ?? null}, ${notes}, ${at}, ${at}) RETURNING *`);
+  await tx`INSERT INTO document_blobs (document_id, bytes, parsed) VALUES (${input.id}, ${input.bytes ?? new Uint8Array()}, ${input.parsed ?? null})`;
+  if (input.chunks !== undefined) await putPart(tx, input.id, "chunks", 0, input.chunks, at);
+  if (!row) throw new Error("document insert returned no row");
+  return toDocumentRecord(row);
+}
+const putPart = (tx: SQL, documentId: string, part: string, seq: number, data: Uint8Array | string, at: number) =>
+  tx`INSERT INTO document_parts (document_id, part, seq, data, created_at)
+    VALUES (${documentId}, ${part}, ${seq}, ${typeof data === "string" ? Buffer.from(data) : data}, ${at})
+    ON CONFLICT (document_id, part, seq) DO UPDATE SET data = excluded.data, created_at = excluded.created_at`;
+
 /**
  * Documents on PostgreSQL. Documents are claimed for training only through the TrainingStore (training.pg.ts),
  * under a worker's lease.
  */
 export function createPgDocumentsRepo(sql: SQL): DocumentsStore {
-  async function insertRow(tx: SQL, input: NewDocument): Promise<DocumentRecord> {
-    const at = Date.now();
-    const notes = input.notes && input.notes.length > 0 ? JSON.stringify(input.notes) : null;
-    const row =
-      await first<DocumentRow>(tx`INSERT INTO documents (id, deployment_id, name, kind, content_hash, size, origin, status, pages, replace_on_train, queued_at,
-        ocr_pages, ocr_confidence, notes, created_at, updated_at)
-      VALUES (${input.id}, ${input.deploymentId}, ${input.name}, ${input.kind}, ${input.contentHash}, ${input.size ?? input.bytes?.byteLength ?? 0},
-        ${input.origin ?? "owner"}, ${input.queue ? "queued" : "stored"}, ${input.pages}, ${input.replaceOnTrain ? 1 : 0}, ${input.queue ? at : null}, ${input.ocrPages ?? 0},
-        ${input.ocrConfidence ?? null}, ${notes}, ${at}, ${at}) RETURNING *`);
-    await tx`INSERT INTO document_blobs (document_id, bytes, parsed) VALUES (${input.id}, ${input.bytes ?? new Uint8Array()}, ${input.parsed ?? null})`;
-    if (input.chunks !== undefined) await putPart(tx, input.id, "chunks", 0, input.chunks, at);
-    if (!row) throw new Error("document insert returned no row");
-    return toDocumentRecord(row);
-  }
   const one = async (q: Promise<unknown>) => {
     const r = await first<DocumentRow>(q);
     return r ? toDocumentRecord(r) : null;
   };
-  const putPart = (tx: SQL, documentId: string, part: string, seq: number, data: Uint8Array | string, at: number) =>
-    tx`INSERT INTO document_parts (document_id, part, seq, data, created_at)
-      VALUES (${documentId}, ${part}, ${seq}, ${typeof data === "string" ? Buffer.from(data) : data}, ${at})
-      ON CONFLICT (document_id, part, seq) DO UPDATE SET data = excluded.data, created_at = excluded.created_at`;
   return {
     async insert(input) {
       return sql.begin((tx) => insertRow(tx, input));

@@ -7,6 +7,7 @@ import type {
   NewDocument,
 } from "../../contract/documents.contract.ts";
 import { byCreation, noStatusCounts, toDocumentRecord } from "../../contract/documents.contract.ts";
+import type { SQLQueryBindings } from "bun:sqlite";
 import { type Db, flushWal, unpromisedTransaction } from "../db.ts";
 
 /**
@@ -101,14 +102,17 @@ export function pendingDeployments(db: Db): string[] {
 
 const INSERT_PART = "INSERT OR REPLACE INTO document_parts (document_id, part, seq, data, created_at) VALUES (?, ?, ?, ?, ?)";
 
-function insertRow(db: Db, input: NewDocument): DocumentRecord {
+/** A document's row, its blob and (when given) its one part of prepared chunks; inside the caller's transaction. */
+export function insertRow(db: Db, input: NewDocument): DocumentRecord {
   const at = Date.now();
   const notes = input.notes && input.notes.length > 0 ? JSON.stringify(input.notes) : null;
-  // db.query caches the compiled statement: a bulk load inserts thousands of rows
-  db.query(
-    `INSERT INTO documents (id, deployment_id, name, kind, content_hash, size, origin, status, pages, replace_on_train, queued_at, ocr_pages, ocr_confidence, notes, created_at, updated_at)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-  ).run(
+  // db.query caches the compiled statement: a bulk load inserts thousands of rows (returned as inserted, not read again)
+  const row = db
+    .query<DocumentRow, SQLQueryBindings[]>(
+      `INSERT INTO documents (id, deployment_id, name, kind, content_hash, size, origin, status, pages, replace_on_train, queued_at, ocr_pages, ocr_confidence, notes, created_at, updated_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`,
+    )
+    .get(
     input.id,
     input.deploymentId,
     input.name,
@@ -132,7 +136,7 @@ function insertRow(db: Db, input: NewDocument): DocumentRecord {
     input.parsed ?? null,
   );
   if (input.chunks !== undefined) db.query(INSERT_PART).run(input.id, "chunks", 0, input.chunks, at);
-  return documentById(db, input.id) as DocumentRecord;
+  return toDocumentRecord(row as DocumentRow);
 }
 
 export function createSqliteDocumentsRepo(db: Db): DocumentsStore {
