@@ -1,15 +1,11 @@
 import { availableParallelism } from "node:os";
 import { createRequire } from "node:module";
-import { type Box, readingOrder } from "./pdf-ocr-layout.ts";
+import { readingOrder } from "./pdf-ocr-layout.ts";
+import { blocksFromTsv } from "./pdf-ocr-tsv.ts";
 
 export interface PageReading {
   text: string;
   confidence: number;
-}
-
-interface TessBlock {
-  bbox: Box;
-  paragraphs: { lines: { text: string }[] }[];
 }
 
 interface Scheduler {
@@ -17,8 +13,8 @@ interface Scheduler {
     action: "recognize",
     image: Buffer,
     options: Record<string, never>,
-    output: { text: boolean; blocks: boolean },
-  ): Promise<{ data: { text: string; confidence: number; blocks: TessBlock[] | null } }>;
+    output: { text: false; tsv: true },
+  ): Promise<{ data: { confidence: number; tsv: string | null } }>;
   getNumWorkers(): number;
 }
 
@@ -67,17 +63,12 @@ export function ocrEngine(): Promise<Scheduler> {
   return engine;
 }
 
-/** Reads one page image: Tesseract's blocks in reading order (pdf-ocr-layout.ts), paragraphs apart. */
+/**
+ * Reads one page image: Tesseract's blocks in reading order (pdf-ocr-layout.ts), paragraphs apart. Only the TSV
+ * is asked for: the plain text would be a second walk over the page's results, never used.
+ */
 export async function readPageImage(image: Buffer): Promise<PageReading> {
-  const { data } = await (await ocrEngine()).addJob("recognize", image, {}, { text: true, blocks: true });
-  if (!data.blocks) return { text: data.text.trim(), confidence: data.confidence };
-  const paragraphs = readingOrder(data.blocks).flatMap((b) =>
-    b.paragraphs.map((p) =>
-      p.lines
-        .map((l) => l.text.trim())
-        .filter(Boolean)
-        .join("\n"),
-    ),
-  );
+  const { data } = await (await ocrEngine()).addJob("recognize", image, {}, { text: false, tsv: true });
+  const paragraphs = readingOrder(blocksFromTsv(data.tsv ?? "")).flatMap((b) => b.paragraphs.map((p) => p.lines.filter(Boolean).join("\n")));
   return { text: paragraphs.filter(Boolean).join("\n\n"), confidence: data.confidence };
 }
