@@ -7,6 +7,8 @@
 //    pdf.js, read it with the engine's threads) → pages/s, peak RSS;
 //  - native: `tesseract PAGE.png -` on the same 200-dpi images, one thread each (OMP_THREAD_LIMIT=1), as many at
 //    once as there are cores → pages/s;
+//  - CPU seconds per page for both (this process's, all threads; the native processes' own): on a shared machine
+//    the wall clock depends on the other load, CPU time much less;
 //  - accuracy: letters and digits (lower-cased, NFKC), edit distance against the text PDF's own text, reading
 //    order included. Single-column pages: pdftotext. The three-column Federal Register page: pdftotext of the
 //    header, each column and the footer in reading order (plain pdftotext follows the file's drawing order,
@@ -91,6 +93,11 @@ let peak = 0;
 const sampler = setInterval(() => {
   peak = Math.max(peak, process.memoryUsage().rss);
 }, 50);
+const cpuMs = () => {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1000;
+};
+const c0 = cpuMs();
 const t0 = performance.now();
 const parsed = await parseDocument(new Uint8Array(await Bun.file(scanned).arrayBuffer()), {
   maxPages: 10,
@@ -98,6 +105,7 @@ const parsed = await parseDocument(new Uint8Array(await Bun.file(scanned).arrayB
   ocr: { enabled: true, maxPages: 10, timeoutMs: 600_000 },
 });
 const productMs = performance.now() - t0;
+const productCpuMs = cpuMs() - c0;
 clearInterval(sampler);
 const productText = pages.map((_, i) =>
   parsed.blocks
@@ -107,8 +115,9 @@ const productText = pages.map((_, i) =>
 );
 
 /** Native Tesseract, one thread per process, as many processes as cores; `tessdata`: another model folder. */
-async function native(tessdata?: string): Promise<{ ms: number; texts: string[] }> {
+async function native(tessdata?: string): Promise<{ ms: number; cpuMs: number; texts: string[] }> {
   const t = performance.now();
+  let cpu = 0;
   const texts: string[] = new Array(pages.length).fill("");
   let next = 0;
   await Promise.all(
@@ -122,10 +131,11 @@ async function native(tessdata?: string): Promise<{ ms: number; texts: string[] 
         });
         texts[i] = await new Response(p.stdout).text();
         await p.exited;
+        cpu += Number(p.resourceUsage()?.cpuTime.total ?? 0) / 1000;
       }
     }),
   );
-  return { ms: performance.now() - t, texts };
+  return { ms: performance.now() - t, cpuMs: cpu, texts };
 }
 const fast = await native();
 // the model docchat reads with, unpacked for the native command: the engine compared on equal terms
@@ -152,21 +162,23 @@ const accuracy = (texts: string[], columns: number) => {
   return { pct: ((1 - errors / chars) * 100).toFixed(1), chars, each: each.join(", ") };
 };
 const rate = (ms: number) => (pages.length / (ms / 1000)).toFixed(2);
+const perPage = (ms: number) => (ms / 1000 / pages.length).toFixed(1);
+const loadEnd = loadavg()[0] ?? 0;
 const [pSingle, pMulti, nSingle, nMulti] = [accuracy(productText, 1), accuracy(productText, 3), accuracy(nativeText, 1), accuracy(nativeText, 3)];
 const [bSingle, bMulti] = [accuracy(best.texts, 1), accuracy(best.texts, 3)];
 const machine = `${cpus().length} × ${cpus()[0]?.model ?? "cpu"}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB RAM`;
 const lines = [
-  `Command: \`bun bench/ocr.bench.ts\` — ${new Date().toISOString().slice(0, 10)}, ${machine}, Bun ${Bun.version}; load average ${load.toFixed(1)} at the start (the machine is shared: the ratio between the two engines in one run is the figure to compare).`,
+  `Command: \`bun bench/ocr.bench.ts\` — ${new Date().toISOString().slice(0, 10)}, ${machine}, Bun ${Bun.version}; load average ${load.toFixed(1)} at the start, ${loadEnd.toFixed(1)} at the end (the machine is shared: the ratio between the two engines in one run is the figure to compare).`,
   "",
   `${pages.length} pages of real text PDFs rasterised at 200 dpi (pdftoppm) into one image-only PDF (img2pdf); accuracy = letters and digits right by edit distance against the text PDF's own text, reading order included (the three-column page's truth is its header, columns and footer in reading order, its rotated margin note left out).`,
   "",
-  "| engine | pages/s | single-column pages: characters right | three-column page | peak RSS |",
-  "|---|---:|---:|---:|---:|",
-  `| docchat: tesseract.js 7 (WebAssembly, eng 4.0.0_best_int LSTM), ${cpus().length > 0 ? Math.min(4, cpus().length) : 1} engine threads, one process, pages rendered by pdf.js | **${rate(productMs)}** (${(productMs / 1000).toFixed(1)} s) | **${pSingle.pct} %** (${pSingle.each}) | **${pMulti.pct} %** | ${(peak / 2 ** 20).toFixed(0)} MiB |`,
-  `| native: ${nativeVersion} (Debian, eng from tessdata_fast), one thread per process, ${cpus().length} at once, on the 200-dpi images | ${rate(nativeMs)} (${(nativeMs / 1000).toFixed(1)} s) | ${nSingle.pct} % (${nSingle.each}) | ${nMulti.pct} % | — |`,
-  `| native, same model as docchat (eng 4.0.0_best_int), same settings | ${rate(best.ms)} (${(best.ms / 1000).toFixed(1)} s) | ${bSingle.pct} % (${bSingle.each}) | ${bMulti.pct} % | — |`,
+  "| engine | pages/s | CPU s/page | single-column pages: characters right | three-column page | peak RSS |",
+  "|---|---:|---:|---:|---:|---:|",
+  `| docchat: tesseract.js 7 (WebAssembly, eng 4.0.0_best_int LSTM), ${cpus().length > 0 ? Math.min(4, cpus().length) : 1} engine threads, one process, pages rendered by pdf.js | **${rate(productMs)}** (${(productMs / 1000).toFixed(1)} s) | **${perPage(productCpuMs)}** | **${pSingle.pct} %** (${pSingle.each}) | **${pMulti.pct} %** | ${(peak / 2 ** 20).toFixed(0)} MiB |`,
+  `| native: ${nativeVersion} (Debian, eng from tessdata_fast), one thread per process, ${cpus().length} at once, on the 200-dpi images | ${rate(nativeMs)} (${(nativeMs / 1000).toFixed(1)} s) | ${perPage(fast.cpuMs)} | ${nSingle.pct} % (${nSingle.each}) | ${nMulti.pct} % | — |`,
+  `| native, same model as docchat (eng 4.0.0_best_int), same settings | ${rate(best.ms)} (${(best.ms / 1000).toFixed(1)} s) | ${perPage(best.cpuMs)} | ${bSingle.pct} % (${bSingle.each}) | ${bMulti.pct} % | — |`,
   "",
-  `Ratios in this run: docchat reads ${((nativeMs / productMs) * 100).toFixed(0)} % as many pages per second as native Tesseract with Debian's (fast) model, ${((best.ms / productMs) * 100).toFixed(0)} % as many as native Tesseract with docchat's own model.`,
+  `Ratios in this run: docchat reads ${((nativeMs / productMs) * 100).toFixed(0)} % as many pages per second as native Tesseract with Debian's (fast) model, ${((best.ms / productMs) * 100).toFixed(0)} % as many as native Tesseract with docchat's own model; per CPU-second, ${((fast.cpuMs / productCpuMs) * 100).toFixed(0)} % and ${((best.cpuMs / productCpuMs) * 100).toFixed(0)} %.`,
 ];
 rmSync(work, { recursive: true, force: true });
 console.log(lines.join("\n"));
