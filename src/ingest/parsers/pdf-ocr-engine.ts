@@ -69,6 +69,8 @@ export function ocrEngine(): Promise<Scheduler> {
  */
 export async function readPageImage(image: Buffer): Promise<PageReading> {
   const { data } = await (await ocrEngine()).addJob("recognize", image, {}, { text: false, tsv: true });
-  const paragraphs = readingOrder(blocksFromTsv(data.tsv ?? "")).flatMap((b) => b.paragraphs.map((p) => p.lines.filter(Boolean).join("\n")));
+  const paragraphs = readingOrder(blocksFromTsv(data.tsv ?? "")).flatMap((b) =>
+    b.paragraphs.map((p) => p.lines.filter(Boolean).join("\n")),
+  );
   return { text: paragraphs.filter(Boolean).join("\n\n"), confidence: data.confidence };
 }

@@ -125,8 +125,7 @@ function toPnm({ data, width, height }: Pixels): Buffer {
   const head = Buffer.from(`${grey ? "P5" : "P6"}\n${width} ${height}\n255\n`);
   const out = Buffer.allocUnsafe(head.length + width * height * channels);
   head.copy(out);
-  for (let i = 0, o = head.length; i < data.length; i += 4)
-    for (let c = 0; c < channels; c++) out[o++] = data[i + c] ?? 255;
+  for (let i = 0, o = head.length; i < data.length; i += 4) for (let c = 0; c < channels; c++) out[o++] = data[i + c] ?? 255;
   return out;
 }
 
