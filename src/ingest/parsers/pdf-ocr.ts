@@ -65,7 +65,7 @@ export async function ocrPages(
       started++;
       while (reading.size >= ahead) await Promise.race(reading);
       const job = (async () => {
-        const { text, confidence } = await readPageImage(image);
+        const { text, confidence } = await readPageImage(image, opts.tessdata);
         if (!/[\p{L}\p{N}]{2,}/u.test(text)) notes.push({ page: num, code: "ocr_no_text" });
         else {
           read.push({ page: num, text, confidence });
