@@ -145,7 +145,7 @@ export async function createServices(config: Config, opts: { log?: Logger } = {}
     maxPages: config.maxPages,
     maxInflatedBytes: config.maxUploadBytes * 20,
     chunking: DEFAULT_CHUNK_OPTIONS,
-    ocr: { enabled: config.ocr, maxPages: config.ocrMaxPages, timeoutMs: config.ocrTimeoutMs },
+    ocr: { enabled: config.ocr, maxPages: config.ocrMaxPages, timeoutMs: config.ocrTimeoutMs, tessdata: config.ocrTessdata || undefined },
   });
   const corrections = createCorrectionsService({ corrections: repos.corrections, chatLogs: repos.chatLogFeedback });
   const llmConfig = llmBackendConfig(config);

@@ -4,6 +4,8 @@ export interface OcrOptions {
   enabled: boolean;
   maxPages: number;
   timeoutMs: number;
+  /** a folder with the eng.traineddata to read with instead of the bundled model */
+  tessdata?: string;
 }
 
 /** A page the reader could not fully trust: read by OCR with low confidence, or yielding nothing. */

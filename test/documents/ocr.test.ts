@@ -1,5 +1,9 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
+import { mkdtempSync, rmSync } from "node:fs";
+import { createRequire } from "node:module";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { gunzipSync } from "node:zlib";
 import { parseDocument } from "../../src/ingest/parse.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
 import { writePdf } from "../ingest/helpers/pdf-writer.ts";
@@ -97,4 +101,27 @@ test("a scanned two-column page is read column by column, not line by line acros
   const order = ["harbour", "weekday", "Tickets", "bicycles", "museum", "Sunday", "lobby", "children"];
   for (const w of order) expect(at(w)).toBeGreaterThanOrEqual(0);
   expect(order.map(at)).toEqual(order.map(at).sort((a, b) => a - b));
+}, 120_000);
+
+test("with a model folder of the operator's (DOCCHAT_OCR_TESSDATA), pages are read with its eng.traineddata; a folder without one leaves the pages reported as not readable", async () => {
+  const scanned = await scanPdf(writePdf([{ lines: ["The harbour ferry leaves pier four at noon every weekday."] }]));
+  const tessdata = mkdtempSync(join(tmpdir(), "docchat-tessdata-"));
+  try {
+    // the bundled model, unpacked as Tesseract ships its models
+    const eng = createRequire(import.meta.url)("@tesseract.js-data/eng") as { langPath: string };
+    const packed = await Bun.file(join(`${eng.langPath}_best_int`, "eng.traineddata.gz")).arrayBuffer();
+    await Bun.write(join(tessdata, "eng.traineddata"), gunzipSync(packed));
+    const read = (folder: string) =>
+      parseDocument(scanned, {
+        maxPages: 5,
+        maxInflatedBytes: 1 << 26,
+        ocr: { enabled: true, maxPages: 5, timeoutMs: 120_000, tessdata: folder },
+      }).catch((e: { code?: string }) => e.code);
+    const parsed = await read(tessdata);
+    expect(typeof parsed === "object" && parsed.ocr?.pages).toBe(1);
+    expect(typeof parsed === "object" && parsed.blocks.map((b) => b.text).join(" ")).toContain("pier four at noon every weekday");
+    expect(await read(join(tessdata, "missing"))).toBe("ocr_unavailable");
+  } finally {
+    rmSync(tessdata, { recursive: true, force: true });
+  }
 }, 120_000);

@@ -1,15 +1,12 @@
 import { availableParallelism } from "node:os";
 import { createRequire } from "node:module";
-import { type Box, readingOrder } from "./pdf-ocr-layout.ts";
+import { join } from "node:path";
+import { readingOrder } from "./pdf-ocr-layout.ts";
+import { blocksFromTsv } from "./pdf-ocr-tsv.ts";
 
 export interface PageReading {
   text: string;
   confidence: number;
-}
-
-interface TessBlock {
-  bbox: Box;
-  paragraphs: { lines: { text: string }[] }[];
 }
 
 interface Scheduler {
@@ -17,12 +14,13 @@ interface Scheduler {
     action: "recognize",
     image: Buffer,
     options: Record<string, never>,
-    output: { text: boolean; blocks: boolean },
-  ): Promise<{ data: { text: string; confidence: number; blocks: TessBlock[] | null } }>;
+    output: { text: false; tsv: true },
+  ): Promise<{ data: { confidence: number; tsv: string | null } }>;
   getNumWorkers(): number;
 }
 
-let engine: Promise<Scheduler> | undefined;
+/** The engines started in this process, by model folder ("" for the bundled model): in practice one. */
+const engines = new Map<string, Promise<Scheduler>>();
 
 /** Recognition threads: one per core (at most 4), each with its own copy of the model. */
 export function ocrThreads(): number {
@@ -32,28 +30,47 @@ export function ocrThreads(): number {
 
 /**
  * Tesseract (tesseract.js, WebAssembly) with the English LSTM model of @tesseract.js-data/eng (4.0.0_best_int:
- * LSTM only, a quarter of the size of the default 4.0.0 file with its legacy engine, same accuracy on the
- * benchmark's pages), read from node_modules, never fetched. A scheduler over ocrThreads() workers, created once
- * per parse process and reused for every page of every document: pages are read in parallel.
+ * LSTM only, a quarter of the size of the default 4.0.0 file with its legacy engine, and as quick: the same
+ * network), read from node_modules, never fetched; or the eng.traineddata in `tessdata` when set
+ * (DOCCHAT_OCR_TESSDATA). A scheduler over ocrThreads() workers, created once per parse process and reused for
+ * every page of every document: pages are read in parallel.
  * Page segmentation is Tesseract's automatic layout (PSM 3), not tesseract.js's default single block (PSM 6),
  * which read a three-column page line by line straight across the columns (26 % of characters right).
  */
-export function ocrEngine(): Promise<Scheduler> {
-  engine ??= (async () => {
+export function ocrEngine(tessdata = ""): Promise<Scheduler> {
+  const running = engines.get(tessdata);
+  if (running) return running;
+  const engine = (async () => {
     const require = createRequire(import.meta.url);
     const eng = require("@tesseract.js-data/eng") as { langPath: string };
+    // checked first: tesseract.js keeps the threads of a worker whose model it could not read
+    if (tessdata && !(await Bun.file(join(tessdata, "eng.traineddata")).exists()))
+      throw new Error(`no eng.traineddata in DOCCHAT_OCR_TESSDATA (${tessdata})`);
     const Tesseract = await import("tesseract.js");
     const scheduler = Tesseract.createScheduler();
-    const workers = await Promise.all(
-      Array.from({ length: ocrThreads() }, () =>
-        Tesseract.createWorker("eng", Tesseract.OEM.LSTM_ONLY, {
-          langPath: `${eng.langPath}_best_int`,
-          gzip: true,
-          cacheMethod: "none",
-          logger: () => {},
-        }),
+    const started = await Promise.allSettled(
+      Array.from(
+        { length: ocrThreads() },
+        () =>
+          // a model that can't be read never settles createWorker: tesseract.js hands the error to errorHandler
+          // (without one, throws it uncaught)
+          new Promise<Awaited<ReturnType<typeof Tesseract.createWorker>>>((resolve, reject) => {
+            Tesseract.createWorker("eng", Tesseract.OEM.LSTM_ONLY, {
+              // a folder of the operator's holds eng.traineddata as Tesseract ships it; the bundled one is gzipped
+              ...(tessdata ? { langPath: tessdata, gzip: false } : { langPath: `${eng.langPath}_best_int`, gzip: true }),
+              cacheMethod: "none",
+              logger: () => {},
+              errorHandler: (e: unknown) => reject(new Error(`OCR model: ${String(e)}`)),
+            }).then(resolve, reject);
+          }),
       ),
     );
+    const workers = started.flatMap((s) => (s.status === "fulfilled" ? [s.value] : []));
+    const failed = started.find((s) => s.status === "rejected");
+    if (failed) {
+      await Promise.all(workers.map((w) => w.terminate().catch(() => {})));
+      throw failed.reason;
+    }
     for (const w of workers) {
       // no second pass over each line as white-on-black: scans are dark on light, and it costs time on every page
       await w.setParameters({ tessedit_pageseg_mode: Tesseract.PSM.AUTO, tessedit_do_invert: "0" });
@@ -61,23 +78,19 @@ export function ocrEngine(): Promise<Scheduler> {
     }
     return scheduler as unknown as Scheduler;
   })();
-  engine.catch(() => {
-    engine = undefined;
-  });
+  engines.set(tessdata, engine);
+  engine.catch(() => engines.delete(tessdata));
   return engine;
 }
 
-/** Reads one page image: Tesseract's blocks in reading order (pdf-ocr-layout.ts), paragraphs apart. */
-export async function readPageImage(image: Buffer): Promise<PageReading> {
-  const { data } = await (await ocrEngine()).addJob("recognize", image, {}, { text: true, blocks: true });
-  if (!data.blocks) return { text: data.text.trim(), confidence: data.confidence };
-  const paragraphs = readingOrder(data.blocks).flatMap((b) =>
-    b.paragraphs.map((p) =>
-      p.lines
-        .map((l) => l.text.trim())
-        .filter(Boolean)
-        .join("\n"),
-    ),
+/**
+ * Reads one page image: Tesseract's blocks in reading order (pdf-ocr-layout.ts), paragraphs apart. Only the TSV
+ * is asked for: the plain text would be a second walk over the page's results, never used.
+ */
+export async function readPageImage(image: Buffer, tessdata?: string): Promise<PageReading> {
+  const { data } = await (await ocrEngine(tessdata)).addJob("recognize", image, {}, { text: false, tsv: true });
+  const paragraphs = readingOrder(blocksFromTsv(data.tsv ?? "")).flatMap((b) =>
+    b.paragraphs.map((p) => p.lines.filter(Boolean).join("\n")),
   );
   return { text: paragraphs.filter(Boolean).join("\n\n"), confidence: data.confidence };
 }

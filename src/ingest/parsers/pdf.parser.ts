@@ -9,7 +9,7 @@ import { layoutFlows } from "./pdf-layout.ts";
 import { stripLineNumbers } from "./pdf-line-numbers.ts";
 import { infoFields, printedDate, runningFields, withPrintedTitle } from "./pdf-meta.ts";
 import { ocrPages } from "./pdf-ocr.ts";
-import { loadPdfjs, loadPdfParse } from "./pdf-runtime.ts";
+import { loadPdfjs } from "./pdf-runtime.ts";
 
 interface ExtractedPage extends PageFragments {
   aside: string[];
@@ -55,10 +55,8 @@ const letters = (p: PageFragments) => p.frags.reduce((n, f) => n + (f.text.match
 async function readImagePages(bytes: Uint8Array, pages: ExtractedPage[], opts: ParseOptions) {
   const candidates = pages.filter((p) => letters(p) < MIN_LETTERS).map((p) => p.num);
   if (candidates.length === 0 || !opts.ocr) return null;
-  const PDFParse = await loadPdfParse();
-  const parser = new PDFParse({ data: bytes.slice(), isEvalSupported: false, stopAtErrors: false });
   try {
-    const result = await ocrPages(parser, candidates, { ...opts.ocr, bytes }, (done) => opts.onProgress?.(done, candidates.length, "ocr"));
+    const result = await ocrPages(bytes, candidates, opts.ocr, (done) => opts.onProgress?.(done, candidates.length, "ocr"));
     const read = new Set(result.read.map((r) => r.page));
     // the few stray characters of a read page would otherwise come before its OCR text
     for (const p of pages) if (read.has(p.num)) p.frags = [];
@@ -67,8 +65,6 @@ async function readImagePages(bytes: Uint8Array, pages: ExtractedPage[], opts: P
     // no renderer or no OCR engine here (the compiled binary): the pages are reported, the rest still counts
     console.error(`OCR unavailable: ${String((error as Error)?.message ?? error)}`);
     return { read: [], notes: candidates.map((page) => ({ page, code: "ocr_unavailable" as const })) };
-  } finally {
-    await parser.destroy().catch(() => {});
   }
 }
 
