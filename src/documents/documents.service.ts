@@ -349,12 +349,12 @@ export function createDocumentsService(deps: {
                 return null;
               })
             : null;
-          if (docs) slice.forEach((g, i) => written.set(g, docs[i] as DocumentRecord));
+          if (docs) for (const [i, g] of slice.entries()) written.set(g, docs[i] as DocumentRecord);
           else rest.push(...slice);
         }
         if (rest.length > 0) {
           const docs = await documents.insertMany(rest.map((g) => g.record));
-          rest.forEach((g, i) => written.set(g, docs[i] as DocumentRecord));
+          for (const [i, g] of rest.entries()) written.set(g, docs[i] as DocumentRecord);
         }
         return group.map((g) => written.get(g) as DocumentRecord);
       };
