@@ -258,10 +258,10 @@ export function scoreUnits(
 
 /** The texts of the units (rows aside: a table's count stands under its column) that write a count of `counted`. */
 function countingUnits(passages: UnitPassage[], counted: string, question: string, lang: ReturnType<typeof langOf>): Set<string> {
+  const writes = countOf(counted, question, lang);
   const out = new Set<string>();
   for (const p of passages)
-    for (const u of segmentPassage(p.text))
-      if (u.kind !== "row" && u.kind !== "heading" && u.kind !== "header" && writesCount(u.text, counted, question, lang)) out.add(u.text);
+    for (const u of segmentPassage(p.text)) if (u.kind !== "row" && u.kind !== "heading" && u.kind !== "header" && writes(u.text)) out.add(u.text);
   return out;
 }
 
@@ -272,28 +272,31 @@ const COUNTED_TAIL = 4;
 const clean = (token: string) => token.replace(/^[‘“"'(]+|[’”"'),.;:!?]+$/gu, "").toLowerCase();
 
 /**
- * A count (digits the question does not give, or a number word) followed, within two plain words, by what is counted
- * — as written, stemmed alike, or closing a compound ("airplanes" counts "planes").
+ * Whether a text writes a count of `counted`: a count (digits the question does not give, or a number word) followed,
+ * within two plain words, by what is counted — as written, stemmed alike, or closing a compound ("airplanes" counts
+ * "planes").
  */
-function writesCount(text: string, counted: string, question: string, lang: ReturnType<typeof langOf>): boolean {
+function countOf(counted: string, question: string, lang: ReturnType<typeof langOf>): (text: string) => boolean {
   const asked = new Set(wordTokens(question));
   const want = stem(counted, lang);
-  const tokens = text.split(/\s+/);
-  const counts = (word: string) =>
-    stem(word, lang) === want || (counted.length >= COUNTED_TAIL && word.endsWith(counted) && word !== counted);
-  for (const [i, token] of tokens.entries()) {
-    // "a 5-cylinder engine", "a 4-week follow-up": the count and what it counts in one word
-    const joined = /^(?:\d[\d,.]*|[\p{L}]+)-(\p{L}+)/u.exec(token);
-    if (joined && (numbersIn(token).length > 0 || COUNT_WORD.test(token.split("-")[0] ?? "")) && counts(`${joined[1]}s`.toLowerCase())) return true;
-    const value = numbersIn(token)[0];
-    const isCount = value ? !asked.has(value.toLowerCase()) : COUNT_WORD.test(clean(token));
-    if (!isCount) continue;
-    for (const word of tokens.slice(i + 1, i + 2 + COUNT_GAP).map(clean)) {
-      if (!/^[\p{L}.-]+$/u.test(word)) break;
-      if (counts(word)) return true;
+  const counts = (word: string) => stem(word, lang) === want || (counted.length >= COUNTED_TAIL && word.endsWith(counted) && word !== counted);
+  return (text) => {
+    const tokens = text.split(/\s+/);
+    for (const [i, token] of tokens.entries()) {
+      // "a 5-cylinder engine", "a 4-week follow-up": the count and what it counts in one word
+      const joined = /^(?:\d[\d,.]*|[\p{L}]+)-(\p{L}+)/u.exec(token);
+      if (joined && (numbersIn(token).length > 0 || COUNT_WORD.test(token.split("-")[0] ?? "")) && counts(`${joined[1]}s`.toLowerCase()))
+        return true;
+      const value = numbersIn(token)[0];
+      const isCount = value ? !asked.has(value.toLowerCase()) : COUNT_WORD.test(clean(token));
+      if (!isCount) continue;
+      for (const word of tokens.slice(i + 1, i + 2 + COUNT_GAP).map(clean)) {
+        if (!/^[\p{L}.-]+$/u.test(word)) break;
+        if (counts(word)) return true;
+      }
     }
-  }
-  return false;
+    return false;
+  };
 }
 
 /**

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createHash } from "node:crypto";
 import type { Embedder } from "../../src/rag/embedder.ts";
-import { createRetriever } from "../../src/rag/retrieve.ts";
+import { type ChunkIndex, createRetriever } from "../../src/rag/retrieve.ts";
 import type { NewChunk } from "../../src/store/contract/index.ts";
 import { withTerms } from "../helpers/analyzed.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
@@ -105,6 +105,25 @@ describeEngines("hybrid retrieval", (engine) => {
     test("never returns another deployment's passages", async () => {
       const r = await retriever(1).retrieve({ deploymentId, query: "support desk Monday storage refunded", topK: 10 });
       expect(r.hits.every((h) => h.documentId.endsWith("_a"))).toBe(true);
+    });
+
+    test("a row of another deployment is dropped, whatever index returned it", async () => {
+      const index = server.services.repos.chunkIndex;
+      // an index whose vector side answers from the wrong deployment
+      const leaky: ChunkIndex = {
+        keywordSearch: (d, terms, limit) => index.keywordSearch(d, terms, limit),
+        vectorSearch: (_d, v, k) => index.vectorSearch(other, v, k),
+        getChunks: (ids) => index.getChunks(ids),
+        hasVectors: () => index.hasVectors(),
+      };
+      const r = await createRetriever({
+        index: leaky,
+        stats: server.services.repos.termStats,
+        embedder: async () => embedder,
+        settings: { keywordWeight: 1, vectorWeight: 1, candidates: 10, rrfK: 60, minIdfCorpus: 250, calibration: () => null },
+      }).retrieve({ deploymentId, query: "reimbursement money back", topK: 3 });
+      expect(r.used.vector).toBe(true);
+      expect(r.hits.map((h) => h.documentId)).toEqual([]);
     });
 
     test("a vector weight of 0 is keyword-only retrieval", async () => {

@@ -31,24 +31,38 @@ let big: string;
 let small: string;
 const stored = new Map<number, Float32Array>();
 
-/** A document of chunks with these vectors; returns the chunks' ids. */
-async function addDocument(deploymentId: string, documentId: string, vectors: Float32Array[]): Promise<number[]> {
-  await services.repos.documents.insert({
-    id: documentId,
+/** A stored (untrained) one-byte document row for chunks to belong to. */
+const insertDocument = (s: Services, deploymentId: string, id: string) =>
+  s.repos.documents.insert({
+    id,
     deploymentId,
-    name: "vectors.txt",
+    name: `${id}.txt`,
     kind: "txt",
-    contentHash: documentId,
+    contentHash: id,
     bytes: new Uint8Array([120]),
     parsed: "{}",
     pages: null,
     queue: false,
     replaceOnTrain: false,
   });
+
+/** A document of chunks with these vectors; returns the chunks' ids. */
+async function addDocument(deploymentId: string, documentId: string, vectors: Float32Array[], on: Services = services): Promise<number[]> {
+  await insertDocument(on, deploymentId, documentId);
   const chunks = vectors.map((vector, i) =>
     withTerms({ ord: i, source: "vectors", text: `chunk ${i}`, headingPath: "", tokenCount: 2, textHash: `${documentId}-${i}`, vector }),
   );
-  return services.repos.chunkIndex.insert(deploymentId, documentId, chunks);
+  return on.repos.chunkIndex.insert(deploymentId, documentId, chunks);
+}
+
+/** A new deployment on `on`, a vector table, and one document of `n` random vectors. */
+async function vectorDeployment(on: Services, n: number): Promise<{ deploymentId: string; vectors: Float32Array[] }> {
+  const account = await on.accounts.create({ email: `v${n}-${Date.now()}@example.com`, tokens: 0 });
+  const { deployment } = await on.deployments.create({ accountId: account.id, name: "V", published: true });
+  await on.repos.chunkIndex.createVectorTable(DIM);
+  const vectors = Array.from({ length: n }, randomUnit);
+  await addDocument(deployment.id, `doc_${deployment.id}`, vectors, on);
+  return { deploymentId: deployment.id, vectors };
 }
 
 async function fill(deploymentId: string, n: number): Promise<void> {
@@ -115,18 +129,7 @@ test("held codes follow every write: added, deleted, rolled back, and a rowid re
   await services.repos.chunkIndex.deleteDocument("doc_added");
   expect(vectors.search(big, query, 10).map((h) => h.id)).not.toContain(added as number);
   // a write rolled back leaves nothing behind …
-  await services.repos.documents.insert({
-    id: "doc_rolled_back",
-    deploymentId: big,
-    name: "rolled-back.txt",
-    kind: "txt",
-    contentHash: "rolled-back",
-    bytes: new Uint8Array([120]),
-    parsed: "{}",
-    pages: null,
-    queue: false,
-    replaceOnTrain: false,
-  });
+  await insertDocument(services, big, "doc_rolled_back");
   const writer = createChunkIndexWriter(db);
   let ghost = 0;
   expect(() =>
@@ -162,6 +165,23 @@ test("codes that cannot be read from the table's storage, or held within the bud
   }
 });
 
+test("DOCCHAT_VECTOR_CACHE_MB=0 holds no codes: a large deployment is searched by sqlite-vec, with the same results", async () => {
+  const dir = tempDir("docchat-vec-budget-");
+  const s = await createServices(configFor(dir, { DOCCHAT_EMBEDDER: "none", DOCCHAT_VECTOR_CACHE_MB: "0" }));
+  try {
+    const { deploymentId, vectors } = await vectorDeployment(s, 50);
+    const db = sqliteDb(s);
+    expect(createCodeCache(db, CODES_TABLE, (d) => [`${d}#0`]).candidates(deploymentId, randomUnit(), 10)).toBeNull();
+    const store = createVectorStore(db, { exactMax: 10 });
+    const query = nudged(vectors[7] as Float32Array, 0.1);
+    expect(store.search(deploymentId, query, 5)).toEqual(store.quantized(deploymentId, query, 5));
+    expect(store.search(deploymentId, query, 5)[0]?.id).toBe(store.exact(deploymentId, query, 1)[0]?.id as number);
+  } finally {
+    await s.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 test("a deployment past the exact threshold is searched through the codes, a small one exactly", async () => {
   const vectors = createVectorStore(sqliteDb(services), { exactMax: 1000 });
   const query = randomUnit();
@@ -177,29 +197,7 @@ test("a data dir whose vectors predate the codes gets them when opened, even whe
   try {
     // a data dir as an older version left it: vectors, no codes
     const s = await createServices(configFor(dir, { DOCCHAT_EMBEDDER: "none" }));
-    const account = await s.accounts.create({ email: "old@example.com", tokens: 0 });
-    const { deployment } = await s.deployments.create({ accountId: account.id, name: "Old", published: true });
-    await s.repos.chunkIndex.createVectorTable(DIM);
-    await s.repos.documents.insert({
-      id: "doc_old",
-      deploymentId: deployment.id,
-      name: "old.txt",
-      kind: "txt",
-      contentHash: "old",
-      bytes: new Uint8Array([120]),
-      parsed: "{}",
-      pages: null,
-      queue: false,
-      replaceOnTrain: false,
-    });
-    const vectors = Array.from({ length: 2500 }, randomUnit);
-    await s.repos.chunkIndex.insert(
-      deployment.id,
-      "doc_old",
-      vectors.map((vector, i) =>
-        withTerms({ ord: i, source: "old", text: `t${i}`, headingPath: "", tokenCount: 1, textHash: `h${i}`, vector }),
-      ),
-    );
+    const { vectors } = await vectorDeployment(s, 2500);
     sqliteDb(s).run(`DROP TABLE ${CODES_TABLE}`);
     sqliteDb(s).run("DELETE FROM index_meta WHERE key LIKE 'vector_codes%'");
     await s.close();

@@ -30,6 +30,7 @@ import {
   type TableReport,
   VEC_TABLE,
 } from "./copy-pages.ts";
+import { vectorFromBlob } from "../shared/vector-blob.ts";
 
 export type { TableReport } from "./copy-pages.ts";
 
@@ -115,7 +116,7 @@ async function copyChunks(
     : null;
   const vectorOf = (id: number): Float32Array | undefined => {
     const e = vectorQuery?.get(id)?.embedding;
-    return e ? new Float32Array(e.buffer.slice(e.byteOffset, e.byteOffset + e.byteLength)) : undefined;
+    return e ? vectorFromBlob(e) : undefined;
   };
   const flush = async (rows: Row[]) => {
     if (rows.length === 0) return;

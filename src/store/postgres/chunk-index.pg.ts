@@ -4,6 +4,7 @@ import { stagingDeployment, toIndexedChunk } from "../contract/chunk-index.contr
 import { addPostings, countTerms, lockDeployment, MAX_TERM_CHARS, rebuildKey, termOf } from "./keyword-postings.pg.ts";
 import { createPgKeywordReindex } from "./keyword-reindex.pg.ts";
 import type { Raw } from "./repos/values.ts";
+import { vectorFromBlob } from "../shared/vector-blob.ts";
 
 /** A count, id or score cell of a raw row (int8 and aggregates arrive as strings). */
 const num = (v: unknown): number => Number(v);
@@ -363,20 +364,14 @@ export async function createPgChunkIndex(sql: SQL, opts: { efSearch?: (k: number
     async cachedVector(embedderId: string, textHash: string): Promise<Float32Array | null> {
       const r = ((await sql`SELECT vector FROM embedding_cache WHERE embedder_id = ${embedderId} AND text_hash = ${textHash}`) as Raw[])[0];
       if (!r) return null;
-      const b = r.vector as Uint8Array;
-      return new Float32Array(b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength));
+      return vectorFromBlob(r.vector as Uint8Array);
     },
     /** Cached vectors of many texts in one round trip, in the order asked (null: not cached). */
     async cachedVectors(embedderId: string, textHashes: string[]): Promise<(Float32Array | null)[]> {
       if (textHashes.length === 0) return [];
       const rows = (await sql`SELECT text_hash, vector FROM embedding_cache WHERE embedder_id = ${embedderId}
         AND text_hash = ANY(${sql.array([...new Set(textHashes)], "TEXT")}::text[])`) as Raw[];
-      const found = new Map(
-        rows.map((r) => {
-          const b = r.vector as Uint8Array;
-          return [r.text_hash as string, new Float32Array(b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength))];
-        }),
-      );
+      const found = new Map(rows.map((r) => [r.text_hash as string, vectorFromBlob(r.vector as Uint8Array)]));
       return textHashes.map((h) => found.get(h) ?? null);
     },
     async cacheVector(embedderId: string, textHash: string, v: Float32Array): Promise<void> {

@@ -14,6 +14,7 @@ import {
   rebuilding,
 } from "./keyword-tables.ts";
 import { createVectorStore } from "./vector-search.sqlite.ts";
+import { vectorFromBlob } from "../shared/vector-blob.ts";
 
 const INSERT_CHUNK = `INSERT INTO chunks (deployment_id, document_id, ord, source, text, heading_path, page_start, page_end, row_start, row_end, token_count, text_hash, lang, staged_terms, staged_heading_terms)
   VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`;
@@ -144,7 +145,6 @@ export function createChunkIndexWriter(db: Db) {
 
 export type ChunkIndexWriter = ReturnType<typeof createChunkIndexWriter>;
 
-const asVector = (b: Uint8Array) => new Float32Array(b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength));
 
 /** The chunk index on SQLite: FTS5 per deployment (keyword-tables.ts) and sqlite-vec, over the writer above. */
 export function createSqliteChunkIndex(db: Db, writer: ChunkIndexWriter = createChunkIndexWriter(db)): ChunkIndexStore {
@@ -153,7 +153,7 @@ export function createSqliteChunkIndex(db: Db, writer: ChunkIndexWriter = create
     const r = db
       .query<{ vector: Uint8Array }, [string, string]>("SELECT vector FROM embedding_cache WHERE embedder_id = ? AND text_hash = ?")
       .get(embedderId, textHash);
-    return r ? asVector(r.vector) : null;
+    return r ? vectorFromBlob(r.vector) : null;
   };
   return {
     ...createSqliteKeywordReindex(db),

@@ -28,7 +28,7 @@ const name = (s: string) => [...uleb(s.length), ...new TextEncoder().encode(s)];
 const [BLOCK, LOOP, BR, BR_IF, END, VOID] = [0x02, 0x03, 0x0c, 0x0d, 0x0b, 0x40];
 const [GET, SET] = [0x20, 0x21];
 const [I32, I64] = [0x7f, 0x7e];
-const [I32_CONST, I32_ADD, I32_SHL, I32_GE_U] = [0x41, 0x6a, 0x74, 0x4f];
+const [I32_CONST, I32_ADD, I32_MUL, I32_SHL, I32_GE_U, I32_LOAD] = [0x41, 0x6a, 0x6c, 0x74, 0x4f, 0x28];
 const [I64_LOAD, I64_STORE16, I64_XOR, I64_POPCNT, I64_ADD] = [0x29, 0x3d, 0x85, 0x7b, 0x7c];
 /** A signed LEB128 (i32.const's immediate). */
 const sleb = (v: number): number[] => {
@@ -40,8 +40,11 @@ const sleb = (v: number): number[] => {
     out.push(b | 0x80);
   }
 };
-const [I32_LOAD, I32_MUL] = [0x28, 0x6c];
 const PREFIX_WORDS = 8;
+const WORD_BYTES = 8;
+
+/** Memory a code of `bits` bits takes in a code set: itself, its prefix, its two distances and its slot number. */
+export const bytesPerCode = (bits: number): number => bits / 8 + PREFIX_WORDS * WORD_BYTES + 2 + 4 + 2;
 
 /**
  * One scan function over codes of `words` 64-bit words, unrolled: the query's words held in locals, each code read
@@ -52,28 +55,9 @@ function scanBody(words: number, gather: boolean): number[] {
   const [codes, slots, n, out] = gather ? [0, 1, 2, 3] : [0, -1, 1, 2];
   const [i, p, q0] = gather ? [4, 5, 6] : [3, 4, 5];
   const xorWord = (k: number) => [GET, p, I64_LOAD, 3, ...uleb(k * 8), GET, ...uleb(q0 + k), I64_XOR, I64_POPCNT];
+  // gather: p = codes + slots[i] · (bytes a code)
   const next = gather
-    ? [
-        GET,
-        codes,
-        GET,
-        slots,
-        GET,
-        i,
-        I32_CONST,
-        2,
-        I32_SHL,
-        I32_ADD,
-        I32_LOAD,
-        2,
-        0,
-        I32_CONST,
-        ...sleb(words * 8),
-        I32_MUL,
-        I32_ADD,
-        SET,
-        p,
-      ]
+    ? [...[GET, codes, GET, slots, GET, i, I32_CONST, 2, I32_SHL, I32_ADD, I32_LOAD, 2, 0], ...[I32_CONST, ...sleb(words * 8), I32_MUL, I32_ADD, SET, p]]
     : [];
   return [
     ...[2, 2, I32, ...uleb(words), I64], // locals: i, p; the query's words
@@ -108,7 +92,6 @@ function assemble(words: number): Uint8Array {
 
 const modules = new Map<number, WebAssembly.Module>();
 const PAGE = 65536;
-const WORD_BYTES = 8;
 
 /**
  * A growable set of binary codes of `bits` bits (a multiple of 64, at least 512): `add` a code (returns its slot),
@@ -224,13 +207,12 @@ function smallest(dist: Uint16Array, m: number, bound: number, skip: Uint8Array 
       const d = dist[i] as number;
       counts[d] = (counts[d] as number) + 1;
     }
+  // the distance the m-th lies at, and how many lie below it
   let cut = 0;
-  for (let seen = 0; cut < bound; cut++) {
-    seen += counts[cut] as number;
-    if (seen >= m) break;
-  }
+  let below = 0;
+  while (cut < bound && below + (counts[cut] as number) < m) below += counts[cut++] as number;
   const out: number[] = [];
-  let atCut = Math.max(0, m - (cut > 0 ? countBelow(counts, cut) : 0));
+  let atCut = m - below;
   for (let i = 0; i < dist.length; i++) {
     const d = dist[i] as number;
     if (d > cut || (skip !== null && skip[i] !== 0)) continue;
@@ -242,11 +224,5 @@ function smallest(dist: Uint16Array, m: number, bound: number, skip: Uint8Array 
   }
   return out;
 }
-
-const countBelow = (counts: Uint32Array, cut: number) => {
-  let n = 0;
-  for (let d = 0; d < cut; d++) n += counts[d] as number;
-  return n;
-};
 
 export type CodeSet = ReturnType<typeof createCodeSet>;

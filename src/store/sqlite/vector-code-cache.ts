@@ -1,6 +1,7 @@
 import type { Database as Db } from "bun:sqlite";
-import { type CodeSet, createCodeSet } from "./hamming-scan.ts";
+import { bytesPerCode, type CodeSet, createCodeSet } from "./hamming-scan.ts";
 import { CODE_BITS, vectorCoder } from "./vector-codes.ts";
+import { vectorFromBlob } from "../shared/vector-blob.ts";
 
 /**
  * A deployment's binary codes held in memory, scanned in WebAssembly (hamming-scan.ts): 100,000 codes of 2,048 bits
@@ -16,7 +17,7 @@ import { CODE_BITS, vectorCoder } from "./vector-codes.ts";
  * sqlite-vec's own KNN when it does not hold.
  */
 
-/** Bytes of codes held in memory across deployments (2,048-bit codes: about 270 bytes a chunk); DOCCHAT_VECTOR_CACHE_MB. */
+/** Bytes of codes held in memory across deployments (about 400 bytes a chunk: CODE_MEMORY); DOCCHAT_VECTOR_CACHE_MB. */
 export const CACHE_BYTES = 256 * 1024 * 1024;
 const budgets = new WeakMap<Db, number>();
 
@@ -38,7 +39,7 @@ const WIDEN = 32;
 
 interface Held {
   set: CodeSet;
-  /** rowid of each slot; −1 once dropped */
+  /** rowid of each slot */
   ids: number[];
   slotOf: Map<number, number>;
   dead: number;
@@ -68,7 +69,11 @@ const stateOf = (db: Db, table: string): DbState => {
   return s;
 };
 
-const heldBytes = (h: Held) => h.set.bytes + h.ids.length * 16 + h.slotOf.size * 40;
+/** A held code's rowid and its entry in `slotOf`, in JavaScript's memory (about). */
+const ROWID_BYTES = 56;
+/** A held code's memory, all told: 384 bytes for 2,048 bits (100,000 chunks: about 37 MiB). */
+const CODE_MEMORY = bytesPerCode(CODE_BITS) + ROWID_BYTES;
+const heldBytes = (h: Held) => h.set.bytes + h.ids.length * ROWID_BYTES;
 
 /** A write to the codes table: the row is looked up again before the next search reads held codes. */
 export function touchCode(db: Db, table: string, id: number): void {
@@ -138,7 +143,6 @@ export function createCodeCache(db: Db, table: string, shards: (deploymentId: st
     const slot = h.slotOf.get(id);
     if (slot === undefined) return;
     h.slotOf.delete(id);
-    h.ids[slot] = -1;
     h.set.drop(slot);
     h.dead++;
   };
@@ -154,7 +158,7 @@ export function createCodeCache(db: Db, table: string, shards: (deploymentId: st
       for (const [d, h] of s.held) if (d !== owner) kill(h, id);
       const h = owner === null ? undefined : s.held.get(owner);
       if (!h || !row) continue;
-      const v = new Float32Array(row.vector.buffer.slice(row.vector.byteOffset, row.vector.byteOffset + row.vector.byteLength));
+      const v = vectorFromBlob(row.vector);
       const code = vectorCoder(v.length).encode(v);
       const slot = h.slotOf.get(id);
       if (slot !== undefined) h.set.replace(slot, code);
@@ -197,7 +201,7 @@ export function createCodeCache(db: Db, table: string, shards: (deploymentId: st
     const keys = shards(deploymentId);
     const upTo = slots(keys);
     // more than the budget holds: searched with sqlite-vec, without reading the codes first
-    if (upTo !== null && !evictFor(upTo * (CODE_BYTES + 56))) return null;
+    if (upTo !== null && !evictFor(upTo * CODE_MEMORY)) return null;
     const read = upTo === null ? null : readShadow(db, table, keys);
     if (!read) {
       s.unusable = true;

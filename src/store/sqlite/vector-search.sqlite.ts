@@ -1,6 +1,7 @@
 import type { Database as Db } from "bun:sqlite";
 import { createCodeCache, dropHeldCodes, touchCode } from "./vector-code-cache.ts";
 import { CODE_BITS, CODE_SCHEME, vectorCoder } from "./vector-codes.ts";
+import { vectorFromBlob } from "../shared/vector-blob.ts";
 
 /**
  * The vectors on SQLite: two sqlite-vec tables, both partitioned by deployment (a search never reads another
@@ -26,6 +27,8 @@ export const EXACT_MAX = 2_000;
 /** Code candidates per result wanted: recall@10 0.96 at 2 and 0.99 at 4 on 100k hashed bag-of-words vectors. */
 export const OVERSAMPLE = 3;
 export const SHARDS = 16;
+/** Candidates ranked by their full vectors however few results are wanted. */
+const MIN_CANDIDATES = 64;
 /** The partition of a chunk's code: its deployment and shard. */
 const shardKey = (deploymentId: string, id: number) => `${deploymentId}#${id % SHARDS}`;
 /** index_meta keys: the code recipe of a complete codes table; the one being built, and how far. */
@@ -46,9 +49,20 @@ const createCodesTable = (db: Db) =>
   db.run(`CREATE VIRTUAL TABLE ${CODES_TABLE} USING vec0(deployment_id TEXT PARTITION KEY, code bit[${CODE_BITS}], +vector blob)`);
 const INSERT_CODE = `INSERT INTO ${CODES_TABLE} (rowid, deployment_id, code, vector) VALUES (?, ?, vec_bit(?), ?)`;
 
-/** A stored vector's floats (copied only when the blob is not 4-byte aligned). */
-const floats = (b: Uint8Array) =>
-  b.byteOffset % 4 === 0 ? new Float32Array(b.buffer, b.byteOffset, b.byteLength >> 2) : new Float32Array(b.slice().buffer);
+/** 1 − cosine similarity, as sqlite-vec's vec_distance_cosine gives it (1 for a zero vector). */
+function cosineDistance(a: Float32Array, b: Float32Array): number {
+  let dot = 0;
+  let na = 0;
+  let nb = 0;
+  for (let i = 0; i < a.length; i++) {
+    const x = a[i] as number;
+    const y = b[i] as number;
+    dot += x * y;
+    na += x * x;
+    nb += y * y;
+  }
+  return na === 0 || nb === 0 ? 1 : 1 - dot / Math.sqrt(na * nb);
+}
 
 export interface VectorHit {
   id: number;
@@ -90,19 +104,6 @@ export function createVectorStore(db: Db, opts: { exactMax?: number } = {}) {
 
   const shardKeys = (deploymentId: string) => Array.from({ length: SHARDS }, (_, s) => `${deploymentId}#${s}`);
   const held = createCodeCache(db, CODES_TABLE, shardKeys);
-  const cosineDistance = (a: Float32Array, b: Float32Array) => {
-    let dot = 0;
-    let na = 0;
-    let nb = 0;
-    for (let i = 0; i < a.length; i++) {
-      const x = a[i] as number;
-      const y = b[i] as number;
-      dot += x * y;
-      na += x * x;
-      nb += y * y;
-    }
-    return na === 0 || nb === 0 ? 1 : 1 - dot / Math.sqrt(na * nb);
-  };
 
   /**
    * The codes held in memory (vector-code-cache.ts), then the candidates' exact cosine distances over the vectors
@@ -110,7 +111,7 @@ export function createVectorStore(db: Db, opts: { exactMax?: number } = {}) {
    * per candidate took three times as long); sqlite-vec's KNN when the codes cannot be held.
    */
   function inMemory(deploymentId: string, query: Float32Array, k: number): VectorHit[] {
-    const ids = held.candidates(deploymentId, query, Math.max(k * OVERSAMPLE, 4 * SHARDS));
+    const ids = held.candidates(deploymentId, query, Math.max(k * OVERSAMPLE, MIN_CANDIDATES));
     if (!ids) return quantized(deploymentId, query, k);
     if (ids.length === 0) return [];
     const rows = db
@@ -118,7 +119,7 @@ export function createVectorStore(db: Db, opts: { exactMax?: number } = {}) {
         `SELECT rowid AS id, value00 AS vector FROM ${CODES_TABLE}_auxiliary WHERE rowid IN (${ids.map(() => "?").join(",")})`,
       )
       .all(...ids);
-    const hits = rows.map((r) => ({ id: r.id, distance: cosineDistance(query, floats(r.vector)) }));
+    const hits = rows.map((r) => ({ id: r.id, distance: cosineDistance(query, vectorFromBlob(r.vector)) }));
     return hits.sort((a, b) => a.distance - b.distance || a.id - b.id).slice(0, k);
   }
 
@@ -236,7 +237,7 @@ export function buildVectorCodes(db: Db, opts: { batch?: number } = {}): number 
         for (const r of rows) {
           const v = vector.get(r.id);
           if (!v || coded.get(r.id)) continue;
-          const f = new Float32Array(v.embedding.buffer.slice(v.embedding.byteOffset, v.embedding.byteOffset + v.embedding.byteLength));
+          const f = vectorFromBlob(v.embedding);
           insert.run(r.id, shardKey(r.deployment_id, r.id), vectorCoder(f.length).encode(f), f);
           written++;
         }
