@@ -52,7 +52,7 @@ import { emitOnChat, emitOnDebits, emitOnFeedback, emitOnTraining, leadCreatedEm
 export async function createServices(config: Config, opts: { log?: Logger } = {}) {
   const log = opts.log ?? createLogger(config.logLevel);
   const store: Store = config.databaseUrl
-    ? await createPgStore(config.databaseUrl, { max: config.databasePool })
+    ? await createPgStore(config.databaseUrl, { max: config.databasePool, vectorCacheMb: config.vectorCacheMb })
     : await createSqliteStore(config.dataDir, { vectorCacheMb: config.vectorCacheMb });
   const repos = store.repos;
   // keyword indexes built from now on record this analysis; those built by another are rebuilt (keyword-reindex.ts)

@@ -496,7 +496,7 @@ export const definition = {
   vectorCacheMb: setting({
     env: "DOCCHAT_VECTOR_CACHE_MB",
     default: 256,
-    doc: "Embedded SQLite: memory for the binary codes of large deployments' vectors (past 2,000 chunks), searched in memory: about 400 bytes a chunk, so 100,000 chunks take about 37 MiB. The least recently searched deployment is dropped first; 0 = every search reads the codes through sqlite-vec (several times slower). Unused on PostgreSQL.",
+    doc: "Memory for the binary codes of deployments' vectors, searched in memory: about 400 bytes a chunk, so 100,000 chunks take about 37 MiB. The least recently searched deployment is dropped first. Embedded SQLite: deployments past 2,000 chunks; 0 = every search reads the codes through sqlite-vec (several times slower). PostgreSQL: each node holds its own copy, checked against the database at every search; 0, or a deployment over it, = pgvector's HNSW index (slower at scale).",
     parse: int(0, 65_536),
   }),
   answerMaxTokens: setting({

@@ -4,7 +4,7 @@
  * replacement.
  */
 import { expect, test } from "bun:test";
-import { createCodeSet } from "../../src/store/sqlite/hamming-scan.ts";
+import { createCodeSet } from "../../src/store/shared/hamming-scan.ts";
 
 let seed = 7;
 const byte = () => {

@@ -70,6 +70,7 @@ describe("PostgreSQL migrations", () => {
         "accounts",
         "api_keys",
         "chat_logs",
+        "chunk_codes",
         "chunks",
         "conversations",
         "corrections",
@@ -98,6 +99,8 @@ describe("PostgreSQL migrations", () => {
         "test_runs",
         "token_ledger",
         "token_reservations",
+        "vector_changes",
+        "vector_generations",
         "webhook_deliveries",
         "webhook_endpoints",
       ]);

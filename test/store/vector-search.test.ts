@@ -9,21 +9,15 @@ import { configFor, createServices, type Services } from "../../src/app.ts";
 import { closeDatabase, openDatabase, openDatabaseFile } from "../../src/store/sqlite/db.ts";
 import { createChunkIndexWriter } from "../../src/store/sqlite/chunk-index.sqlite.ts";
 import { CACHE_BYTES, createCodeCache, setCodeBudget } from "../../src/store/sqlite/vector-code-cache.ts";
-import { CODE_SCHEME, vectorCoder } from "../../src/store/sqlite/vector-codes.ts";
+import { CODE_SCHEME, vectorCoder } from "../../src/store/shared/vector-codes.ts";
 import { CODES_TABLE, createVectorStore, VEC_TABLE } from "../../src/store/sqlite/vector-search.sqlite.ts";
 import { withTerms } from "../helpers/analyzed.ts";
 import { tempDir } from "../helpers/server.ts";
 import { sqliteDb } from "../helpers/test-sql.ts";
+import { randomVectors } from "../helpers/random-vectors.ts";
 
 const DIM = 48;
-let seed = 12345;
-const random = () => {
-  seed = (seed * 1664525 + 1013904223) >>> 0;
-  return seed / 2 ** 32 - 0.5;
-};
-const unit = (v: Float32Array) => v.map((x) => x / Math.hypot(...v));
-const randomUnit = () => unit(Float32Array.from({ length: DIM }, random));
-const nudged = (v: Float32Array, by: number) => unit(v.map((x) => x + by * random()));
+const { randomUnit, nudged } = randomVectors(DIM, 12345);
 
 const dataDir = tempDir("docchat-vec-");
 let services: Services;

@@ -5,6 +5,8 @@ import { addPostings, countTerms, lockDeployment, MAX_TERM_CHARS, rebuildKey, te
 import { createPgKeywordReindex } from "./keyword-reindex.pg.ts";
 import type { Raw } from "./repos/values.ts";
 import { vectorFromBlob } from "../shared/vector-blob.ts";
+import { vectorCoder } from "../shared/vector-codes.ts";
+import { createPgCodeCache, insertCodes, vectorLiteral } from "./vector-codes.pg.ts";
 
 /** A count, id or score cell of a raw row (int8 and aggregates arrive as strings). */
 const num = (v: unknown): number => Number(v);
@@ -36,8 +38,7 @@ const VECTOR_SETUP_LOCK = 7_201_515;
  */
 export const defaultEfSearch = (k: number): number => Math.min(1000, Math.max(400, 4 * k));
 
-/** pgvector's text form; float32 values printed exactly. */
-export const vectorLiteral = (v: Float32Array): string => `[${Array.from(v).join(",")}]`;
+export { vectorLiteral };
 
 const CHUNK_COLUMNS =
   "id, deployment_id, document_id, ord, source, text, heading_path, page_start, page_end, row_start, row_end, token_count, text_hash";
@@ -97,8 +98,10 @@ function best(scores: Map<number, number>, limit: number): { id: number; score: 
   return kept.sort(order).slice(0, limit);
 }
 
-export async function createPgChunkIndex(sql: SQL, opts: { efSearch?: (k: number) => number } = {}) {
+export async function createPgChunkIndex(sql: SQL, opts: { efSearch?: (k: number) => number; codeBudgetBytes?: number } = {}) {
   const efSearch = opts.efSearch ?? defaultEfSearch;
+  // vectors are searched from the codes this node holds; pgvector's HNSW index when they are over the budget
+  const codes = createPgCodeCache(sql, { budgetBytes: opts.codeBudgetBytes });
   /** Runs `f` in the caller's transaction when there is one, else in a new one. */
   const within = <T>(tx: SQL | undefined, f: (tx: SQL) => Promise<T>): Promise<T> => (tx ? f(tx) : (sql.begin(f) as Promise<T>));
   const vecExists = async () => (((await sql`SELECT to_regclass(${VEC_TABLE}) IS NOT NULL AS ok`) as Raw[])[0]?.ok as boolean) ?? false;
@@ -108,6 +111,23 @@ export async function createPgChunkIndex(sql: SQL, opts: { efSearch?: (k: number
     if (ids.length === 0) return;
     await tx`INSERT INTO chunk_vectors (chunk_id, deployment_id, embedding)
       SELECT id, ${deploymentId}, v::vector FROM unnest(${sql.array(ids, "INT8")}::bigint[], ${sql.array(vectors.map(vectorLiteral), "TEXT")}::text[]) AS u(id, v)`;
+    await insertCodes(tx, deploymentId, ids, vectors.map((v) => vectorCoder(v.length).encode(v)));
+  }
+
+  /**
+   * The deployment's k nearest vectors through the HNSW index with pgvector's iterative scan in strict order: the
+   * index keeps scanning until k rows of THIS deployment are found, so a small tenant among large ones still gets k
+   * results, in exact distance order.
+   */
+  async function hnswSearch(deploymentId: string, query: Float32Array, k: number): Promise<{ id: number; distance: number }[]> {
+    if (!vec) return [];
+    const q = vectorLiteral(query);
+    const rows = (await sql.begin(async (tx) => {
+      await tx`SELECT set_config('hnsw.iterative_scan', 'strict_order', true), set_config('hnsw.ef_search', ${String(efSearch(k))}, true)`;
+      return tx`SELECT chunk_id AS id, embedding <=> ${q}::vector AS distance FROM chunk_vectors
+        WHERE deployment_id = ${deploymentId} ORDER BY embedding <=> ${q}::vector LIMIT ${k}`;
+    })) as Raw[];
+    return rows.map((r) => ({ id: num(r.id), distance: num(r.distance) }));
   }
 
   /**
@@ -228,14 +248,20 @@ export async function createPgChunkIndex(sql: SQL, opts: { efSearch?: (k: number
       }
       await within(tx, async (tx) => {
         await tx.unsafe(`DROP TABLE IF EXISTS ${VEC_TABLE}`);
+        // every node's held codes are of the old table: the table's generation tells them to read afresh
+        await tx`TRUNCATE vector_changes`;
+        await tx`TRUNCATE chunk_codes`;
+        await tx`INSERT INTO vector_generations AS g (deployment_id, gen) VALUES ('*', 1) ON CONFLICT (deployment_id) DO UPDATE SET gen = g.gen + 1`;
         if (dimension !== null) {
           await tx.unsafe(
             `CREATE TABLE ${VEC_TABLE} (chunk_id bigint PRIMARY KEY REFERENCES chunks (id) ON DELETE CASCADE, deployment_id text NOT NULL, embedding vector(${dimension}) NOT NULL)`,
           );
           if (!opts.deferHnsw) await tx.unsafe(HNSW_INDEX);
           await tx.unsafe(`CREATE INDEX ${VEC_TABLE}_deployment ON ${VEC_TABLE} (deployment_id)`);
+          await tx`SELECT watch_vector_changes()`;
         }
       });
+      codes.clear();
       vec = dimension !== null;
     },
     /**
@@ -340,6 +366,9 @@ export async function createPgChunkIndex(sql: SQL, opts: { efSearch?: (k: number
         }
         await tx`DELETE FROM kw_reindex WHERE deployment_id = ${deploymentId}`;
         await tx`DELETE FROM chunks WHERE deployment_id = ${deploymentId}`;
+        // its vectors went with the chunks; a node still holding its codes finds no generation and lets them go
+        await tx`DELETE FROM vector_changes WHERE deployment_id = ${deploymentId}`;
+        await tx`DELETE FROM vector_generations WHERE deployment_id = ${deploymentId}`;
       });
     },
     /**
@@ -364,20 +393,14 @@ export async function createPgChunkIndex(sql: SQL, opts: { efSearch?: (k: number
       return rankPostings(rows, limit);
     },
     /**
-     * The deployment's k nearest vectors by cosine distance (1 − cos), through the HNSW index with pgvector's
-     * iterative scan in strict order: the index keeps scanning until k rows of THIS deployment are found, so a
-     * small tenant among large ones still gets k results, in exact distance order.
+     * The deployment's k nearest vectors by cosine distance (1 − cos): from the codes this node holds
+     * (vector-codes.pg.ts), else through the HNSW index (hnswSearch).
      */
     async vectorSearch(deploymentId: string, query: Float32Array, k: number): Promise<{ id: number; distance: number }[]> {
       if (!vec) return [];
-      const q = vectorLiteral(query);
-      const rows = (await sql.begin(async (tx) => {
-        await tx`SELECT set_config('hnsw.iterative_scan', 'strict_order', true), set_config('hnsw.ef_search', ${String(efSearch(k))}, true)`;
-        return tx`SELECT chunk_id AS id, embedding <=> ${q}::vector AS distance FROM chunk_vectors
-          WHERE deployment_id = ${deploymentId} ORDER BY embedding <=> ${q}::vector LIMIT ${k}`;
-      })) as Raw[];
-      return rows.map((r) => ({ id: num(r.id), distance: num(r.distance) }));
+      return (await codes.search(deploymentId, query, k)) ?? hnswSearch(deploymentId, query, k);
     },
+    hnswSearch,
     /** Exact k nearest (sequential scan, no index): the reference the HNSW search is measured against. */
     async exactVectorSearch(deploymentId: string, query: Float32Array, k: number): Promise<{ id: number; distance: number }[]> {
       if (!vec) return [];

@@ -32,6 +32,8 @@ import { createPgTrainingStore } from "./training.pg.ts";
 export interface PgStoreOptions {
   /** connections in this node's pool (default 10) */
   max?: number;
+  /** memory for the binary codes of vectors this node holds (DOCCHAT_VECTOR_CACHE_MB; default 256) */
+  vectorCacheMb?: number;
 }
 
 /** host:port/db of a connection URL, never its password: for messages and logs. */
@@ -70,7 +72,7 @@ export interface PgStore extends Store {
 export async function createPgStore(url: string, opts: PgStoreOptions = {}): Promise<PgStore> {
   const sql = new Bun.SQL(url, { ...pgConnectOptions(url), max: opts.max ?? 10 });
   try {
-    return await openPgStore(sql);
+    return await openPgStore(sql, opts);
   } catch (e) {
     // nothing half-open is left behind (the pool, the key listener's connection)
     await sql.close().catch(() => {});
@@ -84,10 +86,12 @@ export async function createPgStore(url: string, opts: PgStoreOptions = {}): Pro
   }
 }
 
-async function openPgStore(sql: SQL): Promise<PgStore> {
+async function openPgStore(sql: SQL, opts: PgStoreOptions): Promise<PgStore> {
   const closers: (() => Promise<void> | void)[] = [];
   await migratePg(sql);
-  const index = await createPgChunkIndex(sql);
+  const index = await createPgChunkIndex(sql, {
+    ...(opts.vectorCacheMb === undefined ? {} : { codeBudgetBytes: opts.vectorCacheMb * 1024 * 1024 }),
+  });
   const chunkIndex: Repos["chunkIndex"] = index;
   const termStats: Repos["termStats"] = createPgTermStats(sql);
 

@@ -1,6 +1,17 @@
 import type { Database as Db } from "bun:sqlite";
-import { bytesPerCode, type CodeSet, createCodeSet } from "./hamming-scan.ts";
-import { CODE_BITS, vectorCoder } from "./vector-codes.ts";
+import {
+  CACHE_BYTES,
+  codeAt,
+  dropCode,
+  HELD_CODE_MEMORY,
+  type HeldCodes,
+  holdCodes,
+  makeRoom,
+  mostlyDropped,
+  nearestCodes,
+  putCode,
+} from "../shared/held-codes.ts";
+import { CODE_BITS, vectorCoder } from "../shared/vector-codes.ts";
 import { vectorFromBlob } from "../shared/vector-blob.ts";
 
 /**
@@ -12,13 +23,12 @@ import { vectorFromBlob } from "../shared/vector-blob.ts";
  * - every write to the codes table notes its rowid (`touched`); the next search on that database looks each noted row
  *   up as committed (the deployment it is in now, or gone) and adds, replaces or drops its code: a rolled-back write
  *   leaves nothing behind, and a rowid reused by another deployment is never searched as this one's;
- * - held within a byte budget across deployments, least recently searched dropped first.
+ * - held within a byte budget across deployments, least recently searched dropped first (shared/held-codes.ts).
  * The layout is sqlite-vec 0.1.9's (the version the binary embeds); `readShadow` checks it and a search falls back to
  * sqlite-vec's own KNN when it does not hold.
  */
 
-/** Bytes of codes held in memory across deployments (about 400 bytes a chunk: CODE_MEMORY); DOCCHAT_VECTOR_CACHE_MB. */
-export const CACHE_BYTES = 256 * 1024 * 1024;
+export { CACHE_BYTES };
 const budgets = new WeakMap<Db, number>();
 
 /** The bytes of codes a database's searches may hold (0: none, every search goes to sqlite-vec). */
@@ -29,25 +39,9 @@ export function setCodeBudget(db: Db, bytes: number): void {
 /** More noted rows than this since the last search: the held codes are dropped and read afresh (cheaper). */
 const TOUCHED_MAX = 2000;
 const CODE_BYTES = CODE_BITS / 8;
-/**
- * Codes ranked by their whole length per candidate wanted, after the first 512 bits of all: on 100,000 hashed
- * bag-of-words vectors, 150 candidates kept recall@10 0.973 at 16, 0.976 at 24, 0.980 at 32 (0.984 ranking every
- * code by its whole length) for 4.7, 5.1 and 5.3 ms of CPU a search, rescoring included. The whole codes are read
- * where they lie (a cache miss each), the prefixes in one stream: at 32, reading them takes longer than the scan.
- */
-const WIDEN = 32;
-
-interface Held {
-  set: CodeSet;
-  /** rowid of each slot */
-  ids: number[];
-  slotOf: Map<number, number>;
-  dead: number;
-  usedAt: number;
-}
 
 interface DbState {
-  held: Map<string, Held>;
+  held: Map<string, HeldCodes>;
   touched: Set<number>;
   /** the shadow layout did not hold: every search goes to sqlite-vec */
   unusable: boolean;
@@ -68,12 +62,6 @@ const stateOf = (db: Db, table: string): DbState => {
   }
   return s;
 };
-
-/** A held code's rowid and its entry in `slotOf`, in JavaScript's memory (about). */
-const ROWID_BYTES = 56;
-/** A held code's memory, all told: 384 bytes for 2,048 bits (100,000 chunks: about 37 MiB). */
-const CODE_MEMORY = bytesPerCode(CODE_BITS) + ROWID_BYTES;
-const heldBytes = (h: Held) => h.set.bytes + h.ids.length * ROWID_BYTES;
 
 /** A write to the codes table: the row is looked up again before the next search reads held codes. */
 export function touchCode(db: Db, table: string, id: number): void {
@@ -123,7 +111,7 @@ function readShadow(db: Db, table: string, shards: string[]): { ids: number[]; c
     for (let i = 0; i < r.size; i++) {
       if (((r.validity[i >> 3] as number) & (1 << (i & 7))) === 0) continue;
       ids.push(Number(rowids.getBigInt64(i * 8, true)));
-      codes.push(r.vectors.subarray(i * CODE_BYTES, (i + 1) * CODE_BYTES));
+      codes.push(codeAt(r.vectors, i));
     }
   }
   return { ids, codes };
@@ -139,14 +127,6 @@ export function createCodeCache(db: Db, table: string, shards: (deploymentId: st
   const where = (id: number) =>
     db.query<{ d: string; vector: Uint8Array }, [number]>(`SELECT deployment_id AS d, vector FROM ${table} WHERE rowid = ?`).get(id);
 
-  const kill = (h: Held, id: number) => {
-    const slot = h.slotOf.get(id);
-    if (slot === undefined) return;
-    h.slotOf.delete(id);
-    h.set.drop(slot);
-    h.dead++;
-  };
-
   /** Brings held codes up to the committed rows of every noted rowid. */
   function settle(): void {
     if (s.touched.size === 0) return;
@@ -155,31 +135,12 @@ export function createCodeCache(db: Db, table: string, shards: (deploymentId: st
     for (const id of ids) {
       const row = where(id);
       const owner = row ? deploymentOf(row.d) : null;
-      for (const [d, h] of s.held) if (d !== owner) kill(h, id);
+      for (const [d, h] of s.held) if (d !== owner) dropCode(h, id);
       const h = owner === null ? undefined : s.held.get(owner);
       if (!h || !row) continue;
       const v = vectorFromBlob(row.vector);
-      const code = vectorCoder(v.length).encode(v);
-      const slot = h.slotOf.get(id);
-      if (slot !== undefined) h.set.replace(slot, code);
-      else {
-        h.slotOf.set(id, h.set.add(code));
-        h.ids.push(id);
-      }
+      putCode(h, id, vectorCoder(v.length).encode(v));
     }
-  }
-
-  function evictFor(bytes: number): boolean {
-    const budget = budgets.get(db) ?? CACHE_BYTES;
-    if (bytes > budget) return false;
-    let total = [...s.held.values()].reduce((a, h) => a + heldBytes(h), 0);
-    const byAge = [...s.held.entries()].sort((a, b) => a[1].usedAt - b[1].usedAt);
-    for (const [d, h] of byAge) {
-      if (total + bytes <= budget) break;
-      s.held.delete(d);
-      total -= heldBytes(h);
-    }
-    return true;
   }
 
   /** Slots the deployment's codes take in storage (an upper bound of its codes), without reading them. */
@@ -197,20 +158,17 @@ export function createCodeCache(db: Db, table: string, shards: (deploymentId: st
     }
   };
 
-  function load(deploymentId: string): Held | null {
+  function load(deploymentId: string): HeldCodes | null {
     const keys = shards(deploymentId);
     const upTo = slots(keys);
     // more than the budget holds: searched with sqlite-vec, without reading the codes first
-    if (upTo !== null && !evictFor(upTo * CODE_MEMORY)) return null;
+    if (upTo !== null && !makeRoom(s.held, (h) => h, upTo * HELD_CODE_MEMORY, budgets.get(db) ?? CACHE_BYTES)) return null;
     const read = upTo === null ? null : readShadow(db, table, keys);
     if (!read) {
       s.unusable = true;
       return null;
     }
-    const set = createCodeSet(CODE_BITS, Math.max(1024, read.ids.length));
-    const slotOf = new Map<number, number>();
-    for (const [i, c] of read.codes.entries()) slotOf.set(read.ids[i] as number, set.add(c));
-    const h: Held = { set, ids: read.ids, slotOf, dead: 0, usedAt: performance.now() };
+    const h = holdCodes(read.ids, (i) => read.codes[i] as Uint8Array);
     s.held.set(deploymentId, h);
     return h;
   }
@@ -221,15 +179,13 @@ export function createCodeCache(db: Db, table: string, shards: (deploymentId: st
       settle();
       let h = s.held.get(deploymentId);
       // a held set mostly of dropped rows is read afresh (compacted)
-      if (h && h.dead > 1024 && h.dead * 2 > h.ids.length) {
+      if (h && mostlyDropped(h)) {
         s.held.delete(deploymentId);
         h = undefined;
       }
       h ??= load(deploymentId) ?? undefined;
       if (!h) return null;
-      h.usedAt = performance.now();
-      const ids = h.ids;
-      return h.set.nearest(vectorCoder(query.length).encode(query), m, WIDEN).map((slot) => ids[slot] as number);
+      return nearestCodes(h, query, m);
     },
   };
 }

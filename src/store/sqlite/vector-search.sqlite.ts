@@ -1,6 +1,6 @@
 import type { Database as Db } from "bun:sqlite";
 import { createCodeCache, dropHeldCodes, touchCode } from "./vector-code-cache.ts";
-import { CODE_BITS, CODE_SCHEME, vectorCoder } from "./vector-codes.ts";
+import { CODE_BITS, CODE_SCHEME, vectorCoder } from "../shared/vector-codes.ts";
 import { vectorFromBlob } from "../shared/vector-blob.ts";
 
 /**

@@ -6,6 +6,7 @@ import m005 from "./005_agents.sql" with { type: "text" };
 import m006 from "./006_tenant_bounds.sql" with { type: "text" };
 import m007 from "./007_languages.sql" with { type: "text" };
 import m008 from "./008_status_counts.sql" with { type: "text" };
+import m009 from "./009_vector_codes.sql" with { type: "text" };
 
 /** PostgreSQL's own migrations (numbered apart from SQLite's). Imported as text so they ship inside the binary. Append only. */
 export const pgMigrations: { version: number; name: string; sql: string }[] = [
@@ -17,4 +18,5 @@ export const pgMigrations: { version: number; name: string; sql: string }[] = [
   { version: 6, name: "tenant_bounds", sql: m006 },
   { version: 7, name: "languages", sql: m007 },
   { version: 8, name: "status_counts", sql: m008 },
+  { version: 9, name: "vector_codes", sql: m009 },
 ];
