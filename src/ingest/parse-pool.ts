@@ -1,6 +1,7 @@
 import { availableParallelism, cpus, setPriority } from "node:os";
 import { join } from "node:path";
 import type { Subprocess } from "bun";
+import { processEnv } from "../config/index.ts";
 import { appError, errorCatalogue } from "../errors/index.ts";
 import type { ChunkOptions } from "./chunk.ts";
 import { PARSE_WORKER_COMMAND, type PreparedMeta, type PrepareJob, type WorkerMessage } from "./parse-worker-protocol.ts";
@@ -177,7 +178,7 @@ export function createParsePool(opts: ParsePoolOptions) {
       stdout: "ignore",
       stderr: "pipe",
       serialization: "json",
-      env: { ...WORKER_JSC, ...process.env },
+      env: { ...WORKER_JSC, ...processEnv() },
       ipc: (m: WorkerMessage) => onMessage(slot, m),
       onExit: (_p, code, signal) => onExit(slot, code, signal),
     });
