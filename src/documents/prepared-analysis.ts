@@ -1,7 +1,7 @@
 import { join } from "node:path";
 import { defaultWorkerCommand } from "../ingest/parse-pool.ts";
 import type { ChunkDraft } from "../ingest/types.ts";
-import { ANALYZER_VERSION, type ChunkTerms, chunkTerms, documentLanguage, isLang } from "../rag/terms.ts";
+import { ANALYZER_VERSION, type ChunkTerms, documentTerms, isLang } from "../rag/terms.ts";
 
 /**
  * A small document's chunks analyzed in the parse worker, beside its parsing (prepare-worker.ts), rather than on
@@ -16,11 +16,13 @@ interface Analysis extends ChunkTerms {
 // in the owner's order: the first pinned language is detection's fallback when English is not among them
 const analyzedWith = (pinned: readonly string[]) => `${ANALYZER_VERSION}|${pinned.join(",")}`;
 
-/** In the parse worker: the chunks of a whole document analyzed as the training worker would (documentLanguage, chunkTerms). */
+/**
+ * In the parse worker: the chunks of a whole document analyzed as the training worker would (documentLanguage, then
+ * chunkTerms: documentTerms gives the same, splitting each chunk into words once).
+ */
 export function analyzeDrafts(chunks: ChunkDraft[], pinned: string[]): Analysis[] {
-  const lang = documentLanguage(chunks.map((c) => c.text).join("\n"), pinned);
   const stamp = analyzedWith(pinned);
-  return chunkTerms(chunks, lang, pinned).map((t) => ({ ...t, analyzedWith: stamp }));
+  return documentTerms(chunks, pinned).map((t) => ({ ...t, analyzedWith: stamp }));
 }
 
 /** In the training worker: the terms the parse worker gave every one of a document's drafts, or null when it gave none or stale ones. */

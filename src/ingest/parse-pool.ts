@@ -1,6 +1,7 @@
 import { availableParallelism, cpus, setPriority } from "node:os";
 import { join } from "node:path";
 import type { Subprocess } from "bun";
+import { processEnv } from "../config/index.ts";
 import { appError, errorCatalogue } from "../errors/index.ts";
 import type { ChunkOptions } from "./chunk.ts";
 import { PARSE_WORKER_COMMAND, type PreparedMeta, type PrepareJob, type WorkerMessage } from "./parse-worker-protocol.ts";
@@ -35,6 +36,12 @@ export interface ParsePoolOptions {
 }
 
 const WORKER_NICENESS = 10;
+/**
+ * JavaScriptCore's options for the workers (BUN_JSC_*; one the operator set wins): no FTL, its top tier. A worker
+ * lives a few hundred documents, and FTL's compiles, on another thread, cost it more CPU than they save: a bulk load's
+ * parse workers spent 10–20 % less CPU a document without them, and PDFs parse no slower (BENCHMARKS.md, "Ingest at scale").
+ */
+const WORKER_JSC = { BUN_JSC_useFTLJIT: "0" };
 /** A document may take this many times its CPU limit on the clock (a busy machine, waiting on the disk). */
 const WALL_CLOCK_FACTOR = 5;
 
@@ -171,6 +178,7 @@ export function createParsePool(opts: ParsePoolOptions) {
       stdout: "ignore",
       stderr: "pipe",
       serialization: "json",
+      env: { ...WORKER_JSC, ...processEnv() },
       ipc: (m: WorkerMessage) => onMessage(slot, m),
       onExit: (_p, code, signal) => onExit(slot, code, signal),
     });

@@ -9,7 +9,7 @@ import { foldTerm, tokenize } from "./analyzer/normalise.ts";
  */
 export { ANALYZER_VERSION, analyze, analyzeQuery, FRAME_VERBS, type QueryWord } from "./analyzer/analyze.ts";
 export { type Detection, detectLanguage } from "./analyzer/detect-language.ts";
-export { type ChunkTerms, chunkTerms, documentLanguage, reanalyze } from "./analyzer/index-terms.ts";
+export { type ChunkTerms, chunkTerms, documentLanguage, documentTerms, reanalyze } from "./analyzer/index-terms.ts";
 export { DEFAULT_LANG, isLang, LANGUAGE_CODES, LANGUAGES, type Lang, parseLanguageList, toLang } from "./analyzer/languages.ts";
 
 /** Word tokens, lower-cased and folded (é → e), no stop word removed, no stemming: for comparing wording. */

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Services } from "../../src/app.ts";
 import { analyzeDrafts, preAnalyzed } from "../../src/documents/prepared-analysis.ts";
 import type { ChunkDraft } from "../../src/ingest/types.ts";
-import { chunkTerms, documentLanguage } from "../../src/rag/terms.ts";
+import { chunkTerms, documentLanguage, documentTerms } from "../../src/rag/terms.ts";
 import { startTestServices } from "../helpers/server.ts";
 import { sqliteDb } from "../helpers/test-sql.ts";
 
@@ -28,6 +28,22 @@ const prepared = (pinned: string[]) => {
 describe("terms analyzed in the parse worker", () => {
   test("are the training worker's own, with or without pinned languages", () => {
     for (const pinned of [[], ["de", "en"], ["en"]]) expect(preAnalyzed(prepared(pinned), pinned)).toEqual(analyzedByTrainer(pinned));
+  });
+
+  test("are documentLanguage's then chunkTerms' whatever the words: symbols, scripts without spaces, Turkish, chunks cut mid-word", () => {
+    const texts = [
+      GERMAN,
+      "Run it with $! and && then set -e; the URLs and mRNAs of CD4s",
+      "東京は日本の首都です。Tokyo is the capital of Japan.",
+      "İstanbul'da ıslak bir gün geçirdik ve şehrin sokaklarında yürüdük, çünkü yağmur yağıyordu.",
+      "ΣΟΦΙΑΣ ΟΔΟΣ ΚΑΙ ΣΟΦΙΑ",
+      "Le caf\u0065\u0301 est à côté de l'école",
+    ];
+    const cut = (t: string, at: number[]) => [0, ...at, t.length].slice(1).map((end, i, ends) => ({ text: t.slice(i ? ends[i - 1] : 0, end), headingPath: "" }));
+    for (const t of texts)
+      for (const chunks of [[{ text: t, headingPath: "Heading" }], cut(t, [3, 17, 18, 40]), [{ text: t, headingPath: "" }, ...drafts]])
+        for (const pinned of [[], ["de", "en"], ["tr", "en"], ["ja", "zh", "en"]])
+          expect(documentTerms(chunks, pinned)).toEqual(chunkTerms(chunks, documentLanguage(chunks.map((c) => c.text).join("\n"), pinned), pinned));
   });
 
   test("are not taken when the owner pinned other languages since, or a draft has none", () => {

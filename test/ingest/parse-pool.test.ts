@@ -227,6 +227,16 @@ describe("the parse pool", () => {
     });
   });
 
+  test.if(process.platform === "linux")("starts its workers without JavaScriptCore's FTL tier, in the server's environment otherwise", async () => {
+    await withPool({}, async (p) => {
+      await p.prepare({ path: join(FIXTURE_DOCS, "pipe-delimited.csv"), filename: "x.csv" });
+      const [pid] = p.pids();
+      const env = (await Bun.file(`/proc/${pid}/environ`).text()).split("\0");
+      expect(env).toContain("BUN_JSC_useFTLJIT=0");
+      expect(env).toContain(`PATH=${process.env.PATH}`);
+    });
+  });
+
   test("defaults, when run from source, to this Bun running parse-worker.ts", () => {
     const [exe, script, ...rest] = defaultWorkerCommand();
     expect(exe).toBe(process.execPath);

@@ -44,8 +44,11 @@ export function analyze(text: string, lang: Lang): string[] {
   return analyzeCounting(text, lang).terms;
 }
 
-/** analyze(), and how many of the text's words were the language's stop words (a text in another language has few). */
-export function analyzeCounting(text: string, lang: Lang): { terms: string[]; words: number; stops: number } {
+/**
+ * analyze(), and how many of the text's words were the language's stop words (a text in another language has few).
+ * `tokens`: the text's tokenize(text, { turkish }), when in hand.
+ */
+export function analyzeCounting(text: string, lang: Lang, tokens?: readonly string[]): { terms: string[]; words: number; stops: number } {
   const terms: string[] = [];
   let words = 0;
   let stops = 0;
@@ -54,7 +57,7 @@ export function analyzeCounting(text: string, lang: Lang): { terms: string[]; wo
     memo = new Map();
     indexTerms.set(lang, memo);
   }
-  for (const t of tokenize(text, { turkish: lang === "tr" })) {
+  for (const t of tokens ?? tokenize(text, { turkish: lang === "tr" })) {
     words++;
     let term = memo.get(t);
     if (term === undefined) {

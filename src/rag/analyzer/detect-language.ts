@@ -150,11 +150,24 @@ function decided(scores: Map<Lang, number>): boolean {
 export function detectLanguage(
   text: string,
   opts: { candidates?: readonly Lang[]; fallback?: Lang /** words read at most */; maxWords?: number } = {},
+  /** the text's words, tokenize(text, { symbols: false }), when in hand (used when the text is no longer than SAMPLE_CHARS) */
+  words?: () => Iterable<string>,
 ): Detection {
   const candidates = opts.candidates && opts.candidates.length > 0 ? opts.candidates : LANGUAGE_CODES;
   const fallback = opts.fallback ?? (candidates.includes("en") ? "en" : (candidates[0] as Lang));
   if (candidates.length === 1) return { lang: candidates[0] as Lang, reliable: true, confidence: 1 };
   const sample = text.length > SAMPLE_CHARS ? text.slice(0, SAMPLE_CHARS) : text;
+  const read = words && sample === text ? words : () => tokenize(sample, { symbols: false });
+  return detectSample(sample, read, candidates, fallback, opts.maxWords);
+}
+
+function detectSample(
+  sample: string,
+  words: () => Iterable<string>,
+  candidates: readonly Lang[],
+  fallback: Lang,
+  maxWords = MAX_WORDS,
+): Detection {
   const scores = new Map<Lang, number>();
   const allowed = new Set(candidates);
   const add = (l: Lang, n: number) => {
@@ -172,11 +185,10 @@ export function detectLanguage(
   }
   if (SCRIPT.latin.test(sample)) {
     const t = tables();
-    const max = opts.maxWords ?? MAX_WORDS;
     let seen = 0;
-    for (const w of tokenize(sample, { symbols: false })) {
+    for (const w of words()) {
       if (!LATIN_WORD.test(w)) continue;
-      if (++seen > max) break;
+      if (++seen > maxWords) break;
       for (const [l, n] of wordEvidence(w, t)) add(l, n);
       if (seen % DECIDED.every === 0 && decided(scores)) break;
     }

@@ -2,6 +2,7 @@ import { LENGTH_PAD } from "../../store/contract/chunk-index.contract.ts";
 import { analyze, analyzeCounting } from "./analyze.ts";
 import { detectLanguage } from "./detect-language.ts";
 import { type Lang, toLang } from "./languages.ts";
+import { plainWords } from "./normalise.ts";
 
 /** What the keyword index holds for one chunk: its language and its analyzed terms, space-separated. */
 export interface ChunkTerms {
@@ -28,6 +29,19 @@ const langsOf = (codes: readonly string[]): Lang[] => [...new Set(codes.map(toLa
 export function documentLanguage(sample: string, pinned: readonly string[] = []): Lang {
   const candidates = langsOf(pinned);
   return detectLanguage(sample, { candidates }).lang;
+}
+
+/**
+ * documentLanguage() of the chunks' texts joined by "\n", then chunkTerms() in that language, with each chunk split
+ * into words once for both when that gives the same words (plainWords: no symbol, no segmenter, not Turkish): a
+ * bulk load's small documents spent a sixth of their analysis splitting the same text twice.
+ */
+export function documentTerms(chunks: { text: string; headingPath: string }[], pinned: readonly string[] = []): ChunkTerms[] {
+  const text = chunks.map((c) => c.text).join("\n");
+  const words = chunks.map((c) => plainWords(c.text));
+  if (!words.every((w): w is string[] => w !== null)) return chunkTerms(chunks, documentLanguage(text, pinned), pinned);
+  const lang = detectLanguage(text, { candidates: langsOf(pinned) }, () => words.flat()).lang;
+  return chunkTerms(chunks, lang, pinned, lang === "tr" ? undefined : words);
 }
 
 /**
@@ -58,11 +72,17 @@ export function reanalyze(
  * Each chunk's language and terms. A chunk long enough to tell, and clearly in another language than its document,
  * is analyzed in its own (a German manual with an English licence section); the rest take the document's.
  */
-export function chunkTerms(chunks: { text: string; headingPath: string }[], docLang: Lang, pinned: readonly string[] = []): ChunkTerms[] {
+export function chunkTerms(
+  chunks: { text: string; headingPath: string }[],
+  docLang: Lang,
+  pinned: readonly string[] = [],
+  /** each chunk's words in docLang, when in hand (documentTerms) */
+  words?: readonly (readonly string[])[],
+): ChunkTerms[] {
   const candidates = langsOf(pinned);
-  return chunks.map((c) => {
+  return chunks.map((c, i) => {
     let lang = docLang;
-    let text = analyzeCounting(c.text, lang);
+    let text = analyzeCounting(c.text, lang, words?.[i]);
     // a section in the document's language is full of its function words; only one that is not is looked at again
     if (candidates.length !== 1 && text.words >= SECTION_WORDS && text.stops < text.words * SECTION_STOP_SHARE) {
       const d = detectLanguage(c.text, { candidates, maxWords: SECTION_SAMPLE_WORDS });

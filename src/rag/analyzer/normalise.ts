@@ -75,13 +75,7 @@ export function tokenize(text: string, opts: { turkish?: boolean; symbols?: bool
   if (opts.symbols !== false && SYMBOL_HINT.test(nfc) && (!nonAscii || !SEGMENTED.test(nfc))) return withSymbols(nfc, opts.turkish);
   const lower = lowerCase(nfc, opts.turkish);
   // most text needs no segmenter: a plain split is several times faster than matching runs
-  if (!nonAscii || !SEGMENTED.test(lower)) {
-    for (const w of lower.split(WORD_BREAK)) {
-      const t = nonAscii ? w.replace(/^\p{M}+/u, "") : w;
-      if (t !== "") out.push(t);
-    }
-    return out;
-  }
+  if (!nonAscii || !SEGMENTED.test(lower)) return splitLower(lower, nonAscii);
   for (const m of lower.matchAll(RUN)) {
     if (m[1]) {
       for (const s of segmenter(localeOf(m[1])).segment(m[1])) if (s.isWordLike) out.push(s.segment);
@@ -92,6 +86,28 @@ export function tokenize(text: string, opts: { turkish?: boolean; symbols?: bool
     }
   }
   return out;
+}
+
+function splitLower(lower: string, nonAscii: boolean): string[] {
+  const out: string[] = [];
+  for (const w of lower.split(WORD_BREAK)) {
+    const t = nonAscii ? w.replace(/^\p{M}+/u, "") : w;
+    if (t !== "") out.push(t);
+  }
+  return out;
+}
+
+/**
+ * tokenize(text, { turkish }) when it is a plain split (no symbol, no script that needs a segmenter), else null. Such
+ * a text's words are also tokenize(text, { symbols: false })'s, and the words of such texts joined by "\n" are each
+ * text's words one after another (neither lower-casing, NFC nor the abbreviations' "s" reach across a line break).
+ */
+export function plainWords(text: string, turkish = false): string[] | null {
+  const nonAscii = NON_ASCII.test(text);
+  const nfc = singularAbbreviations(nonAscii ? text.normalize("NFC") : text);
+  if (SYMBOL_HINT.test(nfc)) return null;
+  const lower = lowerCase(nfc, turkish);
+  return nonAscii && SEGMENTED.test(lower) ? null : splitLower(lower, nonAscii);
 }
 
 /**
