@@ -36,6 +36,9 @@ export function ocrThreads(): number {
  * every page of every document: pages are read in parallel.
  * Page segmentation is Tesseract's automatic layout (PSM 3), not tesseract.js's default single block (PSM 6),
  * which read a three-column page line by line straight across the columns (26 % of characters right).
+ * Under Bun, tesseract.js loads its relaxed-SIMD core with the legacy engine built in, not the LSTM-only one (its
+ * Node loader compares the worker's LSTM-only flag, a boolean, with engine-mode numbers): the LSTM-only cores
+ * (relaxed SIMD or SIMD) were no quicker on bench/ocr.bench.ts's pages, so the default is left alone.
  */
 export function ocrEngine(tessdata = ""): Promise<Scheduler> {
   const running = engines.get(tessdata);

@@ -3,8 +3,12 @@
  * largest image and the size it is drawn at), within [MIN_DPI, MAX_DPI]. Far above it adds pixels (Tesseract's
  * time grows with them) but no detail; below 150 dpi small type loses its shapes; a 2,400-dpi scan is read at
  * 300. Never at the scan's own resolution: pdf.js's 1:1 render of a 200-dpi scan read 41 % of its characters
- * right, the same scan at 1.06× or 1.2× 99.9 % (Tesseract 5, native and tesseract.js alike). A page without a
- * large image (text drawn as curves) is rendered at DEFAULT_DPI.
+ * right, the same scan at 1.06× or 1.2× 99.9 % (Tesseract 5, native and tesseract.js alike). That is not the 1:1
+ * ratio as such, though: the same two pages read 36-45 % at 0.9× too, 99.6 % at 0.75×, and 99.8 % natively at 1:1
+ * from RGB rather than grey pixels. They are justified, repeating text whose word gaps line up down the page, and
+ * at some sizes Tesseract's layout finds columns in those gaps (bench/ocr.bench.ts --dpi, BENCHMARKS.md). 1.1×
+ * reads every benchmark page right. A page without a large image (text drawn as curves) is rendered at
+ * DEFAULT_DPI.
  */
 export const MIN_DPI = 150;
 export const MAX_DPI = 300;
