@@ -213,9 +213,11 @@ for (const dpi of sweep) {
     return `${out}.pgm`;
   });
   const c0 = cpuMs();
-  const engine = await Promise.all(images.map(async (f) => (await readPageImage(Buffer.from(await Bun.file(f).arrayBuffer()))).text));
+  const engine = await Promise.all(
+    images.map(async (f) => (await readPageImage(Buffer.from(await Bun.file(f).arrayBuffer()), undefined, dpi)).text),
+  );
   const engineCpu = cpuMs() - c0;
-  const nat = await native(sameModel, SETTINGS, images);
+  const nat = await native(sameModel, [...SETTINGS, "-c", `user_defined_dpi=${dpi}`], images);
   const [eS, eM, nS, nM] = [accuracy(engine, 1), accuracy(engine, 3), accuracy(nat.texts, 1), accuracy(nat.texts, 3)];
   sweepRows.push(
     `| ${dpi} | ${perPage(engineCpu)} | ${eS.pct} % (${eS.each.replace(/\.pdf/g, "")}) | ${eM.pct} % | ${perPage(nat.cpuMs)} | ${nS.pct} % (${nS.each.replace(/\.pdf/g, "")}) | ${nM.pct} % |`,

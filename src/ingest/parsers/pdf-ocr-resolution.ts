@@ -4,11 +4,10 @@
  * time grows with them) but no detail; below 150 dpi small type loses its shapes; a 2,400-dpi scan is read at
  * 300. Never at the scan's own resolution: pdf.js's 1:1 render of a 200-dpi scan read 41 % of its characters
  * right, the same scan at 1.06× or 1.2× 99.9 % (Tesseract 5, native and tesseract.js alike). That is not the 1:1
- * ratio as such, though: the same two pages read 36-45 % at 0.9× too, 99.6 % at 0.75×, and 99.8 % natively at 1:1
- * from RGB rather than grey pixels. They are justified, repeating text whose word gaps line up down the page, and
- * at some sizes Tesseract's layout finds columns in those gaps (bench/ocr.bench.ts --dpi, BENCHMARKS.md). 1.1×
- * reads every benchmark page right. A page without a large image (text drawn as curves) is rendered at
- * DEFAULT_DPI.
+ * ratio as such: the same two pages read 36-45 % at 0.9× too, and 99.8 % at any of these sizes once Tesseract is
+ * told the resolution (a PNG that states it, or user_defined_dpi, as readPageImage does). They are justified,
+ * repeating text whose word gaps line up down the page; guessing the resolution from the type, Tesseract's layout
+ * found columns in those gaps. A page without a large image (text drawn as curves) is rendered at DEFAULT_DPI.
  */
 export const MIN_DPI = 150;
 export const MAX_DPI = 300;
