@@ -65,7 +65,7 @@ export async function ocrPages(
       started++;
       while (reading.size >= ahead) await Promise.race(reading);
       const job = (async () => {
-        const { text, confidence } = await readPageImage(image, opts.tessdata);
+        const { text, confidence } = await readPageImage(image.pnm, opts.tessdata, image.dpi);
         if (!/[\p{L}\p{N}]{2,}/u.test(text)) notes.push({ page: num, code: "ocr_no_text" });
         else {
           read.push({ page: num, text, confidence });
@@ -87,15 +87,17 @@ export async function ocrPages(
 }
 
 /**
- * Page `num` as the image Tesseract reads (PGM or PPM at its scan's resolution), or null for a blank page.
- * The thumbnail, the scan's resolution and the full drawing come from one pdf.js page, so its image is decoded once.
+ * Page `num` as the image Tesseract reads (PGM or PPM at its scan's resolution) and that resolution, or null for a
+ * blank page. The thumbnail, the scan's resolution and the full drawing come from one pdf.js page, so its image is
+ * decoded once.
  */
-async function pageImage(doc: PdfDoc, num: number, ops: Record<string, number>): Promise<Buffer | null> {
+async function pageImage(doc: PdfDoc, num: number, ops: Record<string, number>): Promise<{ pnm: Buffer; dpi: number } | null> {
   const page = await doc.getPage(num);
   try {
     if (isBlank(await draw(page, THUMB_WIDTH))) return null;
     const { width, height } = page.getViewport({ scale: 1 });
-    return toPnm(await draw(page, renderWidth(width, height, await scanDpi(page, ops).catch(() => null))));
+    const px = renderWidth(width, height, await scanDpi(page, ops).catch(() => null));
+    return { pnm: toPnm(await draw(page, px)), dpi: px / (width / 72) };
   } finally {
     page.cleanup();
   }
