@@ -100,6 +100,23 @@ describe("vector search from held codes (PostgreSQL)", () => {
     }
   }, 60_000);
 
+  test("searches arriving together at a node that holds no codes yet read them once", async () => {
+    const sql = new SQL(cluster.url, { max: 3 });
+    clients.push(sql);
+    let reads = 0;
+    const counted = new Proxy(sql, {
+      get(target, key, receiver) {
+        if (key === "begin") reads++;
+        return Reflect.get(target, key, receiver);
+      },
+    });
+    const index = await createPgChunkIndex(counted);
+    const queries = Array.from({ length: 5 }, randomUnit);
+    const hits = await Promise.all(queries.map((q) => index.vectorSearch(BIG, q, 5)));
+    expect(reads).toBe(1);
+    for (const [i, q] of queries.entries()) expect(hits[i]?.[0]?.id).toBe((await index.exactVectorSearch(BIG, q, 1))[0]?.id as number);
+  }, 60_000);
+
   test("another node's added and deleted vectors are found, and no longer found, by the next search", async () => {
     const reader = await node();
     const query = randomUnit();

@@ -73,6 +73,8 @@ export async function insertCodes(tx: SQL, deploymentId: string, ids: number[], 
 export function createPgCodeCache(sql: SQL, opts: { budgetBytes?: number } = {}) {
   const budget = opts.budgetBytes ?? CACHE_BYTES;
   const copies = new Map<string, Copy>();
+  /** copies being read: searches that arrive meanwhile wait for the same read */
+  const reading = new Map<string, Promise<Copy | null>>();
   /** deployments found over the budget, and when */
   const over = new Map<string, number>();
 
@@ -125,6 +127,14 @@ export function createPgCodeCache(sql: SQL, opts: { budgetBytes?: number } = {})
     const copy = { held: holdCodes(ids, (i) => codes[i] as Uint8Array), gen: got.gen, table: got.table };
     copies.set(deploymentId, copy);
     return copy;
+  }
+
+  function readOnce(deploymentId: string): Promise<Copy | null> {
+    const pending = reading.get(deploymentId);
+    if (pending) return pending;
+    const p = read(deploymentId).finally(() => reading.delete(deploymentId));
+    reading.set(deploymentId, p);
+    return p;
   }
 
   /** Codes computed for older vectors, stored; a chunk deleted meanwhile (or a recreated table) just skips them. */
@@ -193,7 +203,7 @@ export function createPgCodeCache(sql: SQL, opts: { budgetBytes?: number } = {})
       const overAt = over.get(deploymentId);
       if (overAt !== undefined && performance.now() - overAt < OVER_BUDGET_MS) return null;
       for (let attempt = 0; attempt < 4; attempt++) {
-        const copy = copies.get(deploymentId) ?? (await read(deploymentId));
+        const copy = copies.get(deploymentId) ?? (await readOnce(deploymentId));
         if (!copy) return null;
         const live = copy.held.slotOf.size;
         const ids = live <= EXACT_MAX ? [...copy.held.slotOf.keys()] : nearestCodes(copy.held, query, Math.max(k * OVERSAMPLE, MIN_CANDIDATES));
