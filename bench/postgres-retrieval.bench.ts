@@ -286,6 +286,7 @@ if (only.has("scifact")) {
 }
 
 if (only.has("latency")) {
+  const loadAtStart = loadavg()[0] ?? 0;
   const ds = await loadScifact();
   const sizes = chunkSizes(args.sizes);
   const nq = Number(args.queries);
@@ -376,7 +377,7 @@ if (only.has("latency")) {
   await write(
     "Retrieval latency on SQLite and PostgreSQL (one deployment)",
     [
-      `The synthetic chunks of "Retrieval latency (one deployment)" (~90 words, SciFact sentences recombined; hashed bag-of-words vectors, 384-d) written into one deployment on each engine (load average ${loadavg()[0]?.toFixed(1)} on ${cpus().length} cores at the start); ${nq} SciFact claims as queries after 10 warm-up queries; time of the product's \`retrieve()\` (top 5; keyword: BM25 + IDF lookups + chunk fetch + gate; hybrid adds the vector KNN — SQLite: exact up to ${EXACT_MAX.toLocaleString("en-US")} chunks, binary codes held in memory + rescoring above; PostgreSQL: every deployment's codes held by the node, the candidates' exact distances from pgvector, the copy checked against the database's generation in the same statement — run beside the keyword search, which on PostgreSQL reads each searched term's postings packed in one bytea and sums BM25 in the node). Query embedding excluded. ${PG_NOTE}`,
+      `The synthetic chunks of "Retrieval latency (one deployment)" (~90 words, SciFact sentences recombined; hashed bag-of-words vectors, 384-d) written into one deployment on each engine (load average ${loadAtStart.toFixed(1)} on ${cpus().length} cores at the start, ${loadavg()[0]?.toFixed(1)} at the end); ${nq} SciFact claims as queries after 10 warm-up queries; time of the product's \`retrieve()\` (top 5; keyword: BM25 + IDF lookups + chunk fetch + gate; hybrid adds the vector KNN — SQLite: exact up to ${EXACT_MAX.toLocaleString("en-US")} chunks, binary codes held in memory + rescoring above; PostgreSQL: every deployment's codes held by the node, the candidates' exact distances from pgvector, the copy checked against the database's generation in the same statement — run beside the keyword search, which on PostgreSQL reads each searched term's postings packed in one bytea and sums BM25 in the node). Query embedding excluded. ${PG_NOTE}`,
       "",
       row(["chunks", "retrieval", "SQLite p50 ms", "SQLite p95 ms", "PostgreSQL p50 ms", "PostgreSQL p95 ms", "p95 ratio PG/SQLite"]),
       row(["---:", "---", "---:", "---:", "---:", "---:", "---:"]),
