@@ -123,7 +123,12 @@ describe("vector search from held codes (PostgreSQL)", () => {
     await reader.index.vectorSearch(BIG, query, 5); // codes now held
     const { documentId, ids } = await addDocument(BIG, [query]);
     expect((await reader.index.vectorSearch(BIG, query, 5))[0]?.id).toBe(ids[0] as number);
+    const before = await generation(writer.sql, BIG);
     await writer.index.deleteDocument(documentId);
+    // the vectors went with their chunks (a cascade), and that too raised the generation and noted the chunk
+    expect(await generation(writer.sql, BIG)).toBeGreaterThan(before);
+    const noted = (await writer.sql`SELECT count(*)::int AS n FROM vector_changes WHERE deployment_id = ${BIG} AND chunk_id = ${ids[0] as number} AND gen > ${before}`) as { n: number }[];
+    expect(noted[0]?.n).toBe(1);
     const after = await reader.index.vectorSearch(BIG, query, 5);
     expect(after.map((h) => h.id)).not.toContain(ids[0] as number);
     expect(after).toHaveLength(5);
