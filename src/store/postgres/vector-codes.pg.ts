@@ -27,7 +27,7 @@ import type { Raw } from "./repos/values.ts";
  * returned is always of the codes as committed when it was ranked.
  */
 
-/** Codes held per deployment up to this many live ones: every one is a candidate, so the search is exact. */
+/** Up to this many vectors a deployment is ranked exactly by pgvector over its rows (its copy only tells the size). */
 export const EXACT_MAX = 2_000;
 /** Candidates ranked by exact distance per result wanted, at least MIN_CANDIDATES (as on SQLite). */
 const OVERSAMPLE = 3;
@@ -196,7 +196,7 @@ export function createPgCodeCache(sql: SQL, opts: { budgetBytes?: number } = {})
 
   return {
     /**
-     * The deployment's k nearest vectors by cosine distance (exact for EXACT_MAX codes or fewer), nearest first;
+     * The deployment's k nearest vectors by cosine distance (exact for EXACT_MAX vectors or fewer), nearest first;
      * null when its codes are over the budget (the caller searches another way).
      */
     async search(deploymentId: string, query: Float32Array, k: number): Promise<VectorHit[] | null> {
@@ -205,21 +205,33 @@ export function createPgCodeCache(sql: SQL, opts: { budgetBytes?: number } = {})
       for (let attempt = 0; attempt < 4; attempt++) {
         const copy = copies.get(deploymentId) ?? (await readOnce(deploymentId));
         if (!copy) return null;
-        const live = copy.held.slotOf.size;
-        const ids = live <= EXACT_MAX ? [...copy.held.slotOf.keys()] : nearestCodes(copy.held, query, Math.max(k * OVERSAMPLE, MIN_CANDIDATES));
         copy.held.usedAt = performance.now();
-        const rows = (await sql`WITH g AS (SELECT
-            coalesce((SELECT gen FROM vector_generations WHERE deployment_id = ${deploymentId}), 0) AS gen,
-            coalesce((SELECT gen FROM vector_generations WHERE deployment_id = ${TABLE_ROW}), 0) AS tbl)
-          SELECT g.gen, g.tbl, r.id, r.distance FROM g LEFT JOIN LATERAL (
-            SELECT chunk_id AS id, embedding <=> ${vectorLiteral(query)}::vector AS distance FROM chunk_vectors
-            WHERE chunk_id = ANY(${sql.array(ids, "INT8")}::bigint[]) AND deployment_id = ${deploymentId}
-            ORDER BY 2, 1 LIMIT ${k}) r ON true`) as Raw[];
+        const q = vectorLiteral(query);
+        // a small deployment is ranked exactly by pgvector through the deployment index (twice as fast as sending
+        // every id); `+ 0` keeps the HNSW index, which would stop short of k rows, out of the ordering
+        const small = copy.held.slotOf.size <= EXACT_MAX;
+        const rows = (
+          small
+            ? await sql`WITH g AS (SELECT
+                coalesce((SELECT gen FROM vector_generations WHERE deployment_id = ${deploymentId}), 0) AS gen,
+                coalesce((SELECT gen FROM vector_generations WHERE deployment_id = ${TABLE_ROW}), 0) AS tbl)
+              SELECT g.gen, g.tbl, r.id, r.distance FROM g LEFT JOIN LATERAL (
+                SELECT chunk_id AS id, embedding <=> ${q}::vector AS distance FROM chunk_vectors WHERE deployment_id = ${deploymentId}
+                ORDER BY (embedding <=> ${q}::vector) + 0, chunk_id LIMIT ${k}) r ON true`
+            : await sql`WITH g AS (SELECT
+                coalesce((SELECT gen FROM vector_generations WHERE deployment_id = ${deploymentId}), 0) AS gen,
+                coalesce((SELECT gen FROM vector_generations WHERE deployment_id = ${TABLE_ROW}), 0) AS tbl)
+              SELECT g.gen, g.tbl, r.id, r.distance FROM g LEFT JOIN LATERAL (
+                SELECT chunk_id AS id, embedding <=> ${q}::vector AS distance FROM chunk_vectors
+                WHERE chunk_id = ANY(${sql.array(nearestCodes(copy.held, query, Math.max(k * OVERSAMPLE, MIN_CANDIDATES)), "INT8")}::bigint[])
+                  AND deployment_id = ${deploymentId}
+                ORDER BY 2, 1 LIMIT ${k}) r ON true`
+        ) as Raw[];
         const head = rows[0] as Raw;
-        if (Number(head.gen) === copy.gen && Number(head.tbl) === copy.table) {
-          return rows.filter((r) => r.id !== null).map((r) => ({ id: Number(r.id), distance: Number(r.distance) }));
-        }
-        await update(deploymentId, copy);
+        const current = Number(head.gen) === copy.gen && Number(head.tbl) === copy.table;
+        // the small one's ranking is the table's own, right whatever changed; its copy still follows (it may grow)
+        if (!current) await update(deploymentId, copy);
+        if (current || small) return rows.filter((r) => r.id !== null).map((r) => ({ id: Number(r.id), distance: Number(r.distance) }));
       }
       return null;
     },
