@@ -17,9 +17,8 @@ interface Waiting {
  * rather than waiting for the next file's round trip. At most two batches a worker are out at a time (the pool
  * sends each worker its next one ahead): the files asked for meanwhile wait and go together when one comes back
  * (sent as they were asked for, the bulk load's files trickled in a few at a time and a job carried 7–15 of them).
- * A batch the worker fails as
- * a whole (it died, it ran out of time) is prepared again one file at a time, so a bad file fails alone, as it
- * would on its own.
+ * A batch the worker fails as a whole (it died, it ran out of time) is prepared again one file at a time, so a bad
+ * file fails alone, as it would on its own.
  */
 export function createBatchingPrepare(pool: {
   size: number;

@@ -379,7 +379,7 @@ export async function createPgChunkIndex(sql: SQL, opts: { efSearch?: (k: number
      *
      * One statement reads N, the tokens, and each term's df with its postings packed into one bytea (an index-only
      * scan of kw_postings' primary key per term); the sums are made here. Scoring in SQL grouped every posting by
-     * chunk in a hash aggregate: at 100k chunks, 1.6–1.7× the time of this for the same 200 SciFact claims, with the
+     * chunk in a hash aggregate: at 100k chunks, 1.6–1.8× the time of this for the same 200 SciFact claims, with the
      * same chunks in the same order (scores within 1e-14; BENCHMARKS.md, "Retrieval latency on SQLite and PostgreSQL").
      */
     async keywordSearch(deploymentId: string, searched: string[], limit: number): Promise<{ id: number; score: number }[]> {

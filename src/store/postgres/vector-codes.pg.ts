@@ -5,6 +5,7 @@ import {
   HELD_CODE_MEMORY,
   type HeldCodes,
   holdCodes,
+  liveCodes,
   makeRoom,
   mostlyDropped,
   nearestCodes,
@@ -165,10 +166,10 @@ export function createPgCodeCache(sql: SQL, opts: { budgetBytes?: number } = {})
   }
 
   /**
-   * The copy brought up to date with the changes committed since its generation; false when it cannot be (the
-   * changes were let go, the table recreated, the deployment dropped): it is forgotten and read afresh.
+   * The copy brought up to date with the changes committed since its generation, or forgotten (read afresh by the
+   * next search) when it cannot be: the changes were let go, the table recreated, the deployment dropped.
    */
-  async function update(deploymentId: string, copy: Copy): Promise<boolean> {
+  async function update(deploymentId: string, copy: Copy): Promise<void> {
     const rows = (await sql`WITH g AS (SELECT gen, floor FROM vector_generations WHERE deployment_id = ${deploymentId})
       SELECT coalesce((SELECT gen FROM g), 0) AS gen, coalesce((SELECT floor FROM g), 0) AS floor,
              coalesce((SELECT gen FROM vector_generations WHERE deployment_id = ${TABLE_ROW}), 0) AS tbl,
@@ -181,7 +182,7 @@ export function createPgCodeCache(sql: SQL, opts: { budgetBytes?: number } = {})
     const gen = Number(head.gen);
     if (Number(head.tbl) !== copy.table || gen < copy.gen || Number(head.floor) > copy.gen) {
       forget(deploymentId);
-      return false;
+      return;
     }
     for (const r of rows) {
       if (r.chunk_id === null) continue;
@@ -191,7 +192,6 @@ export function createPgCodeCache(sql: SQL, opts: { budgetBytes?: number } = {})
     }
     copy.gen = gen;
     if (mostlyDropped(copy.held)) forget(deploymentId);
-    return true;
   }
 
   return {
@@ -209,7 +209,7 @@ export function createPgCodeCache(sql: SQL, opts: { budgetBytes?: number } = {})
         const q = vectorLiteral(query);
         // a small deployment is ranked exactly by pgvector through the deployment index (twice as fast as sending
         // every id); `+ 0` keeps the HNSW index, which would stop short of k rows, out of the ordering
-        const small = copy.held.slotOf.size <= EXACT_MAX;
+        const small = liveCodes(copy.held) <= EXACT_MAX;
         const rows = (
           small
             ? await sql`WITH g AS (SELECT
@@ -242,5 +242,3 @@ export function createPgCodeCache(sql: SQL, opts: { budgetBytes?: number } = {})
     },
   };
 }
-
-export type PgCodeCache = ReturnType<typeof createPgCodeCache>;

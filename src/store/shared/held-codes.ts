@@ -69,7 +69,7 @@ export const liveCodes = (h: HeldCodes): number => h.slotOf.size;
 /** A held set mostly of dropped slots is better read afresh (compacted). */
 export const mostlyDropped = (h: HeldCodes): boolean => h.dead > 1024 && h.dead * 2 > h.ids.length;
 
-export const heldBytes = (h: HeldCodes): number => h.set.bytes + h.ids.length * ROWID_BYTES;
+const heldBytes = (h: HeldCodes): number => h.set.bytes + h.ids.length * ROWID_BYTES;
 
 /** The chunk ids of the `m` codes nearest the query vector's code (Hamming), nearest first. */
 export function nearestCodes(h: HeldCodes, query: Float32Array, m: number): number[] {
