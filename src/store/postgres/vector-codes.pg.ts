@@ -1,6 +1,7 @@
 import type { SQL } from "bun";
 import {
   CACHE_BYTES,
+  candidatesFor,
   dropCode,
   HELD_CODE_MEMORY,
   type HeldCodes,
@@ -30,9 +31,6 @@ import type { Raw } from "./repos/values.ts";
 
 /** Up to this many vectors a deployment is ranked exactly by pgvector over its rows (its copy only tells the size). */
 export const EXACT_MAX = 2_000;
-/** Candidates ranked by exact distance per result wanted, at least MIN_CANDIDATES (as on SQLite). */
-const OVERSAMPLE = 3;
-const MIN_CANDIDATES = 150;
 /** The whole vector table's generation (recreated: every copy is read afresh). */
 const TABLE_ROW = "*";
 
@@ -223,7 +221,7 @@ export function createPgCodeCache(sql: SQL, opts: { budgetBytes?: number } = {})
                 coalesce((SELECT gen FROM vector_generations WHERE deployment_id = ${TABLE_ROW}), 0) AS tbl)
               SELECT g.gen, g.tbl, r.id, r.distance FROM g LEFT JOIN LATERAL (
                 SELECT chunk_id AS id, embedding <=> ${q}::vector AS distance FROM chunk_vectors
-                WHERE chunk_id = ANY(${sql.array(nearestCodes(copy.held, query, Math.max(k * OVERSAMPLE, MIN_CANDIDATES)), "INT8")}::bigint[])
+                WHERE chunk_id = ANY(${sql.array(nearestCodes(copy.held, query, candidatesFor(k)), "INT8")}::bigint[])
                   AND deployment_id = ${deploymentId}
                 ORDER BY 2, 1 LIMIT ${k}) r ON true`
         ) as Raw[];

@@ -1,4 +1,5 @@
 import type { Database as Db } from "bun:sqlite";
+import { candidatesFor, OVERSAMPLE } from "../shared/held-codes.ts";
 import { createCodeCache, dropHeldCodes, touchCode } from "./vector-code-cache.ts";
 import { CODE_BITS, CODE_SCHEME, vectorCoder } from "../shared/vector-codes.ts";
 import { vectorFromBlob } from "../shared/vector-blob.ts";
@@ -24,11 +25,7 @@ export const CODES_TABLE = "chunks_vec_codes";
  * (BENCHMARKS.md, "Retrieval latency (one deployment)": recall@10 against exact search and time on both sides).
  */
 export const EXACT_MAX = 2_000;
-/** Code candidates per result wanted: recall@10 0.96 at 2 and 0.99 at 4 on 100k hashed bag-of-words vectors. */
-export const OVERSAMPLE = 3;
 export const SHARDS = 16;
-/** Candidates ranked by their full vectors however few results are wanted. */
-const MIN_CANDIDATES = 64;
 /** The partition of a chunk's code: its deployment and shard. */
 const shardKey = (deploymentId: string, id: number) => `${deploymentId}#${id % SHARDS}`;
 /** index_meta keys: the code recipe of a complete codes table; the one being built, and how far. */
@@ -102,7 +99,7 @@ export function createVectorStore(db: Db, opts: { exactMax?: number } = {}) {
       .all(query, k, deploymentId);
   }
 
-  const shardKeys = (deploymentId: string) => Array.from({ length: SHARDS }, (_, s) => `${deploymentId}#${s}`);
+  const shardKeys = (deploymentId: string) => Array.from({ length: SHARDS }, (_, s) => shardKey(deploymentId, s));
   const held = createCodeCache(db, CODES_TABLE, shardKeys);
 
   /**
@@ -111,7 +108,7 @@ export function createVectorStore(db: Db, opts: { exactMax?: number } = {}) {
    * per candidate took three times as long); sqlite-vec's KNN when the codes cannot be held.
    */
   function inMemory(deploymentId: string, query: Float32Array, k: number): VectorHit[] {
-    const ids = held.candidates(deploymentId, query, Math.max(k * OVERSAMPLE, MIN_CANDIDATES));
+    const ids = held.candidates(deploymentId, query, candidatesFor(k));
     if (!ids) return quantized(deploymentId, query, k);
     if (ids.length === 0) return [];
     const rows = db
