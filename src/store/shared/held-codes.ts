@@ -5,7 +5,7 @@ import { CODE_BITS, vectorCoder } from "./vector-codes.ts";
  * One deployment's binary codes held in memory, by chunk id, and the budget they share with other deployments'. Both
  * engines hold them the same way; what differs is how a copy is read and kept up to date (SQLite:
  * sqlite/vector-code-cache.ts, from sqlite-vec's storage and every write of this process; PostgreSQL:
- * postgres/vector-codes.pg.ts, from a column and a log of changes any node may have made).
+ * postgres/vector-codes.pg.ts, from the chunk_codes table and a log of changes any node may have made).
  */
 
 /** Bytes of codes held in memory across deployments (about 400 bytes a chunk: HELD_CODE_MEMORY); DOCCHAT_VECTOR_CACHE_MB. */
